@@ -1,0 +1,137 @@
+/* execute.c: plan -> spec -> hutch-exec -> outcome (see execute.h).
+ * Frontend only. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "execute.h"
+#include "filter.h"
+#include "layout.h"
+#include "spawn.h"
+
+const char *execute_helper_path(void)
+{
+	/* The override exists for the test suite, which runs the build tree;
+	 * it only ever picks which binary of ours to run, with our own
+	 * privileges, so it grants nothing. */
+	const char *p = getenv("HUTCH_EXEC");
+
+	return p && p[0] == '/' ? p : HUTCH_HELPER_PATH;
+}
+
+static void classify(const struct plan *plan, struct outcome *o)
+{
+	int st = o->exit_status_raw;
+
+	(void)plan;
+	if (o->have_record) {
+		switch ((enum hutch_status_code)o->record.code) {
+		case HUTCH_EXEC_FAILED:
+			o->err = HUTCH_ERR_EXEC_FAILED;
+			break;
+		case HUTCH_MECH_UNAVAILABLE:
+			o->err = HUTCH_ERR_SANDBOX_UNAVAILABLE;
+			break;
+		case HUTCH_SETUP_FAILED:
+			o->err = o->record.stage == STAGE_HELPER_EXEC &&
+						 (o->record.err == ENOENT || o->record.err == EACCES)
+					 ? HUTCH_ERR_HELPER_NOT_FOUND
+					 : HUTCH_ERR_SPAWN_ERROR;
+			break;
+		case HUTCH_HELPER_CRASHED:
+			/* Our own kill of pid 1 (timeout, overflow...) keeps its code. */
+			if (o->err == HUTCH_ERR_NONE)
+				o->err = HUTCH_ERR_CRASH;
+			break;
+		case HUTCH_PRIVILEGED_BINARY:
+		case HUTCH_BAD_SPEC:
+		case HUTCH_STATUS_CODE_MAX:
+			o->err = HUTCH_ERR_SPAWN_ERROR;
+			break;
+		}
+	}
+	if (o->err != HUTCH_ERR_NONE) {
+		o->status = OUTCOME_FAILED;
+		return;
+	}
+	if (WIFEXITED(st)) {
+		o->status = OUTCOME_EXITED;
+		o->exit_code = WEXITSTATUS(st);
+	} else if (WIFSIGNALED(st)) {
+		o->status = OUTCOME_SIGNALED;
+		o->signal = WTERMSIG(st);
+	} else {
+		o->status = OUTCOME_FAILED;
+		o->err = HUTCH_ERR_CRASH;
+	}
+}
+
+int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct outcome *ret)
+{
+	struct layout l;
+	struct jail_proc jp = { .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
+				.stdout_rd = -1, .stderr_rd = -1 };
+	struct spawn_stdio io = { 0 };
+	struct supervise_opts so = { 0 };
+	const char *helper = execute_helper_path();
+	uint8_t *filter = NULL, *spec = NULL;
+	size_t filter_len = 0, spec_len = 0, bad = 0;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->status = OUTCOME_FAILED;
+	if (access(helper, X_OK) < 0) {
+		ret->err = HUTCH_ERR_HELPER_NOT_FOUND;
+		return -ENOENT;
+	}
+	r = filter_compile(plan->seccomp, plan->seccomp_names, plan->n_seccomp_names,
+			   plan->allow_ptrace, &filter, &filter_len, &bad);
+	if (r < 0) {
+		ret->err = r == -ENOENT ? HUTCH_ERR_POLICY_INVALID : HUTCH_ERR_INTERNAL;
+		return r;
+	}
+	r = layout_build(plan, geteuid() == 0, filter, filter_len, &l);
+	if (r < 0) {
+		free(filter);
+		ret->err = HUTCH_ERR_INTERNAL;
+		return r;
+	}
+	r = spec_encode(&l.sp, &spec, &spec_len);
+	if (r < 0) {
+		layout_free(&l);
+		ret->err = r == -E2BIG ? HUTCH_ERR_INVALID_REQUEST : HUTCH_ERR_INTERNAL;
+		return r;
+	}
+
+	io.pipe_stdin = eo->forward_stdin || plan->stdin_given;
+	io.null_stdin = !io.pipe_stdin;
+	r = spawn_helper(helper, spec, spec_len, &io, &jp);
+	free(spec);
+	layout_free(&l);
+	if (r < 0) {
+		ret->err = HUTCH_ERR_SPAWN_ERROR;
+		return r;
+	}
+
+	so.wall_ms = plan->limits.wall_ms;
+	so.idle_ms = plan->limits.idle_ms;
+	so.kill_grace_ms = eo->kill_grace_ms ? eo->kill_grace_ms : 2000;
+	so.stdout_bytes = plan->limits.stdout_bytes;
+	so.stderr_bytes = plan->limits.stderr_bytes;
+	so.passthrough = eo->passthrough;
+	so.stdin_src_fd = eo->forward_stdin && !plan->stdin_given ? 0 : -1;
+	so.stdin_data = plan->stdin_given ? (plan->stdin_data ? plan->stdin_data : (const uint8_t *)"")
+					  : NULL;
+	so.stdin_len = plan->stdin_given ? plan->stdin_len : 0;
+	so.truncate_on_overflow = false;
+	so.frame_mode = plan->stdout_mode == STDOUT_FRAME;
+	r = supervise(&jp, &so, ret);
+	jail_proc_close(&jp);
+	classify(plan, ret);
+	return r < 0 ? r : 0;
+}

@@ -1,0 +1,261 @@
+/* filter.c: seccomp with libseccomp. Denied calls fail with EPERM, clone3
+ * with ENOSYS so that libc falls back to clone, whose namespace flags we can
+ * see. Argument checks: clone namespace flags, the TIOCSTI and TIOCLINUX
+ * ioctls (compared on the low 32 bits, CVE-2019-10063), and any personality
+ * other than the default, its query and PER_LINUX32.
+ * Frontend only. */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/sched.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/personality.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fd-util.h"
+#include "filter.h"
+
+const char *const filter_default_deny[] = {
+	/* kernel modules and kexec */
+	"init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load",
+	/* kernel attack surface rarely needed by jailed work */
+	"bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter",
+	"io_uring_register",
+	/* keyrings */
+	"keyctl", "add_key", "request_key",
+	/* file handles ("shocker") */
+	"open_by_handle_at", "name_to_handle_at",
+	/* mounts and namespaces after setup */
+	"mount", "umount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen",
+	"fsconfig", "fsmount", "fspick", "mount_setattr", "setns", "unshare",
+	/* the machine's state */
+	"reboot", "swapon", "swapoff", "clock_settime", "clock_adjtime", "settimeofday",
+	"adjtimex", "acct", "quotactl", "syslog", "sethostname", "setdomainname", "iopl", "ioperm",
+	/* obsolete or dangerous */
+	"lookup_dcookie", "vhangup", "nfsservctl", "uselib", "ustat", "sysfs", "_sysctl",
+	"fanotify_init", "process_vm_writev",
+	NULL
+};
+
+/* Allowed with ptrace only: reading or writing another process's memory. */
+static const char *const ptrace_family[] = { "ptrace", "process_vm_readv", NULL };
+
+#define NS_FLAGS                                                                           \
+	(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC |         \
+	 CLONE_NEWUTS | CLONE_NEWCGROUP | CLONE_NEWTIME)
+
+bool filter_name_known(const char *name)
+{
+	return seccomp_syscall_resolve_name(name) != __NR_SCMP_ERROR;
+}
+
+/* Pseudo-numbers (negative, not __NR_SCMP_ERROR) name calls that exist only
+ * on some of our architectures, such as umount on x86-64; libseccomp maps
+ * them per architecture. */
+static int resolve(const char *name, int *ret_nr)
+{
+	int nr = seccomp_syscall_resolve_name(name);
+
+	if (nr == __NR_SCMP_ERROR)
+		return -ENOENT;
+	*ret_nr = nr;
+	return 0;
+}
+
+static int deny(scmp_filter_ctx ctx, const char *name, uint32_t action)
+{
+	int nr, r = resolve(name, &nr);
+
+	if (r < 0)
+		return r;
+	return seccomp_rule_add(ctx, action, nr, 0);
+}
+
+static int add_arg_rules(scmp_filter_ctx ctx, uint32_t eperm)
+{
+	static const unsigned long ns_bits[] = { CLONE_NEWUSER, CLONE_NEWNS,  CLONE_NEWPID,
+						 CLONE_NEWNET,	CLONE_NEWIPC, CLONE_NEWUTS,
+						 CLONE_NEWCGROUP, CLONE_NEWTIME };
+	int r;
+
+	for (size_t i = 0; i < sizeof(ns_bits) / sizeof(ns_bits[0]); i++) {
+		r = seccomp_rule_add(ctx, eperm, SCMP_SYS(clone), 1,
+				     SCMP_A0(SCMP_CMP_MASKED_EQ, ns_bits[i], ns_bits[i]));
+		if (r < 0)
+			return r;
+	}
+	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	if (r == 0)
+		r = seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1,
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCSTI));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1,
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
+	return r;
+}
+
+/* personality(2) allowed only for PER_LINUX, PER_LINUX32 and the query
+ * 0xffffffff. libseccomp 2.5 cannot AND three tests on one argument, so
+ * this short block runs ahead of its program: a personality call with any
+ * other argument returns EPERM here, everything else falls through. */
+#define PERSONALITY_NR_64 135u
+#define PERSONALITY_NR_X32 (0x40000000u | 135u)
+#define PERSONALITY_NR_32 136u
+#define PERSONALITY_PREFIX_LEN 16u
+#define REST(idx) (PERSONALITY_PREFIX_LEN - (idx) - 1u) /* jump to the first insn after us */
+
+static const struct sock_filter personality_prefix[PERSONALITY_PREFIX_LEN] = {
+	/* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	/* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+	/* 2 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 4, REST(2)),
+	/* 3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	/* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PERSONALITY_NR_64, 4, 0),
+	/* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PERSONALITY_NR_X32, 3, 0),
+	/* 6 */ BPF_STMT(BPF_JMP | BPF_JA | BPF_K, REST(6)),
+	/* 7 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	/* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PERSONALITY_NR_32, 2, REST(8)),
+	/* 9: 64-bit entry: the upper half of the argument must be zero */
+	/* 9 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]) + 4),
+	/* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 4),
+	/* 11 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+	/* 12 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PER_LINUX, REST(12), 0),
+	/* 13 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PER_LINUX32, REST(13), 0),
+	/* 14 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, REST(14), 0),
+	/* 15 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+};
+
+static int export_bpf(scmp_filter_ctx ctx, bool with_prefix, uint8_t **ret_bpf, size_t *ret_len)
+{
+	_cleanup_close_ int fd = memfd_create("hutch-filter", MFD_CLOEXEC);
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	r = seccomp_export_bpf(ctx, fd);
+	if (r < 0)
+		return r;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	r = fd_slurp(fd, 8 * 4096, &buf, &len);
+	if (r < 0)
+		return r;
+	if (len == 0 || len % 8 || len + sizeof(personality_prefix) > 8 * 4096) {
+		free(buf);
+		return -EINVAL;
+	}
+	if (with_prefix) {
+		char *nb = realloc(buf, len + sizeof(personality_prefix));
+
+		if (!nb) {
+			free(buf);
+			return -ENOMEM;
+		}
+		memmove(nb + sizeof(personality_prefix), nb, len);
+		memcpy(nb, personality_prefix, sizeof(personality_prefix));
+		buf = nb;
+		len += sizeof(personality_prefix);
+	}
+	*ret_bpf = (uint8_t *)buf;
+	*ret_len = len;
+	return 0;
+}
+
+static void release_ctx(scmp_filter_ctx *ctx)
+{
+	if (*ctx)
+		seccomp_release(*ctx);
+}
+
+int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
+		   bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len, size_t *ret_bad_index)
+{
+	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+	__attribute__((cleanup(release_ctx))) scmp_filter_ctx ctx =
+		seccomp_init(mode == SECCOMP_ALLOW_LIST ? eperm : SCMP_ACT_ALLOW);
+	int r;
+
+	if (!ctx)
+		return -ENOMEM;
+	/* The helper sets no_new_privs itself, in its documented order. */
+	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0)) < 0 ||
+	    (r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) < 0 ||
+	    (r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2)) < 0)
+		return r;
+	/* 32-bit and x32 entry points get the same rules; any other
+	 * architecture's entry point kills the process. */
+	if ((r = seccomp_arch_add(ctx, SCMP_ARCH_X86)) < 0 && r != -EEXIST)
+		return r;
+	if ((r = seccomp_arch_add(ctx, SCMP_ARCH_X32)) < 0 && r != -EEXIST)
+		return r;
+
+	for (size_t i = 0; i < n_names; i++) {
+		int nr;
+
+		if (resolve(names[i], &nr) < 0) {
+			*ret_bad_index = i;
+			return -ENOENT;
+		}
+		if (mode == SECCOMP_ALLOW_LIST) {
+			/* clone, ioctl and personality are allowed only through
+			 * the argument rules below. */
+			if (nr == SCMP_SYS(clone) || nr == SCMP_SYS(clone3) ||
+			    nr == SCMP_SYS(ioctl) || nr == SCMP_SYS(personality))
+				continue;
+			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
+		} else {
+			r = seccomp_rule_add(ctx, eperm, nr, 0);
+		}
+		if (r < 0 && r != -EEXIST)
+			return r;
+	}
+
+	if (mode == SECCOMP_DENY_LIST) {
+		for (size_t i = 0; filter_default_deny[i]; i++)
+			if ((r = deny(ctx, filter_default_deny[i], eperm)) < 0 && r != -EEXIST)
+				return r;
+		if (!allow_ptrace)
+			for (size_t i = 0; ptrace_family[i]; i++)
+				if ((r = deny(ctx, ptrace_family[i], eperm)) < 0 && r != -EEXIST)
+					return r;
+		if ((r = add_arg_rules(ctx, eperm)) < 0)
+			return r;
+	} else {
+		/* Default EPERM: allow only the harmless shapes. */
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+				     SCMP_A0(SCMP_CMP_MASKED_EQ, NS_FLAGS, 0));
+		if (r == 0)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+		if (r == 0)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(personality), 1,
+					     SCMP_A0(SCMP_CMP_EQ, PER_LINUX));
+		if (r == 0)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(personality), 1,
+					     SCMP_A0(SCMP_CMP_EQ, 0xffffffffu));
+		if (r == 0)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+					     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TCGETS));
+		if (r == 0)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+					     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, FIONREAD));
+		if (r == 0)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+					     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, FIOCLEX));
+		if (r == 0)
+			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+					     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCGWINSZ));
+		if (r < 0)
+			return r;
+	}
+	return export_bpf(ctx, mode == SECCOMP_DENY_LIST, ret_bpf, ret_len);
+}

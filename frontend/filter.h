@@ -1,0 +1,26 @@
+/* filter.h: the jail's seccomp program, compiled with libseccomp for the
+ * native, x32 and 32-bit x86 entry points and exported as BPF for the spec.
+ * Frontend only (the helper just loads the result). */
+#ifndef HUTCH_FILTER_H
+#define HUTCH_FILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+/* The syscalls every policy denies (EPERM), by name; NULL-terminated. */
+extern const char *const filter_default_deny[];
+
+/* Compile. In deny-list mode names are extra denials; in allow-list mode
+ * they are the only syscalls allowed (the built-in denials still win).
+ * On an unknown name returns -ENOENT and its index in *ret_bad_index.
+ * Writes *ret_bpf (malloc'd) and *ret_len on success. */
+int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
+		   bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len, size_t *ret_bad_index);
+
+/* Whether libseccomp knows a syscall name on the native architecture. */
+bool filter_name_known(const char *name);
+
+#endif

@@ -1,0 +1,75 @@
+/* plan.h: a resolved jail: what one run gets after its request has been
+ * validated and narrowed by its policy. layout.c turns it into a spec,
+ * filter.c into a seccomp program, supervise.c enforces its limits.
+ * Frontend only. */
+#ifndef HUTCH_PLAN_H
+#define HUTCH_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum net_mode { NET_NONE, NET_LOOPBACK, NET_HOST };
+enum seccomp_mode { SECCOMP_DENY_LIST, SECCOMP_ALLOW_LIST };
+enum landlock_mode { LANDLOCK_OFF, LANDLOCK_BEST_EFFORT, LANDLOCK_REQUIRED };
+enum stdout_mode { STDOUT_STREAM, STDOUT_FRAME };
+
+struct plan_mount {
+	char *source;	/* host path, canonical */
+	char *target;	/* jail path */
+	bool rw;
+	bool exec;
+};
+
+struct plan_file {
+	char *name;	/* bare name, staged in the working directory */
+	uint8_t *data;
+	size_t len;
+};
+
+struct plan_limits {
+	uint64_t wall_ms, cpu_ms, idle_ms;
+	uint64_t memory_bytes, stdout_bytes, stderr_bytes, file_size_bytes;
+	uint64_t processes, open_files;
+	uint64_t tmp_bytes, work_bytes;
+};
+
+struct plan {
+	char **argv;	/* NULL-terminated */
+	size_t argc;
+	char **envp;	/* NULL-terminated "NAME=value" */
+	size_t envc;
+	char *cwd;
+	char *work_dir;
+	char *hostname;
+	enum net_mode network;
+	bool work_exec;	/* the writable dirs are executable */
+	struct plan_mount *policy_binds;	/* the policy's read-only layout */
+	size_t n_policy_binds;
+	struct plan_mount *mounts;	/* the request's binds */
+	size_t n_mounts;
+	bool usr_symlinks;
+	struct plan_file *files;
+	size_t n_files;
+	char **collect;
+	size_t n_collect;
+	uint8_t *stdin_data;	/* NULL: pass through (CLI) or empty (documents) */
+	size_t stdin_len;
+	bool stdin_given;
+	enum stdout_mode stdout_mode;
+	struct plan_limits limits;
+	enum seccomp_mode seccomp;
+	char **seccomp_names;	/* extra denies, or the allow list */
+	size_t n_seccomp_names;
+	bool allow_ptrace;
+	enum landlock_mode landlock;
+	uint32_t jail_uid, jail_gid;	/* for root invocations */
+	bool partial_output;
+	bool require_cgroup;
+	char *policy_name;
+	char *digest;	/* "sha256:..." */
+};
+
+void plan_free(struct plan *p);
+
+#endif

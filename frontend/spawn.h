@@ -1,0 +1,34 @@
+/* spawn.h: start hutch-exec with its spec and status pipes and the
+ * target's stdio, and hold it by pidfd. Frontend only. */
+#ifndef HUTCH_SPAWN_H
+#define HUTCH_SPAWN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct jail_proc {
+	pid_t pid;
+	int pidfd;
+	int status_rd;	/* close-on-exec status pipe, read end */
+	int stdin_wr;	/* -1 when the target reads our own stdin */
+	int stdout_rd;
+	int stderr_rd;
+};
+
+struct spawn_stdio {
+	bool pipe_stdin;	/* else the target inherits our fd 0 */
+	bool null_stdin;	/* /dev/null instead of either */
+};
+
+/* Fork and exec helper_path with the spec on fd 3 and the status pipe on
+ * fd 4; stdout and stderr always come back through pipes. The child asks
+ * for SIGKILL when we die, so even a SIGKILLed frontend takes the jail
+ * down. Writes the whole spec before returning. Returns 0 or -errno. */
+int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
+		 const struct spawn_stdio *io, struct jail_proc *ret);
+
+void jail_proc_close(struct jail_proc *jp);
+
+#endif

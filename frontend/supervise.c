@@ -1,0 +1,449 @@
+/* supervise.c: the run's event loop (see supervise.h). Deadlines are on
+ * CLOCK_MONOTONIC; the jail is killed on every way out of the loop, normal
+ * exit included (the helper's exit already means the jail's pid namespace
+ * is empty, see hutch-exec(8)). Frontend only. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fd-util.h"
+#include "hutch-abi.h"
+#include "supervise.h"
+
+#define IO_CHUNK (64u << 10)
+#define DRAIN_MS 2000u
+#define FRAME_HEADER 4u
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static int send_signal(struct jail_proc *jp, int sig)
+{
+	return (int)syscall(SYS_pidfd_send_signal, jp->pidfd, sig, NULL, 0);
+}
+
+static int reap(struct jail_proc *jp, int flags, struct rusage *ru)
+{
+	int status = 0;
+	pid_t r;
+
+	do
+		r = wait4(jp->pid, &status, flags, ru);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return -EAGAIN;
+	return r < 0 ? -errno : status;
+}
+
+int jail_kill_and_reap(struct jail_proc *jp, uint64_t grace_ms, void *ret_rusage)
+{
+	struct pollfd p = { .fd = jp->pidfd, .events = POLLIN };
+	uint64_t end = now_ms() + grace_ms;
+
+	send_signal(jp, HUTCH_SIG_KILL_JAIL);
+	for (;;) {
+		uint64_t t = now_ms();
+		int r = poll(&p, 1, t >= end ? 0 : (int)(end - t));
+
+		if (r > 0 || (r == 0 && t >= end))
+			break;
+		if (r < 0 && errno != EINTR)
+			break;
+	}
+	if (!(p.revents & POLLIN))
+		send_signal(jp, SIGKILL); /* its death takes pid 1 with it (PDEATHSIG) */
+	return reap(jp, 0, ret_rusage);
+}
+
+/* Take n bytes the target wrote into a capture. Returns true when the cap
+ * was crossed by this chunk. */
+static bool capture_take(struct capture *c, const uint8_t *data, size_t n, bool keep_all)
+{
+	uint64_t room = c->limit == 0 ? UINT64_MAX
+		      : c->bytes >= c->limit ? 0
+					     : c->limit - c->bytes;
+	size_t use = n < room ? n : (size_t)room;
+	bool crossed = n > room;
+
+	c->bytes += n;
+	if (crossed)
+		c->truncated = true;
+	if (keep_all)
+		use = n;
+	if (use == 0)
+		return crossed;
+	if (c->echo_fd >= 0) {
+		(void)fd_write_all(c->echo_fd, data, use);
+	} else {
+		uint8_t *nb = realloc(c->buf, c->len + use);
+
+		if (nb) {
+			memcpy(nb + c->len, data, use);
+			c->buf = nb;
+			c->len += use;
+		} else {
+			c->truncated = true;
+		}
+	}
+	return crossed;
+}
+
+void outcome_free(struct outcome *o)
+{
+	free(o->out.buf);
+	free(o->errc.buf);
+	o->out.buf = o->errc.buf = NULL;
+}
+
+struct loop {
+	struct jail_proc *jp;
+	const struct supervise_opts *o;
+	struct outcome *res;
+	int sig_fd;
+	uint64_t start, deadline, idle_deadline, kill_at;
+	bool exited, killing;
+	uint8_t status_buf[sizeof(struct hutch_status)];
+	size_t status_len;
+	bool status_open;
+	uint8_t in_buf[IO_CHUNK];
+	size_t in_len, in_off;
+	size_t stdin_data_off;
+	bool stdin_src_open;
+	uint64_t frame_len;	/* declared, once the header is in */
+	bool frame_known;
+};
+
+static void request_kill(struct loop *l, enum hutch_err why, const char *limit)
+{
+	if (l->res->err == HUTCH_ERR_NONE) {
+		l->res->err = why;
+		l->res->limit = limit;
+	}
+	if (!l->killing) {
+		l->killing = true;
+		send_signal(l->jp, HUTCH_SIG_KILL_JAIL);
+		l->kill_at = now_ms() + l->o->kill_grace_ms;
+	}
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Frame mode: the header is checked against the cap before anything is
+ * kept past it, and a byte after the frame is an overflow. */
+static void frame_check(struct loop *l)
+{
+	struct capture *c = &l->res->out;
+
+	if (!l->frame_known && c->len >= FRAME_HEADER) {
+		l->frame_len = (uint64_t)c->buf[0] << 24 | (uint64_t)c->buf[1] << 16 |
+			       (uint64_t)c->buf[2] << 8 | c->buf[3];
+		l->frame_known = true;
+		if (l->frame_len > l->o->stdout_bytes)
+			request_kill(l, HUTCH_ERR_FRAME_OVERSIZED, "stdout_bytes");
+	}
+	if (l->frame_known && c->bytes > FRAME_HEADER + l->frame_len)
+		request_kill(l, HUTCH_ERR_OUTPUT_OVERFLOW, "stdout_bytes");
+}
+
+static void read_output(struct loop *l, int *fd, struct capture *c, const char *limit_name)
+{
+	uint8_t buf[IO_CHUNK];
+	ssize_t n = read(*fd, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close_fd(fd);
+		c->open = false;
+		return;
+	}
+	if (l->o->idle_ms)
+		l->idle_deadline = now_ms() + l->o->idle_ms;
+	if (capture_take(c, buf, (size_t)n, false) && !l->o->truncate_on_overflow)
+		request_kill(l, HUTCH_ERR_OUTPUT_OVERFLOW, limit_name);
+	if (l->o->frame_mode && c == &l->res->out)
+		frame_check(l);
+}
+
+static void read_status(struct loop *l)
+{
+	ssize_t n = read(l->jp->status_rd, l->status_buf + l->status_len,
+			 sizeof(l->status_buf) - l->status_len);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n > 0) {
+		l->status_len += (size_t)n;
+		if (l->status_len < sizeof(l->status_buf))
+			return;
+	}
+	/* EOF, an error, or a whole record (nothing may follow it). */
+	l->status_open = false;
+}
+
+static void pump_stdin(struct loop *l, short src_rev, short dst_rev)
+{
+	const struct supervise_opts *o = l->o;
+
+	if (l->in_off == l->in_len && l->stdin_src_open && (src_rev & (POLLIN | POLLHUP | POLLERR))) {
+		ssize_t n = read(o->stdin_src_fd, l->in_buf, sizeof(l->in_buf));
+
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			return;
+		if (n <= 0)
+			l->stdin_src_open = false;
+		else {
+			l->in_len = (size_t)n;
+			l->in_off = 0;
+		}
+	}
+	if (l->in_off < l->in_len && (dst_rev & (POLLOUT | POLLERR | POLLHUP))) {
+		ssize_t n = write(l->jp->stdin_wr, l->in_buf + l->in_off, l->in_len - l->in_off);
+
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			return;
+		if (n < 0) { /* the target closed its stdin: stop feeding it */
+			l->stdin_src_open = false;
+			l->in_off = l->in_len = 0;
+		} else {
+			l->in_off += (size_t)n;
+		}
+	}
+	if (!l->stdin_src_open && l->in_off == l->in_len)
+		close_fd(&l->jp->stdin_wr);
+}
+
+static void pump_stdin_data(struct loop *l)
+{
+	const struct supervise_opts *o = l->o;
+	ssize_t n = write(l->jp->stdin_wr, o->stdin_data + l->stdin_data_off,
+			  o->stdin_len - l->stdin_data_off);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n < 0)
+		l->stdin_data_off = o->stdin_len;
+	else
+		l->stdin_data_off += (size_t)n;
+	if (l->stdin_data_off == o->stdin_len)
+		close_fd(&l->jp->stdin_wr);
+}
+
+static void on_signal(struct loop *l)
+{
+	struct signalfd_siginfo si;
+
+	if (read(l->sig_fd, &si, sizeof(si)) != sizeof(si))
+		return;
+	if (l->killing || l->exited)
+		return;
+	/* First signal: pass it on and give the target the grace period;
+	 * a second one, or the grace running out, kills the jail. */
+	if (l->kill_at == 0) {
+		send_signal(l->jp, (int)si.ssi_signo);
+		l->kill_at = now_ms() + l->o->kill_grace_ms;
+	} else {
+		request_kill(l, HUTCH_ERR_CANCELLED, NULL);
+	}
+}
+
+static int next_timeout(struct loop *l)
+{
+	uint64_t t = now_ms(), next = UINT64_MAX;
+
+	if (!l->exited) {
+		if (l->deadline)
+			next = l->deadline;
+		if (l->idle_deadline && l->idle_deadline < next)
+			next = l->idle_deadline;
+		if (l->kill_at && l->kill_at < next)
+			next = l->kill_at;
+	} else {
+		next = l->deadline; /* the drain deadline once exited */
+	}
+	if (next == UINT64_MAX)
+		return -1;
+	return next <= t ? 0 : (int)(next - t > 60000 ? 60000 : next - t);
+}
+
+static void check_deadlines(struct loop *l)
+{
+	uint64_t t = now_ms();
+
+	if (l->exited)
+		return;
+	if (l->kill_at && t >= l->kill_at) {
+		if (l->killing) {
+			send_signal(l->jp, SIGKILL);
+			l->kill_at = t + 1000;
+		} else {
+			request_kill(l, l->res->err ? l->res->err : HUTCH_ERR_CANCELLED, NULL);
+		}
+	}
+	if (l->deadline && t >= l->deadline)
+		request_kill(l, HUTCH_ERR_TIMEOUT, "wall_ms");
+	if (l->idle_deadline && t >= l->idle_deadline)
+		request_kill(l, HUTCH_ERR_TIMEOUT, "idle_ms");
+}
+
+static void on_exit_of_helper(struct loop *l)
+{
+	struct rusage ru;
+	int st = reap(l->jp, WNOHANG, &ru);
+
+	if (st == -EAGAIN)
+		return;
+	l->exited = true;
+	l->res->exit_status_raw = st < 0 ? 0 : st;
+	if (st >= 0) {
+		l->res->cpu_user_ms = (uint64_t)ru.ru_utime.tv_sec * 1000 + (uint64_t)ru.ru_utime.tv_usec / 1000;
+		l->res->cpu_sys_ms = (uint64_t)ru.ru_stime.tv_sec * 1000 + (uint64_t)ru.ru_stime.tv_usec / 1000;
+		l->res->max_rss_kb = (uint64_t)ru.ru_maxrss;
+	}
+	l->res->wall_ms = now_ms() - l->start;
+	/* The jail is gone (its pid 1 outlives every process in it), so the
+	 * pipes end promptly; a bounded drain covers what is still in them. */
+	l->deadline = now_ms() + DRAIN_MS;
+	l->idle_deadline = 0;
+	l->kill_at = 0;
+	close_fd(&l->jp->stdin_wr);
+}
+
+static int block_signals(sigset_t *ret_old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	if (sigprocmask(SIG_BLOCK, &set, ret_old) < 0)
+		return -errno;
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+int supervise(struct jail_proc *jp, const struct supervise_opts *o, struct outcome *ret)
+{
+	static struct loop loop; /* large I/O buffer: not on the stack */
+	struct loop *l = &loop;
+	sigset_t old;
+	int r = 0;
+
+	memset(l, 0, sizeof(*l));
+	memset(ret, 0, sizeof(*ret));
+	l->jp = jp;
+	l->o = o;
+	l->res = ret;
+	l->status_open = true;
+	l->stdin_src_open = o->stdin_src_fd >= 0;
+	ret->out = (struct capture){ .limit = o->frame_mode ? 0 : o->stdout_bytes,
+				     .echo_fd = o->passthrough && !o->frame_mode ? 1 : -1,
+				     .open = true };
+	ret->errc = (struct capture){ .limit = o->stderr_bytes,
+				      .echo_fd = o->passthrough ? 2 : -1,
+				      .open = true };
+	l->start = now_ms();
+	l->deadline = o->wall_ms ? l->start + o->wall_ms : 0;
+	l->idle_deadline = o->idle_ms ? l->start + o->idle_ms : 0;
+	l->sig_fd = block_signals(&old);
+	if (l->sig_fd < 0)
+		r = l->sig_fd;
+	if (jp->stdin_wr >= 0)
+		fcntl(jp->stdin_wr, F_SETFL, O_NONBLOCK);
+	if (jp->stdin_wr >= 0 && !o->stdin_data && o->stdin_src_fd < 0)
+		close_fd(&jp->stdin_wr);
+
+	while (r == 0) {
+		struct pollfd p[8];
+		int n = 0, ip = -1, ist = -1, iout = -1, ierr = -1, iin = -1, isrc = -1, isig = -1;
+
+		if (!l->exited)
+			ip = n, p[n++] = (struct pollfd){ .fd = jp->pidfd, .events = POLLIN };
+		if (l->status_open)
+			ist = n, p[n++] = (struct pollfd){ .fd = jp->status_rd, .events = POLLIN };
+		if (jp->stdout_rd >= 0)
+			iout = n, p[n++] = (struct pollfd){ .fd = jp->stdout_rd, .events = POLLIN };
+		if (jp->stderr_rd >= 0)
+			ierr = n, p[n++] = (struct pollfd){ .fd = jp->stderr_rd, .events = POLLIN };
+		if (jp->stdin_wr >= 0 && (o->stdin_data || l->in_off < l->in_len))
+			iin = n, p[n++] = (struct pollfd){ .fd = jp->stdin_wr, .events = POLLOUT };
+		if (jp->stdin_wr >= 0 && l->stdin_src_open && l->in_off == l->in_len)
+			isrc = n, p[n++] = (struct pollfd){ .fd = o->stdin_src_fd, .events = POLLIN };
+		if (!l->exited)
+			isig = n, p[n++] = (struct pollfd){ .fd = l->sig_fd, .events = POLLIN };
+
+		if (l->exited && !l->status_open && jp->stdout_rd < 0 && jp->stderr_rd < 0)
+			break;
+		if (l->exited && now_ms() >= l->deadline) {
+			if (ret->err == HUTCH_ERR_NONE)
+				ret->err = HUTCH_ERR_DRAIN_TIMEOUT;
+			break;
+		}
+		int k = poll(p, (nfds_t)n, next_timeout(l));
+
+		if (k < 0 && errno != EINTR) {
+			r = -errno;
+			break;
+		}
+		if (k > 0) {
+			if (iout >= 0 && p[iout].revents)
+				read_output(l, &jp->stdout_rd, &ret->out, "stdout_bytes");
+			if (ierr >= 0 && p[ierr].revents)
+				read_output(l, &jp->stderr_rd, &ret->errc, "stderr_bytes");
+			if (ist >= 0 && p[ist].revents)
+				read_status(l);
+			if (o->stdin_data && iin >= 0 && p[iin].revents)
+				pump_stdin_data(l);
+			else if (jp->stdin_wr >= 0 && o->stdin_src_fd >= 0)
+				pump_stdin(l, isrc >= 0 ? p[isrc].revents : 0,
+					   iin >= 0 ? p[iin].revents : 0);
+			if (isig >= 0 && p[isig].revents)
+				on_signal(l);
+			if (ip >= 0 && p[ip].revents)
+				on_exit_of_helper(l);
+		}
+		check_deadlines(l);
+	}
+
+	/* Whatever ended the loop, nothing of the jail survives it. */
+	if (!l->exited) {
+		struct rusage ru;
+		int st = jail_kill_and_reap(jp, o->kill_grace_ms, &ru);
+
+		ret->exit_status_raw = st < 0 ? 0 : st;
+		ret->wall_ms = now_ms() - l->start;
+	}
+	if (l->status_len == sizeof(struct hutch_status)) {
+		memcpy(&ret->record, l->status_buf, sizeof(ret->record));
+		ret->have_record = status_check(&ret->record) == 0;
+		if (!ret->have_record && ret->err == HUTCH_ERR_NONE)
+			ret->err = HUTCH_ERR_CRASH;
+	} else if (l->status_len > 0 && ret->err == HUTCH_ERR_NONE) {
+		ret->err = HUTCH_ERR_CRASH; /* a record cut short */
+	}
+	close_fd(&l->sig_fd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return r;
+}

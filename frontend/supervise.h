@@ -1,0 +1,63 @@
+/* supervise.h: the one event loop of a run: the helper's pidfd, the
+ * target's stdout and stderr (drained concurrently, capped), stdin
+ * forwarding, the status pipe, signals sent to us, and the deadlines.
+ * Every wait in it is bounded. Frontend only. */
+#ifndef HUTCH_SUPERVISE_H
+#define HUTCH_SUPERVISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+#include "spawn.h"
+#include "status.h"
+
+struct capture {
+	uint8_t *buf;		/* kept bytes (json mode), at most limit */
+	size_t len;
+	uint64_t bytes;		/* everything the target wrote, counted */
+	uint64_t limit;		/* cap; 0 = none */
+	bool truncated;
+	int echo_fd;		/* pass-through: write as it comes; -1 to keep */
+	bool open;
+};
+
+struct supervise_opts {
+	uint64_t wall_ms, idle_ms, kill_grace_ms;
+	uint64_t stdout_bytes, stderr_bytes;
+	bool passthrough;		/* stream to our fds 1 and 2 */
+	int stdin_src_fd;		/* forward this fd to the target, or -1 */
+	const uint8_t *stdin_data;	/* or this buffer */
+	size_t stdin_len;
+	bool truncate_on_overflow;	/* else the jail is killed */
+	bool frame_mode;		/* stdout is one length-prefixed frame */
+};
+
+enum outcome_status { OUTCOME_EXITED, OUTCOME_SIGNALED, OUTCOME_FAILED };
+
+struct outcome {
+	enum outcome_status status;
+	int exit_code;			/* OUTCOME_EXITED */
+	int signal;			/* OUTCOME_SIGNALED */
+	enum hutch_err err;		/* OUTCOME_FAILED */
+	const char *limit;		/* which limit fired: "wall_ms", "idle_ms", ... */
+	bool have_record;		/* the helper's failure record */
+	struct hutch_status record;
+	struct capture out, errc;
+	uint64_t wall_ms, cpu_user_ms, cpu_sys_ms, max_rss_kb;
+	int exit_status_raw;		/* the helper's wait status */
+};
+
+/* Run the loop until the jail is gone and its output drained. Always
+ * leaves the jail dead, whatever happens. Fills *ret (free with
+ * outcome_free). Returns 0, or -errno for a failure of our own (the jail
+ * has still been killed). */
+int supervise(struct jail_proc *jp, const struct supervise_opts *opts, struct outcome *ret);
+void outcome_free(struct outcome *o);
+
+/* Kill a jail and reap its helper, bounded: HUTCH_SIG_KILL_JAIL, then
+ * SIGKILL after the grace period. Returns the helper's wait status. */
+int jail_kill_and_reap(struct jail_proc *jp, uint64_t grace_ms, void *ret_rusage);
+
+#endif

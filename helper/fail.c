@@ -1,0 +1,30 @@
+/* fail.c: the helper's only way to report: one fixed-size record on the
+ * close-on-exec status pipe, then exit 71. Async-signal-safe, no allocation,
+ * never request content (indexes only). */
+#include "config.h"
+
+#include <unistd.h>
+
+#include "hutch-abi.h"
+#include "helper.h"
+
+_Noreturn void fail_code(enum hutch_status_code code, enum hutch_stage stage, uint32_t item,
+			 int err)
+{
+	struct hutch_status st = {
+		.magic = HUTCH_STATUS_MAGIC,
+		.code = (uint16_t)code,
+		.stage = (uint16_t)stage,
+		.item = item,
+		.err = err,
+	};
+	ssize_t n = write(HUTCH_STATUS_FD, &st, sizeof(st));
+
+	(void)n; /* frontend gone? exit 71 alone still says "refused" */
+	_exit(HUTCH_EXIT_SETUP);
+}
+
+_Noreturn void fail(enum hutch_stage stage, uint32_t item, int err)
+{
+	fail_code(stage == STAGE_EXEC ? HUTCH_EXEC_FAILED : HUTCH_SETUP_FAILED, stage, item, err);
+}

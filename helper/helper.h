@@ -1,0 +1,62 @@
+/* helper.h: the steps of hutch-exec, one file each, in the order main.c
+ * calls them. Phase-1 steps may allocate; phase-2 steps are async-signal-safe
+ * and end in fail() on any error. */
+#ifndef HUTCH_HELPER_H
+#define HUTCH_HELPER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "spec.h"
+#include "status.h"
+
+/* fail.c: one status record on HUTCH_STATUS_FD, then _exit(71). */
+_Noreturn void fail(enum hutch_stage stage, uint32_t item, int err);
+_Noreturn void fail_code(enum hutch_status_code code, enum hutch_stage stage, uint32_t item,
+			 int err);
+
+/* self-check.c: setuid, setgid or file capabilities on us: refuse. */
+void self_check(void);
+
+/* spec-read.c (phase 1): read and strictly decode the spec from HUTCH_SPEC_FD. */
+void spec_read(struct spec *ret_sp);
+
+/* landlock.c: phase 1 creates the ruleset (or -1); phase 2 adds the jail's
+ * rules after pivot_root and enforces it after no_new_privs. */
+int landlock_prepare(const struct spec *sp);
+void landlock_add_rules(int ruleset_fd, const struct spec *sp);
+void landlock_enforce(int ruleset_fd);
+int landlock_abi(void);
+
+/* namespaces.c (phase 2, outer process): clone pid 1 of the jail into new
+ * namespaces and write its id maps. Returns its pid to us, 0 to it (once
+ * its maps are written). */
+pid_t clone_into_namespaces(const struct spec *sp);
+
+/* rootfs.c (phase 2, pid 1): tmpfs root, the spec's mounts, pivot_root. */
+void build_root(const struct spec *sp);
+
+/* netdev.c (phase 2): hostname, loopback. */
+void set_hostname(const struct spec *sp);
+void bring_up_loopback(void);
+
+/* privileges.c: phase 1 reads cap_last_cap; phase 2 sets rlimits, drops
+ * ids and every capability set, sets no_new_privs. */
+void privileges_prepare(void);
+void apply_rlimits(const struct spec *sp);
+void drop_privileges(const struct spec *sp);
+void set_no_new_privs(void);
+
+/* seccomp-load.c (phase 2, last step before exec). */
+void seccomp_enforce(const struct spec *sp);
+
+/* reaper.c: the outer process mirrors pid 1; pid 1 reaps and mirrors the
+ * target. Both forward signals. */
+_Noreturn void outer_wait(int child_pid);
+_Noreturn void reaper_run(int target_pid);
+void parent_death_guard(void);
+
+/* exec.c (phase 2): execve the target, searching PATH from its env. */
+_Noreturn void exec_target(const struct spec *sp);
+
+#endif

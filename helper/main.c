@@ -1,0 +1,130 @@
+/* main.c: hutch-exec. Reads one jail spec from fd 3, builds the jail, execs
+ * the target; any failure is one record on fd 4 and exit 71 (hutch-exec(8)).
+ *
+ * Processes: outer (this one; stays in the caller's pid namespace and mirrors
+ * the target's status) -> pid 1 of the new pid namespace (builds the jail,
+ * then reaps) -> the target (pid 2). The order of steps is a design decision;
+ * each step says why it sits where it does. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helper.h"
+#include "hutch-abi.h"
+#include "sys.h"
+
+/* The status pipe must close on the target's successful execve. */
+static void seal_status_fd(void)
+{
+	if (fcntl(HUTCH_STATUS_FD, F_SETFD, FD_CLOEXEC) < 0)
+		_exit(HUTCH_EXIT_SETUP); /* no status pipe: 71 alone says refused */
+}
+
+static void make_mirror_pipe(int *ret_rd)
+{
+	int p[2], rd;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		fail(STAGE_FORK, 0, errno);
+	/* pid 1 writes on a fixed fd number; the outer process reads the
+	 * other end. Move the read end clear of that number first: pipe2 may
+	 * have put it there. */
+	rd = fcntl(p[0], F_DUPFD_CLOEXEC, HUTCH_MIRROR_FD + 1);
+	if (rd < 0 || (p[1] != HUTCH_MIRROR_FD && dup3(p[1], HUTCH_MIRROR_FD, O_CLOEXEC) < 0))
+		fail(STAGE_FORK, 1, errno);
+	if (p[0] != HUTCH_MIRROR_FD)
+		close(p[0]);
+	if (p[1] != HUTCH_MIRROR_FD)
+		close(p[1]);
+	*ret_rd = rd;
+}
+
+/* Keep 0-2, the status pipe and the mirror pipe; close everything else. */
+static int close_other_fds(void)
+{
+	_Static_assert(HUTCH_SPEC_FD + 1 == HUTCH_STATUS_FD, "fd layout");
+	_Static_assert(HUTCH_STATUS_FD + 1 == HUTCH_MIRROR_FD, "fd layout");
+	if (sys_close_range(HUTCH_SPEC_FD, HUTCH_SPEC_FD, 0) < 0)
+		return -1;
+	return sys_close_range(HUTCH_MIRROR_FD + 1, ~0U, 0);
+}
+
+/* pid 1 of the jail: everything from the mounts to the seccomp filter. */
+static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
+{
+	pid_t target;
+
+	parent_death_guard();
+	build_root(sp);			/* mounts need CAP_SYS_ADMIN in our userns */
+	set_hostname(sp);
+	if ((sp->flags & HUTCH_SPEC_NET_LOOPBACK) && (sp->flags & HUTCH_SPEC_NS_NET))
+		bring_up_loopback();
+	landlock_add_rules(ruleset_fd, sp);	/* by path, so after pivot_root */
+	apply_rlimits(sp);		/* after the mounts, which need open files */
+	drop_privileges(sp);		/* bounding and ambient, ids, then caps */
+	parent_death_guard();		/* a credential change cleared it */
+	set_no_new_privs();		/* Landlock and seccomp both require it */
+	landlock_enforce(ruleset_fd);
+	/* chdir inside the jail and check where we landed: an inherited
+	 * directory fd or cwd must not leave us outside (runc CVE-2024-21626). */
+	if (chdir(sp->cwd) < 0)
+		fail(STAGE_CHDIR, 0, errno);
+	{
+		static char cwd[4096];
+
+		errno = 0;
+		if (!getcwd(cwd, sizeof(cwd)) || strcmp(cwd, sp->cwd) != 0)
+			fail(STAGE_CWD_CHECK, 0, errno ? errno : ENOENT);
+	}
+	/* 0-2 for the target, the status pipe (close-on-exec) and the mirror
+	 * pipe for us; nothing else crosses into the jail. */
+	if (close_other_fds() < 0)
+		fail(STAGE_CLOSE_FDS, 0, errno);
+	if (setsid() < 0)	/* no controlling terminal: TIOCSTI needs one */
+		fail(STAGE_SETSID, 0, errno);
+	seccomp_enforce(sp);		/* last: it need not allow any setup call */
+
+	target = fork();
+	if (target < 0)
+		fail(STAGE_FORK, 2, errno);
+	if (target == 0) {
+		close(HUTCH_MIRROR_FD); /* the target must not fake its status */
+		exec_target(sp);
+	}
+	close(HUTCH_STATUS_FD);	/* only the target's copy decides EOF */
+	reaper_run(target);
+}
+
+int main(void)
+{
+	struct spec sp;
+	int ruleset_fd, mirror_rd;
+	pid_t child;
+
+	seal_status_fd();
+	self_check();			/* setuid, setgid or file caps: stop */
+
+	/* Phase 1: read and prepare. May allocate; changes nothing yet. */
+	spec_read(&sp);			/* bounded, versioned, counts checked */
+	ruleset_fd = landlock_prepare(&sp);
+	privileges_prepare();
+
+	/* Phase 2: enact. No malloc, no stdio, async-signal-safe calls only. */
+	make_mirror_pipe(&mirror_rd);
+	child = clone_into_namespaces(&sp);	/* pid 1 of the new pid namespace */
+	if (child == 0) {
+		close(mirror_rd);
+		jail_init(&sp, ruleset_fd);
+	}
+	if (ruleset_fd >= 0)
+		close(ruleset_fd);
+	close(HUTCH_MIRROR_FD);	/* the status pipe stays: see reaper.c */
+	if (dup2(mirror_rd, HUTCH_MIRROR_FD) < 0)
+		_exit(HUTCH_EXIT_SETUP);
+	close(mirror_rd);
+	outer_wait(child);
+}

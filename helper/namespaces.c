@@ -1,0 +1,123 @@
+/* namespaces.c: phase 2, outer process. One clone() creates pid 1 of the
+ * jail in a new user namespace together with the mount, pid, net, ipc, uts
+ * and cgroup namespaces the spec asks for. We, still in the caller's user
+ * namespace, then write its id maps: a process cannot map an id other than
+ * its own from inside (root's "65534 65534 1" needs CAP_SETUID in the
+ * parent namespace), and one code path serves root and unprivileged callers
+ * alike. pid 1 waits on a pipe until the maps are in place.
+ * Async-signal-safe: open/write/close, numbers formatted by hand. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "fd-util.h"
+#include "helper.h"
+#include "hutch-abi.h"
+
+static char *fmt_u32(char *p, uint32_t v)
+{
+	char tmp[10];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* Write one /proc/PID/ file of the child; on failure the child must not
+ * live on, so it is killed before we report. */
+static void write_child_file(pid_t child, const char *name, const char *text, size_t len,
+			     uint32_t item)
+{
+	char path[48] = "/proc/", *p = fmt_u32(path + 6, (uint32_t)child);
+	int fd, r;
+
+	*p++ = '/';
+	memcpy(p, name, strlen(name) + 1);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+	} else {
+		r = fd_write_all(fd, text, len);
+		close(fd);
+	}
+	if (r < 0) {
+		kill(child, SIGKILL);
+		fail(STAGE_ID_MAP, item, -r);
+	}
+}
+
+/* "INSIDE OUTSIDE 1\n": exactly one id exists in the jail. */
+static void write_id_map(pid_t child, const char *name, uint32_t inside, uint32_t outside,
+			 uint32_t item)
+{
+	char line[32], *p = line;
+
+	p = fmt_u32(p, inside);
+	*p++ = ' ';
+	p = fmt_u32(p, outside);
+	memcpy(p, " 1\n", 3);
+	p += 3;
+	write_child_file(child, name, line, (size_t)(p - line), item);
+}
+
+pid_t clone_into_namespaces(const struct spec *sp)
+{
+	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD;
+	int sync_p[2];
+	pid_t child;
+	char go = 'g';
+
+	/* Root's supplementary groups (gid 0 among them) would survive into
+	 * the jail and still open group-readable host files. */
+	if (geteuid() == 0 && setgroups(0, NULL) < 0)
+		fail(STAGE_SETGROUPS, 0, errno);
+
+	if (sp->flags & HUTCH_SPEC_NS_PID)
+		flags |= CLONE_NEWPID;
+	if (sp->flags & HUTCH_SPEC_NS_NET)
+		flags |= CLONE_NEWNET;
+	if (sp->flags & HUTCH_SPEC_NS_IPC)
+		flags |= CLONE_NEWIPC;
+	if (sp->flags & HUTCH_SPEC_NS_UTS)
+		flags |= CLONE_NEWUTS;
+	if (sp->flags & HUTCH_SPEC_NS_CGROUP)
+		flags |= CLONE_NEWCGROUP;
+	if (pipe2(sync_p, O_CLOEXEC) < 0)
+		fail(STAGE_FORK, 4, errno);
+
+	/* Every way this fails (sysctl, LSM, a container's seccomp profile,
+	 * the namespace limit) means the mechanism is not available to us. */
+	child = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
+	if (child < 0)
+		fail_code(HUTCH_MECH_UNAVAILABLE, STAGE_USERNS, 0, errno);
+	if (child == 0) {
+		close(sync_p[1]);
+		/* EOF instead of the byte: the outer process failed or died. */
+		if (fd_read_full(sync_p[0], &go, 1) != 1)
+			_exit(HUTCH_EXIT_SETUP);
+		close(sync_p[0]);
+		return 0;
+	}
+	close(sync_p[0]);
+	write_child_file(child, "setgroups", "deny", 4, 0);
+	write_id_map(child, "uid_map", sp->uid_inside, sp->uid_outside, 1);
+	write_id_map(child, "gid_map", sp->gid_inside, sp->gid_outside, 2);
+	if (fd_write_all(sync_p[1], &go, 1) < 0) {
+		kill(child, SIGKILL);
+		fail(STAGE_FORK, 5, EPIPE);
+	}
+	close(sync_p[1]);
+	return child;
+}

@@ -1,0 +1,111 @@
+/* privileges.c: resource limits and the privilege drop.
+ * Phase 1 reads cap_last_cap and primes libcap-ng (both may allocate).
+ * Phase 2 is async-signal-safe: prctl for the bounding and ambient sets,
+ * setresgid/setresuid, then libcap-ng's capset of empty sets (capng_clear
+ * and capng_apply(CAPNG_SELECT_CAPS) only: no allocation, no NSS). */
+#include "config.h"
+
+#include <cap-ng.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "helper.h"
+
+static int last_cap = CAP_LAST_CAP;
+
+void privileges_prepare(void)
+{
+	char buf[8];
+	int fd = open("/proc/sys/kernel/cap_last_cap", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	int v = 0;
+
+	for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+		v = v * 10 + (buf[i] - '0');
+	if (n > 0 && v > 0 && v < 64)
+		last_cap = v;
+	if (fd >= 0)
+		close(fd);
+	capng_get_caps_process();
+}
+
+void apply_rlimits(const struct spec *sp)
+{
+	static const int resource[HUTCH_RLIM_COUNT] = {
+		[HUTCH_RLIM_AS] = RLIMIT_AS,
+		[HUTCH_RLIM_CPU] = RLIMIT_CPU,
+		[HUTCH_RLIM_FSIZE] = RLIMIT_FSIZE,
+		[HUTCH_RLIM_NOFILE] = RLIMIT_NOFILE,
+		[HUTCH_RLIM_NPROC] = RLIMIT_NPROC,
+	};
+	struct rlimit zero = { 0, 0 };
+
+	for (int i = 0; i < HUTCH_RLIM_COUNT; i++) {
+		struct rlimit cur, want;
+
+		if (getrlimit(resource[i], &cur) < 0)
+			fail(STAGE_RLIMIT, (uint32_t)i, errno);
+		want.rlim_max = sp->rlimit[i] == HUTCH_RLIM_INFINITY ? RLIM_INFINITY
+								      : (rlim_t)sp->rlimit[i];
+		/* Never above what we hold: raising a hard limit needs privilege
+		 * we must not use, and lower is what was asked for anyway. */
+		if (want.rlim_max > cur.rlim_max)
+			want.rlim_max = cur.rlim_max;
+		want.rlim_cur = want.rlim_max;
+		if (setrlimit(resource[i], &want) < 0)
+			fail(STAGE_RLIMIT, (uint32_t)i, errno);
+	}
+	if (setrlimit(RLIMIT_CORE, &zero) < 0)
+		fail(STAGE_RLIMIT, HUTCH_RLIM_COUNT, errno);
+}
+
+void drop_privileges(const struct spec *sp)
+{
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct data[2];
+
+	/* The bounding set first, while CAP_SETPCAP is still ours; with it
+	 * empty, no later execve can hand a capability back. */
+	for (int c = 0; c <= last_cap; c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+			fail(STAGE_DROP_CAPS, (uint32_t)c, errno);
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
+		fail(STAGE_DROP_CAPS, 100, errno);
+
+	if (setresgid(sp->gid_inside, sp->gid_inside, sp->gid_inside) < 0)
+		fail(STAGE_DROP_IDS, 0, errno);
+	if (setresuid(sp->uid_inside, sp->uid_inside, sp->uid_inside) < 0)
+		fail(STAGE_DROP_IDS, 1, errno);
+
+	/* libcap-ng remembers the pid it was primed in (the outer process);
+	 * capset may only target ourselves, which is pid 0 to the kernel. */
+	capng_setpid(0);
+	capng_clear(CAPNG_SELECT_CAPS);
+	if (capng_apply(CAPNG_SELECT_CAPS) < 0)
+		fail(STAGE_DROP_CAPS, 101, errno);
+
+	/* Trust, but verify: the kernel's view must be empty. */
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		fail(STAGE_DROP_CAPS, 102, errno);
+	if (data[0].effective | data[0].permitted | data[0].inheritable | data[1].effective |
+	    data[1].permitted | data[1].inheritable)
+		fail(STAGE_DROP_CAPS, 103, EPERM);
+	for (int c = 0; c <= last_cap; c++)
+		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 1)
+			fail(STAGE_DROP_CAPS, 104, EPERM);
+}
+
+void set_no_new_privs(void)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		fail(STAGE_NO_NEW_PRIVS, 0, errno);
+	/* A credential change resets dumpability; no ptrace-able window
+	 * before exec (runc CVE-2016-9962). */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		fail(STAGE_NO_NEW_PRIVS, 1, errno);
+}

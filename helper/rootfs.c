@@ -1,0 +1,326 @@
+/* rootfs.c: phase 2, pid 1 of the jail. Builds the jail's filesystem:
+ *   1. mount propagation private, so nothing we do reaches the host;
+ *   2. every bind source opened without following any symlink and cloned
+ *      into a detached tree with its flags (ro, nosuid, nodev, noexec) set
+ *      before it is visible anywhere;
+ *   3. a fresh tmpfs root, in which each target is created component by
+ *      component with O_NOFOLLOW (runc CVE-2021-30465: a symlink swapped in
+ *      on the way cannot redirect a mount), then the spec's mounts in order;
+ *   4. the root made read-only, pivot_root into it, the old root detached.
+ * Async-signal-safe; descriptors only, no allocation. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <string.h>
+#include <sys/fsuid.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "fd-util.h"
+#include "helper.h"
+#include "sys.h"
+
+/* Where the new root is assembled before pivot_root. Our mount namespace is
+ * private by then, so covering this path hides nothing from anyone else. */
+#define STAGING_DIR "/tmp"
+
+static int tree_fd[HUTCH_SPEC_MAX_MOUNTS];
+static unsigned char tree_is_dir[HUTCH_SPEC_MAX_MOUNTS];
+
+static void clone_bind_source(const struct spec_mount *m, uint32_t i)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID };
+	struct stat st;
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how));
+
+	tree_fd[i] = -1;
+	if (fd < 0 && errno == ENOENT && (m->flags & HUTCH_MF_OPTIONAL))
+		return;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		fail(STAGE_BIND_SOURCE, i, errno);
+	tree_is_dir[i] = S_ISDIR(st.st_mode);
+	/* Recursive: in a user namespace the submounts are locked to their
+	 * parent, and a non-recursive clone of a tree with locked children
+	 * is refused. */
+	tree_fd[i] = sys_open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+						   AT_RECURSIVE);
+	if (tree_fd[i] < 0)
+		fail(STAGE_BIND_SOURCE, i, errno);
+	close(fd);
+	if (!(m->flags & HUTCH_MF_RW))
+		attr.attr_set |= MOUNT_ATTR_RDONLY;
+	if (!(m->flags & HUTCH_MF_DEV))
+		attr.attr_set |= MOUNT_ATTR_NODEV;
+	if (!(m->flags & HUTCH_MF_EXEC))
+		attr.attr_set |= MOUNT_ATTR_NOEXEC;
+	if (sys_mount_setattr(tree_fd[i], "", AT_EMPTY_PATH | AT_RECURSIVE, &attr) < 0)
+		fail(STAGE_BIND_SOURCE, i, errno);
+}
+
+/* Open the parent directory of target inside the new root, creating the
+ * missing directories and refusing any symlink on the way. Copies the last
+ * component into name (NAME_MAX + 1 bytes). Returns an O_PATH fd. */
+static int open_parent(int root_fd, const char *target, char *name, uint32_t i)
+{
+	int dir_fd = openat(root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	const char *p = target + 1; /* spec paths are clean and absolute */
+
+	if (dir_fd < 0)
+		fail(STAGE_MOUNT_TARGET, i, errno);
+	for (;;) {
+		size_t n = strcspn(p, "/");
+		int next;
+
+		if (n > 255)
+			fail(STAGE_MOUNT_TARGET, i, ENAMETOOLONG);
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (p[n] == '\0')
+			return dir_fd;
+		if (mkdirat(dir_fd, name, 0755) < 0 && errno != EEXIST)
+			fail(STAGE_MOUNT_TARGET, i, errno);
+		next = openat(dir_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			fail(STAGE_MOUNT_TARGET, i, errno);
+		close(dir_fd);
+		dir_fd = next;
+		p += n + 1;
+	}
+}
+
+static int make_dir(int dir_fd, const char *name, mode_t mode, uint32_t i)
+{
+	int fd;
+
+	if (mkdirat(dir_fd, name, mode) < 0 && errno != EEXIST)
+		fail(STAGE_MOUNT_TARGET, i, errno);
+	fd = openat(dir_fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		fail(STAGE_MOUNT_TARGET, i, errno);
+	return fd;
+}
+
+/* A mount point for a non-directory: an empty regular file, never a link. */
+static int make_file(int dir_fd, const char *name, uint32_t i)
+{
+	struct stat st;
+	int fd = openat(dir_fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+
+	if (fd >= 0) {
+		close(fd);
+	} else if (errno != EEXIST) {
+		fail(STAGE_MOUNT_TARGET, i, errno);
+	}
+	fd = openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		fail(STAGE_MOUNT_TARGET, i, errno);
+	if (!S_ISREG(st.st_mode))
+		fail(STAGE_MOUNT_TARGET, i, ENOTDIR);
+	return fd;
+}
+
+static char *fmt_u64(char *p, uint64_t v, unsigned base)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % base);
+		v /= base;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	*p = '\0';
+	return p;
+}
+
+static void set_option(int fs_fd, const char *key, uint64_t v, unsigned base, uint32_t i)
+{
+	char num[24];
+
+	fmt_u64(num, v, base);
+	if (sys_fsconfig(fs_fd, FSCONFIG_SET_STRING, key, num, 0) < 0)
+		fail(STAGE_MOUNT, i, errno);
+}
+
+/* A new filesystem instance (tmpfs or proc) as a detached mount. */
+static int new_fs(const char *type, const struct spec *sp, const struct spec_mount *m, uint32_t i)
+{
+	unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+	int fs_fd = sys_fsopen(type, FSOPEN_CLOEXEC), mnt_fd;
+
+	if (fs_fd < 0)
+		fail(STAGE_MOUNT, i, errno);
+	if (m->kind == HUTCH_MOUNT_TMPFS) {
+		set_option(fs_fd, "size", m->size_bytes, 10, i);
+		set_option(fs_fd, "mode", m->mode, 8, i);
+		set_option(fs_fd, "uid", sp->uid_inside, 10, i);
+		set_option(fs_fd, "gid", sp->gid_inside, 10, i);
+		if (!(m->flags & HUTCH_MF_EXEC))
+			attrs |= MOUNT_ATTR_NOEXEC;
+		/* A read-only tmpfs (/dev) is filled first, sealed in seal_tmpfs(). */
+	} else {
+		attrs |= MOUNT_ATTR_NOEXEC;
+	}
+	if (sys_fsconfig(fs_fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		fail(STAGE_MOUNT, i, errno);
+	mnt_fd = sys_fsmount(fs_fd, FSMOUNT_CLOEXEC, attrs);
+	if (mnt_fd < 0)
+		fail(STAGE_MOUNT, i, errno);
+	close(fs_fd);
+	return mnt_fd;
+}
+
+static void attach(int mnt_fd, int target_fd, uint32_t i)
+{
+	if (sys_move_mount(mnt_fd, "", target_fd, "",
+			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		fail(STAGE_MOUNT, i, errno);
+	close(mnt_fd);
+}
+
+static void write_file(int dir_fd, const char *name, const struct spec *sp,
+		       const struct spec_mount *m, uint32_t i)
+{
+	int fd = openat(dir_fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC,
+			m->mode);
+	int r;
+
+	if (fd < 0)
+		fail(STAGE_MOUNT_TARGET, i, errno);
+	r = fd_write_all(fd, m->data, m->data_len);
+	if (r < 0)
+		fail(STAGE_MOUNT, i, -r);
+	/* The jail's user owns what is staged for it (root invocations create
+	 * it as an unmapped id otherwise); mode is not narrowed by umask. */
+	if (fchown(fd, sp->uid_inside, sp->gid_inside) < 0 || fchmod(fd, m->mode) < 0)
+		fail(STAGE_MOUNT, i, errno);
+	close(fd);
+}
+
+static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
+{
+	const struct spec_mount *m = &sp->mounts[i];
+	char name[256];
+	int dir_fd, target_fd;
+
+	if (m->kind == HUTCH_MOUNT_BIND && tree_fd[i] < 0)
+		return; /* optional and absent */
+	dir_fd = open_parent(root_fd, m->target, name, i);
+	switch ((enum hutch_mount_kind)m->kind) {
+	case HUTCH_MOUNT_BIND:
+		target_fd = tree_is_dir[i] ? make_dir(dir_fd, name, 0755, i)
+					   : make_file(dir_fd, name, i);
+		attach(tree_fd[i], target_fd, i);
+		close(target_fd);
+		break;
+	case HUTCH_MOUNT_TMPFS:
+		target_fd = make_dir(dir_fd, name, 0755, i);
+		attach(new_fs("tmpfs", sp, m, i), target_fd, i);
+		close(target_fd);
+		break;
+	case HUTCH_MOUNT_PROC: {
+		struct statfs sfs;
+		int mnt_fd;
+
+		target_fd = make_dir(dir_fd, name, 0555, i);
+		mnt_fd = new_fs("proc", sp, m, i);
+		/* Never hand the target something that only looks like /proc. */
+		if (fstatfs(mnt_fd, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC)
+			fail(STAGE_PROC_VERIFY, i, errno ? errno : EXDEV);
+		attach(mnt_fd, target_fd, i);
+		close(target_fd);
+		break;
+	}
+	case HUTCH_MOUNT_SYMLINK:
+		if (symlinkat(m->source, dir_fd, name) < 0)
+			fail(STAGE_MOUNT, i, errno);
+		break;
+	case HUTCH_MOUNT_FILE:
+		write_file(dir_fd, name, sp, m, i);
+		break;
+	case HUTCH_MOUNT_DIR:
+		close(make_dir(dir_fd, name, m->mode, i));
+		break;
+	case HUTCH_MOUNT_KIND_MAX:
+		fail(STAGE_MOUNT, i, EINVAL);
+	}
+	close(dir_fd);
+}
+
+/* Read-only tmpfs mounts were writable while the spec filled them. */
+static void seal_tmpfs(int root_fd, const struct spec *sp)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS,
+	};
+
+	for (uint32_t i = 0; i < sp->n_mounts; i++) {
+		const struct spec_mount *m = &sp->mounts[i];
+		int fd;
+
+		if (m->kind != HUTCH_MOUNT_TMPFS || (m->flags & HUTCH_MF_RW))
+			continue;
+		fd = (int)syscall(SYS_openat2, root_fd, m->target + 1, &how, sizeof(how));
+		if (fd < 0 || sys_mount_setattr(fd, "", AT_EMPTY_PATH, &ro) < 0)
+			fail(STAGE_ROOT_READONLY, i + 1, errno);
+		close(fd);
+	}
+}
+
+void build_root(const struct spec *sp)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	int root_fd;
+
+	/* Everything we create belongs to the jail's user, and a root caller's
+	 * uid 0 is not even mapped here (the kernel refuses to create inodes
+	 * for it). setfs[ug]id of an unmapped id keeps our capabilities. */
+	setfsgid(sp->gid_inside);
+	setfsuid(sp->uid_inside);
+	if ((uid_t)setfsuid((uid_t)-1) != sp->uid_inside || (gid_t)setfsgid((gid_t)-1) != sp->gid_inside)
+		fail(STAGE_MOUNT_PRIVATE, 1, EPERM);
+
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		fail(STAGE_MOUNT_PRIVATE, 0, errno);
+
+	for (uint32_t i = 0; i < sp->n_mounts; i++)
+		if (sp->mounts[i].kind == HUTCH_MOUNT_BIND)
+			clone_bind_source(&sp->mounts[i], i);
+
+	if (mount("hutch-root", STAGING_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  "mode=0755,size=64m") < 0)
+		fail(STAGE_ROOT_TMPFS, 0, errno);
+	root_fd = open(STAGING_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root_fd < 0)
+		fail(STAGE_ROOT_TMPFS, 1, errno);
+
+	for (uint32_t i = 0; i < sp->n_mounts; i++)
+		mount_one(root_fd, sp, i);
+
+	seal_tmpfs(root_fd, sp);
+	/* Non-recursive: only the root tmpfs; /tmp and /work stay writable. */
+	if (sys_mount_setattr(root_fd, "", AT_EMPTY_PATH, &ro) < 0)
+		fail(STAGE_ROOT_READONLY, 0, errno);
+
+	/* pivot_root(".", ".") stacks the old root on the new one; detaching
+	 * it leaves no path back to the host tree. */
+	if (fchdir(root_fd) < 0 || sys_pivot_root(".", ".") < 0)
+		fail(STAGE_PIVOT_ROOT, 0, errno);
+	if (umount2(".", MNT_DETACH) < 0)
+		fail(STAGE_PIVOT_ROOT, 1, errno);
+	if (chdir("/") < 0)
+		fail(STAGE_PIVOT_ROOT, 2, errno);
+	close(root_fd);
+}

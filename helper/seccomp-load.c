@@ -1,0 +1,29 @@
+/* seccomp-load.c: phase 2, the last step before fork and exec. The filter
+ * was compiled by the frontend with libseccomp when it resolved the policy
+ * (native, x32 and 32-bit entry points) and arrives as BPF in the spec;
+ * loading it is one system call, so no run pays for building it. */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "helper.h"
+
+void seccomp_enforce(const struct spec *sp)
+{
+	struct sock_fprog prog = {
+		.len = (unsigned short)(sp->filter_len / sizeof(struct sock_filter)),
+		.filter = (struct sock_filter *)(uintptr_t)sp->filter,
+	};
+
+	if (!(sp->flags & HUTCH_SPEC_SECCOMP))
+		return;
+	/* TSYNC: every thread, though we have only one. */
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0)
+		fail_code(errno == EINVAL || errno == ENOSYS ? HUTCH_MECH_UNAVAILABLE
+							       : HUTCH_SETUP_FAILED,
+			  STAGE_SECCOMP, 0, errno);
+}

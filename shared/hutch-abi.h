@@ -1,0 +1,25 @@
+/* hutch-abi.h: what crosses the frontend/helper boundary: fd numbers, magics,
+ * reserved exit codes and signals. Linked by both binaries; no json-c here.
+ * Append only: a value that shipped is never renumbered. */
+#ifndef HUTCH_ABI_H
+#define HUTCH_ABI_H
+
+#include <signal.h>
+
+/* The helper's fixed descriptors, set up by the frontend before execve. */
+#define HUTCH_SPEC_FD 3		/* read end of the spec pipe */
+#define HUTCH_STATUS_FD 4	/* write end of the status pipe; made close-on-exec */
+#define HUTCH_MIRROR_FD 5	/* helper-internal: pid 1 -> outer helper, target's wait status */
+
+/* Exit status of hutch-exec when jail setup failed (EX_OSERR). */
+#define HUTCH_EXIT_SETUP 71
+
+/* Sent by the frontend to hutch-exec: kill the whole jail, then exit. Any
+ * other forwarded signal (HUP INT QUIT TERM USR1 USR2 WINCH) goes to the
+ * target as it is. A realtime signal so that no target signal is taken. */
+#define HUTCH_SIG_KILL_JAIL (SIGRTMIN + 2)
+
+/* The uid and gid a root invocation runs the jail as, outside and inside. */
+#define HUTCH_DEFAULT_JAIL_ID 65534u
+
+#endif

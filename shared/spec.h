@@ -1,0 +1,121 @@
+/* spec.h: the jail spec the frontend sends hutch-exec over a pipe, and its
+ * strict, versioned binary codec. Linked by both binaries; pure code.
+ *
+ * Wire layout (little-endian; "str" is u32 length, the bytes, then one NUL;
+ * "blob" is u32 length and the bytes):
+ *   u32 magic, u16 version, u16 zero, u32 total_len, u32 flags,
+ *   u32 uid_inside, gid_inside, uid_outside, gid_outside,
+ *   u64 rlimit[HUTCH_RLIM_COUNT], str hostname, str cwd,
+ *   u32 n_mounts, n_mounts x { u8 kind, u8 zero, u16 flags, u32 mode,
+ *                              u64 size, str source, str target, blob data },
+ *   u32 argc, argc x str, u32 envc, envc x str, blob seccomp_filter.
+ * Nothing may follow: total_len is the exact length. */
+#ifndef HUTCH_SPEC_H
+#define HUTCH_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HUTCH_SPEC_MAGIC 0x31505348u /* "HSP1" */
+#define HUTCH_SPEC_VERSION 1
+#define HUTCH_SPEC_HEADER_BYTES 12 /* magic, version, zero, total_len */
+
+#define HUTCH_SPEC_MAX_BYTES (64u << 20)
+#define HUTCH_SPEC_MAX_MOUNTS 256u
+#define HUTCH_SPEC_MAX_ARGC 65536u
+#define HUTCH_SPEC_MAX_ENVC 4096u
+#define HUTCH_SPEC_MAX_ARG_BYTES (128u << 10) /* MAX_ARG_STRLEN */
+#define HUTCH_SPEC_MAX_PATH 4095u
+#define HUTCH_SPEC_MAX_HOSTNAME 64u
+#define HUTCH_SPEC_MAX_FILTER_INSNS 4096u
+#define HUTCH_SPEC_MAX_FILE_BYTES (32u << 20)
+
+enum {
+	HUTCH_SPEC_NS_PID = 1u << 0,
+	HUTCH_SPEC_NS_NET = 1u << 1,
+	HUTCH_SPEC_NS_IPC = 1u << 2,
+	HUTCH_SPEC_NS_UTS = 1u << 3,
+	HUTCH_SPEC_NS_CGROUP = 1u << 4,
+	HUTCH_SPEC_NET_LOOPBACK = 1u << 5,	/* bring lo up in the new netns */
+	HUTCH_SPEC_LANDLOCK = 1u << 6,		/* use Landlock when the kernel has it */
+	HUTCH_SPEC_LANDLOCK_REQUIRED = 1u << 7,	/* and fail closed when it does not */
+	HUTCH_SPEC_LANDLOCK_NET = 1u << 8,	/* deny TCP bind/connect (ABI >= 4) */
+	HUTCH_SPEC_SECCOMP = 1u << 9,		/* a filter follows and must load */
+	HUTCH_SPEC_FLAGS_ALL = (1u << 10) - 1,
+};
+
+/* Limits the helper sets; HUTCH_RLIM_INFINITY leaves one unlimited.
+ * RLIMIT_CORE is always 0 and is not in the spec. */
+enum hutch_rlimit {
+	HUTCH_RLIM_AS,
+	HUTCH_RLIM_CPU,
+	HUTCH_RLIM_FSIZE,
+	HUTCH_RLIM_NOFILE,
+	HUTCH_RLIM_NPROC,
+	HUTCH_RLIM_COUNT
+};
+#define HUTCH_RLIM_INFINITY UINT64_MAX
+
+enum hutch_mount_kind {
+	HUTCH_MOUNT_BIND = 1,	/* source: host path, no symlinks in it */
+	HUTCH_MOUNT_TMPFS,	/* size: bytes, mode */
+	HUTCH_MOUNT_PROC,	/* a new procfs for the jail's pid namespace */
+	HUTCH_MOUNT_SYMLINK,	/* source: the link text */
+	HUTCH_MOUNT_FILE,	/* data: contents, mode */
+	HUTCH_MOUNT_DIR,	/* mode */
+	HUTCH_MOUNT_KIND_MAX
+};
+
+enum {
+	HUTCH_MF_RW = 1u << 0,		/* writable (binds, tmpfs) */
+	HUTCH_MF_EXEC = 1u << 1,	/* executable (binds, tmpfs) */
+	HUTCH_MF_DEV = 1u << 2,		/* device nodes honoured (binds of /dev nodes) */
+	HUTCH_MF_OPTIONAL = 1u << 3,	/* skip a bind whose source does not exist */
+	HUTCH_MF_ALL = (1u << 4) - 1,
+};
+
+struct spec_mount {
+	uint8_t kind;
+	uint16_t flags;
+	uint32_t mode;
+	uint64_t size_bytes;
+	const char *source;	/* "" when unused */
+	const char *target;
+	const uint8_t *data;
+	uint32_t data_len;
+};
+
+struct spec {
+	uint32_t flags;
+	uint32_t uid_inside, gid_inside, uid_outside, gid_outside;
+	uint64_t rlimit[HUTCH_RLIM_COUNT];
+	const char *hostname;
+	const char *cwd;
+	uint32_t n_mounts;
+	struct spec_mount *mounts;
+	uint32_t argc;
+	char **argv;	/* argc entries then NULL */
+	uint32_t envc;
+	char **envp;	/* envc entries then NULL */
+	const uint8_t *filter;	/* struct sock_filter array */
+	uint32_t filter_len;	/* bytes, a multiple of 8 */
+};
+
+/* Encode sp into a fresh malloc'd buffer. Returns 0 or -EINVAL (sp breaks a
+ * rule the decoder enforces), -E2BIG, -ENOMEM. Writes *ret_* on success. */
+int spec_encode(const struct spec *sp, uint8_t **ret_buf, size_t *ret_len);
+
+/* Length announced by a header; -EBADMSG on bad magic/version/length. */
+int spec_peek_length(const uint8_t *hdr, size_t len, uint32_t *ret_total);
+
+/* Decode buf strictly. On success *ret_sp points into buf (which must outlive
+ * it) and owns three arrays freed by spec_release(). -EBADMSG on any rule
+ * broken, -ENOMEM. */
+int spec_decode(const uint8_t *buf, size_t len, struct spec *ret_sp);
+void spec_release(struct spec *sp);
+
+/* An absolute path with no empty, "." or ".." component and no trailing
+ * slash; "/" itself only when allow_root. */
+int spec_path_is_clean(const char *path, int allow_root);
+
+#endif
