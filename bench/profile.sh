@@ -1,0 +1,137 @@
+#!/bin/sh
+# bench/profile.sh: where does `hutch run -- /bin/true` spend its time?
+# Attribution by ablation, measured the same way as bench/run.sh (one
+# interleaved run, medians), plus the frontend's seccomp compilation timed
+# in-process. A profiling aid, not a test; see bench/README.
+#
+# Variants (all side by side):
+#   plain, static     /bin/true, and a static no-op (the cost of one exec)
+#   frontend          hutch with a static no-op standing in for hutch-exec:
+#                     the frontend alone plus one exec
+#   hutch             the whole thing
+#   helper            hutch-exec alone, replaying the frontend's spec
+#   helper-X          the same spec with feature X switched off
+#                     (bench/spec-ablate.c): -net -seccomp -landlock -dev
+#                     -etc -ipc/uts/cgroup, min-mounts (only /usr, the
+#                     merged-/usr links, /proc and the working directory),
+#                     bare (min-mounts and no net, seccomp, Landlock)
+#   unshare, unshare-nonet  util-linux references
+# The builds of the aids compile the tree's shared/spec-codec.c and
+# frontend/filter.c unchanged, so they follow the sources in this checkout
+# (which must match the binaries measured).
+#
+# Environment: HUTCH, HUTCH_EXEC, BENCH_ITERS (default 200), BENCH_WARMUP,
+# BENCH_JSON as for run.sh; CC.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(dirname "$here")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hutch-profile.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+cc=${CC:-cc}
+note() { printf '%s\n' "$*" >&2; }
+
+if [ -n "${HUTCH:-}" ]; then
+	hutch=$HUTCH
+elif command -v hutch >/dev/null 2>&1; then
+	hutch=$(command -v hutch)
+else
+	hutch=/tmp/b/hutch
+fi
+if [ -z "${HUTCH_EXEC:-}" ] && [ -x "$(dirname "$hutch")/hutch-exec" ]; then
+	HUTCH_EXEC=$(dirname "$hutch")/hutch-exec
+fi
+helper=${HUTCH_EXEC:-}
+if [ -z "$helper" ] && [ -r "$hutch" ]; then
+	helper=$(grep -ao '/[[:alnum:]_./+-]*/hutch-exec' "$hutch" 2>/dev/null | head -n 1 || true)
+fi
+if [ ! -x "$hutch" ] || [ -z "$helper" ] || [ ! -x "$helper" ]; then
+	note "profile: need hutch and hutch-exec (HUTCH=$hutch HUTCH_EXEC=${helper:-?})"
+	exit 1
+fi
+export HUTCH_EXEC="$helper"
+
+mkdir "$tmp/inc"
+echo '#define _GNU_SOURCE 1' >"$tmp/inc/config.h"
+$cc -O2 -o "$tmp/bench-spawn" "$here/bench-spawn.c" -lm
+printf 'int main(void) { return 0; }\n' >"$tmp/noop.c"
+$cc -O2 -static -o "$tmp/noop-static" "$tmp/noop.c" 2>/dev/null ||
+	$cc -O2 -o "$tmp/noop-static" "$tmp/noop.c"
+$cc -O2 -I"$tmp/inc" -I"$src/shared" -o "$tmp/spec-ablate" "$here/spec-ablate.c" \
+	"$src/shared/spec-codec.c"
+have_filter_cost=1
+$cc -O2 -I"$tmp/inc" -I"$src/shared" -I"$src/frontend" -o "$tmp/filter-cost" \
+	"$here/filter-cost.c" "$src/frontend/filter.c" "$src/shared/fd-util.c" -lseccomp ||
+	have_filter_cost=0
+
+# The spec, captured by standing in for the helper (see run.sh).
+cat >"$tmp/capture" <<EOF
+#!/bin/sh
+exec /bin/cat <&3 >'$tmp/spec.bin'
+EOF
+chmod 755 "$tmp/capture"
+HUTCH_EXEC="$tmp/capture" "$hutch" run -- /bin/true </dev/null >/dev/null 2>&1 || true
+if [ ! -s "$tmp/spec.bin" ]; then
+	note "profile: could not capture a spec from $hutch"
+	exit 1
+fi
+
+note "profile: $(date -u +%Y-%m-%dT%H:%M:%SZ) uid=$(id -u) kernel=$(uname -r) cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?')"
+note "profile: hutch=$hutch helper=$helper"
+"$tmp/spec-ablate" -v <"$tmp/spec.bin" >/dev/null
+
+ablate() { # name flags...
+	name=$1
+	shift
+	"$tmp/spec-ablate" "$@" <"$tmp/spec.bin" >"$tmp/$name.bin"
+}
+ablate net -n
+ablate seccomp -s
+ablate landlock -l
+ablate dev -d
+ablate etc -e
+ablate iuc -i -u -c
+ablate min -m
+ablate bare -m -n -s -l
+
+h() { # variant name, spec file
+	echo ":: $1 3<$2 4>/dev/null $helper"
+}
+
+opts="-n ${BENCH_ITERS:-200} -w ${BENCH_WARMUP:-20}"
+case ${BENCH_JSON:-} in
+'' | 0) ;;
+1) opts="$opts -j -" ;;
+*) opts="$opts -j $BENCH_JSON" ;;
+esac
+
+cd "$tmp"
+# shellcheck disable=SC2046,SC2086 # word splitting wanted
+"$tmp/bench-spawn" $opts -b plain \
+	plain /bin/true \
+	:: static "$tmp/noop-static" \
+	:: frontend "HUTCH_EXEC=$tmp/noop-static" "$hutch" run -- /bin/true \
+	:: hutch "$hutch" run -- /bin/true \
+	$(h helper "$tmp/spec.bin") \
+	$(h helper-net "$tmp/net.bin") \
+	$(h helper-seccomp "$tmp/seccomp.bin") \
+	$(h helper-landlock "$tmp/landlock.bin") \
+	$(h helper-dev "$tmp/dev.bin") \
+	$(h helper-etc "$tmp/etc.bin") \
+	$(h helper-iuc "$tmp/iuc.bin") \
+	$(h helper-minmnt "$tmp/min.bin") \
+	$(h helper-bare "$tmp/bare.bin") \
+	:: unshare /usr/bin/unshare -Urnpf --mount-proc /bin/true \
+	:: unshare-nonet /usr/bin/unshare -Urpf --mount-proc /bin/true
+
+if [ "$have_filter_cost" = 1 ]; then
+	"$tmp/filter-cost" 100 >&2
+else
+	note "profile: filter-cost not built (libseccomp headers missing?)"
+fi
+cat >&2 <<'EOF'
+profile: reading it: hutch - frontend = the helper's share plus one exec;
+frontend - static = the frontend's own work; helper - helper-X = the cost
+of feature X in the helper.
+EOF

@@ -1,0 +1,122 @@
+#!/bin/sh
+# bench/run.sh: start latency of a jailed /bin/true, hutch against plain
+# fork/exec, unshare(1) and bubblewrap, interleaved in one run. See
+# bench/README. Not a test: it never fails on slow numbers.
+#
+# Environment:
+#   HUTCH         the frontend (default: hutch on PATH, else /tmp/b/hutch)
+#   HUTCH_EXEC    the helper (default: hutch-exec next to $HUTCH, if any)
+#   BWRAP         bubblewrap (default: bwrap on PATH)
+#   UNSHARE       util-linux unshare (default: unshare on PATH)
+#   BENCH_ITERS   timed rounds (default 300)
+#   BENCH_WARMUP  untimed rounds first (default 20)
+#   BENCH_JSON    1: JSON on stdout (table on stderr); a path: table on
+#                 stdout and JSON written to that file
+#   BENCH_RAW     1: include every sample in the JSON
+#   BENCH_HELPER  0: leave out the hutch-exec-only variant
+#   CC            compiler for the driver (default cc)
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hutch-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+iters=${BENCH_ITERS:-300}
+warmup=${BENCH_WARMUP:-20}
+json=${BENCH_JSON:-}
+true_bin=/bin/true
+
+note() { printf '%s\n' "$*" >&2; }
+
+${CC:-cc} -O2 -o "$tmp/bench-spawn" "$here/bench-spawn.c" -lm
+
+# Absolute path of a tool: $1 = override, $2 = name, $3 = fallback path
+# (passed on even if absent, so the driver reports the variant as skipped).
+find_tool() {
+	if [ -n "$1" ]; then
+		printf '%s\n' "$1"
+	elif command -v "$2" >/dev/null 2>&1; then
+		command -v "$2"
+	else
+		printf '%s\n' "$3"
+	fi
+}
+
+hutch=$(find_tool "${HUTCH:-}" hutch /tmp/b/hutch)
+case $hutch in /*) ;; *) hutch=$(cd "$(dirname "$hutch")" && pwd)/$(basename "$hutch") ;; esac
+if [ -z "${HUTCH_EXEC:-}" ] && [ -x "$(dirname "$hutch")/hutch-exec" ]; then
+	HUTCH_EXEC=$(dirname "$hutch")/hutch-exec
+	export HUTCH_EXEC
+fi
+unshare=$(find_tool "${UNSHARE:-}" unshare /usr/bin/unshare)
+bwrap=$(find_tool "${BWRAP:-}" bwrap /usr/bin/bwrap)
+
+# The helper the frontend will run: $HUTCH_EXEC, else the path compiled
+# into the frontend.
+helper=${HUTCH_EXEC:-}
+if [ -z "$helper" ] && [ -r "$hutch" ]; then
+	helper=$(grep -ao '/[[:alnum:]_./+-]*/hutch-exec' "$hutch" 2>/dev/null | head -n 1 || true)
+fi
+
+note "bench: $(date -u +%Y-%m-%dT%H:%M:%SZ) uid=$(id -u) kernel=$(uname -r) cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?')"
+note "bench: hutch=$hutch helper=${helper:-?} unshare=$unshare bwrap=$bwrap"
+note "bench: $iters rounds after $warmup warm-up rounds, interleaved"
+
+# Variants, "::"-separated, built in the positional parameters.
+set -- plain "$true_bin"
+
+if [ -x "$unshare" ] && ! "$unshare" --version 2>/dev/null | grep -q util-linux; then
+	note "bench: $unshare is not util-linux unshare; the unshare variant may fail"
+fi
+set -- "$@" :: unshare "$unshare" -Urnpf --mount-proc "$true_bin"
+
+# bubblewrap, strict: every namespace, /usr read-only, the host's merged-/usr
+# symlinks mirrored (a directory where the host has one), fresh /proc, /dev
+# and /tmp.
+set -- "$@" :: bwrap "$bwrap" --unshare-all --die-with-parent --new-session --cap-drop ALL \
+	--ro-bind /usr /usr
+for d in /bin /lib /lib32 /lib64 /libx32 /sbin; do
+	if [ -L "$d" ]; then
+		set -- "$@" --symlink "$(readlink "$d")" "$d"
+	elif [ -d "$d" ]; then
+		set -- "$@" --ro-bind "$d" "$d"
+	fi
+done
+set -- "$@" --proc /proc --dev /dev --tmpfs /tmp "$true_bin"
+
+set -- "$@" :: hutch "$hutch" run -- "$true_bin"
+
+# hutch-exec alone: the spec the frontend sends for this very command,
+# captured once by standing in for the helper, then replayed on fd 3 with
+# the status pipe (fd 4) to /dev/null. The difference to "hutch" is the
+# frontend's own cost (loading, seccomp compilation, pipes, supervision).
+if [ "${BENCH_HELPER:-1}" != 0 ]; then
+	if [ -n "$helper" ] && [ -x "$helper" ] && [ -x "$hutch" ]; then
+		cat >"$tmp/capture" <<EOF
+#!/bin/sh
+exec /bin/cat <&3 >'$tmp/spec.bin'
+EOF
+		chmod 755 "$tmp/capture"
+		HUTCH_EXEC="$tmp/capture" "$hutch" run -- "$true_bin" </dev/null >/dev/null 2>&1 || true
+		if [ -s "$tmp/spec.bin" ]; then
+			set -- "$@" :: hutch-exec "3<$tmp/spec.bin" "4>/dev/null" "$helper"
+		else
+			note "bench: hutch-exec: skipped (could not capture a spec from $hutch)"
+		fi
+	else
+		note "bench: hutch-exec: skipped (no helper found; set HUTCH_EXEC)"
+	fi
+fi
+
+opts="-n $iters -w $warmup"
+case $json in
+'' | 0) ;;
+1) opts="$opts -j -" ;;
+*) opts="$opts -j $json" ;;
+esac
+[ "${BENCH_RAW:-0}" = 1 ] && opts="$opts -r"
+
+cd "$tmp"
+# shellcheck disable=SC2086 # opts is split on purpose
+"$tmp/bench-spawn" $opts -b plain "$@"
