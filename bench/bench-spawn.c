@@ -311,14 +311,14 @@ static void emit_table(FILE *f, const struct variant *base)
 	char col[32];
 
 	snprintf(col, sizeof(col), "x %s", base ? base->name : "?");
-	fprintf(f, "%-14s %5s %9s %9s %9s %9s %9s %9s %8s\n", "variant", "n", "median", "p10",
+	fprintf(f, "%-16s %5s %9s %9s %9s %9s %9s %9s %8s\n", "variant", "n", "median", "p10",
 		"p90", "min", "mean", "cpu-med", col);
 	for (int i = 0; i < n_variants; i++) {
 		const struct variant *v = &variants[i];
 
 		if (v->skipped)
 			continue;
-		fprintf(f, "%-14s %5d %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %7.2fx", v->name, v->n,
+		fprintf(f, "%-16s %5d %9.0f %9.0f %9.0f %9.0f %9.0f %9.0f %7.2fx", v->name, v->n,
 			v->median, v->p10, v->p90, v->min, v->mean, v->cpu_median,
 			base && base->n ? v->median / base->median : NAN);
 		if (v->failures)
