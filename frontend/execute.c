@@ -5,10 +5,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "execute.h"
 #include "filter.h"
 #include "layout.h"
@@ -71,8 +73,11 @@ static void classify(const struct plan *plan, struct outcome *o)
 	}
 }
 
-int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct outcome *ret)
+int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct outcome *ret,
+		 struct collected *ret_files)
 {
+	_cleanup_close_ int work_fd = -1;
+	int sock[2] = { -1, -1 };
 	struct layout l;
 	struct jail_proc jp = { .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
 				.stdout_rd = -1, .stderr_rd = -1 };
@@ -84,6 +89,7 @@ int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct out
 	int r;
 
 	memset(ret, 0, sizeof(*ret));
+	memset(ret_files, 0, sizeof(*ret_files));
 	ret->status = OUTCOME_FAILED;
 	if (access(helper, X_OK) < 0) {
 		ret->err = HUTCH_ERR_HELPER_NOT_FOUND;
@@ -110,10 +116,25 @@ int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct out
 
 	io.pipe_stdin = eo->forward_stdin || plan->stdin_given;
 	io.null_stdin = !io.pipe_stdin;
+	io.workdir_sock = -1;
+	if (plan->n_collect) {
+		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sock) < 0) {
+			r = -errno;
+			free(spec);
+			layout_free(&l);
+			ret->err = HUTCH_ERR_INTERNAL;
+			return r;
+		}
+		io.workdir_sock = sock[1];
+	}
 	r = spawn_helper(helper, spec, spec_len, &io, &jp);
 	free(spec);
 	layout_free(&l);
+	if (sock[1] >= 0)
+		close(sock[1]);
 	if (r < 0) {
+		if (sock[0] >= 0)
+			close(sock[0]);
 		ret->err = HUTCH_ERR_SPAWN_ERROR;
 		return r;
 	}
@@ -128,10 +149,19 @@ int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct out
 	so.stdin_data = plan->stdin_given ? (plan->stdin_data ? plan->stdin_data : (const uint8_t *)"")
 					  : NULL;
 	so.stdin_len = plan->stdin_given ? plan->stdin_len : 0;
-	so.truncate_on_overflow = false;
+	so.truncate_on_overflow = plan->overflow_truncate;
 	so.frame_mode = plan->stdout_mode == STDOUT_FRAME;
 	r = supervise(&jp, &so, ret);
 	jail_proc_close(&jp);
 	classify(plan, ret);
+	if (sock[0] >= 0) {
+		/* The helper has exited: the jail is empty, its work dir frozen. */
+		if (collect_receive_fd(sock[0], &work_fd) < 0)
+			work_fd = -1;
+		close(sock[0]);
+		if (collect_files(work_fd, plan->collect, plan->n_collect, plan->collect_max_bytes,
+				  ret_files) < 0 && r == 0)
+			r = -ENOMEM;
+	}
 	return r < 0 ? r : 0;
 }

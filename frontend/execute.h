@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "collect.h"
 #include "plan.h"
 #include "supervise.h"
 
@@ -15,10 +16,12 @@ struct exec_opts {
 	uint64_t kill_grace_ms;
 };
 
-/* Fills *ret in every case where it returns 0 (even a refused jail: that
- * is an outcome). A negative return is our own failure before spawning
- * (ret->err says which). */
-int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct outcome *ret);
+/* Always fills *ret (a refused jail is an outcome too; a failure of our
+ * own before spawning is OUTCOME_FAILED with ret->err saying which) and
+ * *ret_files (the plan's collect list, read after the jail is gone).
+ * Returns 0 or the -errno of our own failure. */
+int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct outcome *ret,
+		 struct collected *ret_files);
 
 /* Where the helper is: $HUTCH_EXEC when the build allows a test override,
  * else the configured path. */

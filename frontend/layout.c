@@ -233,7 +233,8 @@ int layout_build(const struct plan *plan, bool is_root, uint8_t *filter, size_t 
 	if (r == 0)
 		r = add_tmpfs(l, "/tmp", 01777, plan->limits.tmp_bytes, HUTCH_MF_RW | wexec);
 	if (r == 0)
-		r = add_tmpfs(l, plan->work_dir, 0755, plan->limits.work_bytes, HUTCH_MF_RW | wexec);
+		r = add_tmpfs(l, plan->work_dir, 0755, plan->limits.work_bytes,
+			      HUTCH_MF_RW | wexec | (plan->n_collect ? HUTCH_MF_SEND_FD : 0));
 	for (size_t f = 0; f < plan->n_files && r == 0; f++) {
 		char *path = NULL;
 

@@ -64,8 +64,10 @@ struct plan {
 	bool allow_ptrace;
 	enum landlock_mode landlock;
 	uint32_t jail_uid, jail_gid;	/* for root invocations */
-	bool partial_output;
+	bool partial_output;	/* output survives a timeout or overflow */
+	bool overflow_truncate;	/* a cap truncates instead of killing */
 	bool require_cgroup;
+	uint64_t collect_max_bytes;
 	char *policy_name;
 	char *digest;	/* "sha256:..." */
 };

@@ -35,7 +35,7 @@ void jail_proc_close(struct jail_proc *jp)
 }
 
 /* The child's half: fds into place, signals to defaults, exec. */
-static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[6],
+static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[7],
 				 int status_wr) /* as-safe */
 {
 	static char *const argv[] = { "hutch-exec", NULL };
@@ -44,7 +44,7 @@ static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[
 	struct hutch_status st = { .magic = HUTCH_STATUS_MAGIC, .code = HUTCH_SETUP_FAILED,
 				   .stage = STAGE_HELPER_EXEC };
 	sigset_t none;
-	int moved[6];
+	int moved[7];
 
 	/* If we die, the helper dies, and with it pid 1 and the whole jail. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
@@ -56,12 +56,12 @@ static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[
 			sigaction(s, &dfl, NULL);
 	/* Move every source above the targets first, so no dup2 clobbers a
 	 * source another dup2 still needs. */
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < 7; i++) {
 		moved[i] = fds[i] < 0 ? -1 : fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
 		if (fds[i] >= 0 && moved[i] < 0)
 			goto fail;
 	}
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 7; i++)
 		if (moved[i] >= 0 && dup2(moved[i], i) < 0)
 			goto fail;
 	execve(helper_path, argv, envp);
@@ -77,7 +77,7 @@ int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
 {
 	int spec_p[2] = { -1, -1 }, status_p[2] = { -1, -1 }, in_p[2] = { -1, -1 },
 	    out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, null_fd = -1;
-	int fds[6];
+	int fds[7];
 	pid_t parent = getpid(), pid;
 	int r = 0;
 
@@ -96,7 +96,8 @@ int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
 	fds[2] = err_p[1];
 	fds[HUTCH_SPEC_FD] = spec_p[0];
 	fds[HUTCH_STATUS_FD] = status_p[1];
-	fds[5] = -1;
+	fds[HUTCH_MIRROR_FD] = -1;
+	fds[HUTCH_WORKDIR_FD] = io->workdir_sock;
 
 	pid = fork();
 	if (pid < 0) {

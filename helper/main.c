@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -41,6 +42,14 @@ static void make_mirror_pipe(int *ret_rd)
 	if (p[1] != HUTCH_MIRROR_FD)
 		close(p[1]);
 	*ret_rd = rd;
+}
+
+static bool spec_sends_workdir(const struct spec *sp)
+{
+	for (uint32_t i = 0; i < sp->n_mounts; i++)
+		if (sp->mounts[i].flags & HUTCH_MF_SEND_FD)
+			return true;
+	return false;
 }
 
 /* Keep 0-2, the status pipe and the mirror pipe; close everything else. */
@@ -110,6 +119,8 @@ int main(void)
 
 	/* Phase 1: read and prepare. May allocate; changes nothing yet. */
 	spec_read(&sp);			/* bounded, versioned, counts checked */
+	if (!spec_sends_workdir(&sp))
+		close(HUTCH_WORKDIR_FD);	/* before any open can reuse the number */
 	ruleset_fd = landlock_prepare(&sp);
 	privileges_prepare();
 
@@ -122,6 +133,8 @@ int main(void)
 	}
 	if (ruleset_fd >= 0)
 		close(ruleset_fd);
+	if (spec_sends_workdir(&sp))
+		close(HUTCH_WORKDIR_FD);	/* pid 1's business */
 	close(HUTCH_MIRROR_FD);	/* the status pipe stays: see reaper.c */
 	if (dup2(mirror_rd, HUTCH_MIRROR_FD) < 0)
 		_exit(HUTCH_EXIT_SETUP);

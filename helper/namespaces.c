@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fd-util.h"
@@ -35,8 +36,17 @@ static char *fmt_u32(char *p, uint32_t v)
 	return p;
 }
 
-/* Write one /proc/PID/ file of the child; on failure the child must not
- * live on, so it is killed before we report. */
+/* The child must not live on after a failure here, nor hold the status
+ * pipe after we exit: our exit is the frontend's "the jail is gone". */
+static void kill_child(pid_t child)
+{
+	kill(child, SIGKILL);
+	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Write one /proc/PID/ file of the child; on failure the child is killed
+ * and reaped before we report. */
 static void write_child_file(pid_t child, const char *name, const char *text, size_t len,
 			     uint32_t item)
 {
@@ -53,7 +63,7 @@ static void write_child_file(pid_t child, const char *name, const char *text, si
 		close(fd);
 	}
 	if (r < 0) {
-		kill(child, SIGKILL);
+		kill_child(child);
 		fail(STAGE_ID_MAP, item, -r);
 	}
 }
@@ -115,7 +125,7 @@ pid_t clone_into_namespaces(const struct spec *sp)
 	write_id_map(child, "uid_map", sp->uid_inside, sp->uid_outside, 1);
 	write_id_map(child, "gid_map", sp->gid_inside, sp->gid_outside, 2);
 	if (fd_write_all(sync_p[1], &go, 1) < 0) {
-		kill(child, SIGKILL);
+		kill_child(child);
 		fail(STAGE_FORK, 5, EPIPE);
 	}
 	close(sync_p[1]);

@@ -10,6 +10,7 @@
 #define HUTCH_SPEC_FD 3		/* read end of the spec pipe */
 #define HUTCH_STATUS_FD 4	/* write end of the status pipe; made close-on-exec */
 #define HUTCH_MIRROR_FD 5	/* helper-internal: pid 1 -> outer helper, target's wait status */
+#define HUTCH_WORKDIR_FD 6	/* optional unix socket: pid 1 sends the work dir's mount fd */
 
 /* Exit status of hutch-exec when jail setup failed (EX_OSERR). */
 #define HUTCH_EXIT_SETUP 71

@@ -46,6 +46,8 @@ static int check_mount(const struct spec_mount *m)
 		return 0;
 	if (m->flags & ~HUTCH_MF_ALL || m->mode > 07777)
 		return 0;
+	if ((m->flags & HUTCH_MF_SEND_FD) && m->kind != HUTCH_MOUNT_TMPFS)
+		return 0;
 	if (strlen(m->target) > HUTCH_SPEC_MAX_PATH || !spec_path_is_clean(m->target, 0) ||
 	    has_ctl(m->target))
 		return 0;
@@ -85,6 +87,9 @@ static int check_header_fields(const struct spec *sp)
 		return 0;
 	if (!!(sp->flags & HUTCH_SPEC_SECCOMP) != (sp->filter_len > 0))
 		return 0;
+	for (uint32_t i = 0, sends = 0; sp->mounts && i < sp->n_mounts; i++)
+		if ((sp->mounts[i].flags & HUTCH_MF_SEND_FD) && ++sends > 1)
+			return 0; /* one work dir at most */
 	return 1;
 }
 

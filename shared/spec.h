@@ -71,7 +71,8 @@ enum {
 	HUTCH_MF_EXEC = 1u << 1,	/* executable (binds, tmpfs) */
 	HUTCH_MF_DEV = 1u << 2,		/* device nodes honoured (binds of /dev nodes) */
 	HUTCH_MF_OPTIONAL = 1u << 3,	/* skip a bind whose source does not exist */
-	HUTCH_MF_ALL = (1u << 4) - 1,
+	HUTCH_MF_SEND_FD = 1u << 4,	/* tmpfs: send its root fd on HUTCH_WORKDIR_FD */
+	HUTCH_MF_ALL = (1u << 5) - 1,
 };
 
 struct spec_mount {

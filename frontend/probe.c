@@ -1,0 +1,447 @@
+/* probe.c: mechanisms and the canary (see probe.h). The canary is a shell
+ * script run through the real helper under the policy itself: it prints
+ * its own /proc/self/status and namespace links and tries one write that
+ * only Landlock refuses; we compare with what we expect and with our own
+ * namespaces. Passing verdicts are cached per digest; a failing one is
+ * tried again on the next run, so a fixed host recovers by itself.
+ * Frontend only. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "cleanup.h"
+#include "execute.h"
+#include "json-util.h"
+#include "narrow.h"
+#include "probe.h"
+#include "request.h"
+
+#ifndef LANDLOCK_CREATE_RULESET_VERSION
+#define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
+#endif
+
+static const char canary_script[] =
+	"cat /proc/self/status; "
+	"for n in user mnt pid net ipc uts cgroup; do printf 'ns %s ' $n; readlink /proc/self/ns/$n; done; "
+	"if (echo canary > /proc/self/comm) 2>/dev/null; then echo 'landlock-write allowed'; "
+	"else echo 'landlock-write denied'; fi";
+
+int probe_landlock_abi(void)
+{
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+
+	return v < 0 ? 0 : (int)v;
+}
+
+static int read_int_file(const char *path, long *ret)
+{
+	char buf[32];
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	*ret = strtol(buf, NULL, 10);
+	return 0;
+}
+
+static bool prctl_seccomp_available(void)
+{
+	/* Filter mode is there when the kernel lists its actions. */
+	return access("/proc/sys/kernel/seccomp/actions_avail", R_OK) == 0;
+}
+
+/* Can we make a user namespace? Tried in a child, which only unshares. */
+static int try_userns(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : (errno & 0x7f) + 1);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status))
+		return -EIO;
+	return WEXITSTATUS(status) == 0 ? 0 : -(WEXITSTATUS(status) - 1);
+}
+
+/* Why user namespaces fail here, with the remedy. */
+static void userns_reason(int err, char *why, size_t cap)
+{
+	long v;
+
+	if (read_int_file("/proc/sys/kernel/unprivileged_userns_clone", &v) == 0 && v == 0 &&
+	    geteuid() != 0)
+		snprintf(why, cap, "user_namespaces: unprivileged user namespaces disabled by "
+				   "kernel.unprivileged_userns_clone=0 (set it to 1)");
+	else if (read_int_file("/proc/sys/user/max_user_namespaces", &v) == 0 && v == 0)
+		snprintf(why, cap, "user_namespaces: disabled by user.max_user_namespaces=0 "
+				   "(set it above 0)");
+	else if (read_int_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 &&
+		 v == 1)
+		snprintf(why, cap, "user_namespaces: blocked by "
+				   "kernel.apparmor_restrict_unprivileged_userns=1 (load the AppArmor "
+				   "profile for hutch-exec from contrib/apparmor)");
+	else if (err == EPERM)
+		snprintf(why, cap, "user_namespaces: unshare(CLONE_NEWUSER) is refused (EPERM): "
+				   "a container's seccomp profile or an LSM blocks it; run hutch where "
+				   "user namespaces are allowed");
+	else
+		snprintf(why, cap, "user_namespaces: unshare(CLONE_NEWUSER) fails (%s)",
+			 strerrorname_np(err) ? strerrorname_np(err) : "unknown error");
+}
+
+int probe_requirements(const struct policy *pol, char *why, size_t cap)
+{
+	if ((pol->requires & REQ_LANDLOCK) && probe_landlock_abi() < 1) {
+		snprintf(why, cap, "landlock: the kernel offers no Landlock (enable "
+				   "CONFIG_SECURITY_LANDLOCK and add landlock to the lsm= boot option)");
+		return -1;
+	}
+	if (pol->requires & REQ_CGROUP) {
+		struct cgroup_info ci;
+
+		if (cgroup_detect(&ci, why, cap) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- the canary ---- */
+
+static bool line_value(const char *text, const char *key, char *out, size_t cap)
+{
+	const char *p = text;
+	size_t n = strlen(key);
+
+	while ((p = strstr(p, key))) {
+		if (p == text || p[-1] == '\n') {
+			const char *v = p + n, *end;
+
+			while (*v == ' ' || *v == '\t')
+				v++;
+			end = strchr(v, '\n');
+			if (!end)
+				end = v + strlen(v);
+			snprintf(out, cap, "%.*s", (int)(end - v), v);
+			return true;
+		}
+		p += n;
+	}
+	return false;
+}
+
+static int check_canary(const struct policy *pol, const struct plan *plan, const char *text,
+			char *why, size_t cap)
+{
+	static const char *const ns[] = { "user", "mnt", "pid", "net", "ipc", "uts", "cgroup" };
+	char v[128], key[32], mine[128];
+
+	if (!line_value(text, "Seccomp:", v, sizeof(v)) || strcmp(v, "2") != 0)
+		return snprintf(why, cap, "canary: seccomp is not in filter mode"), -1;
+	if (!line_value(text, "NoNewPrivs:", v, sizeof(v)) || strcmp(v, "1") != 0)
+		return snprintf(why, cap, "canary: no_new_privs is not set"), -1;
+	if (!line_value(text, "CapEff:", v, sizeof(v)) || strspn(v, "0") != strlen(v) ||
+	    !line_value(text, "CapBnd:", v, sizeof(v)) || strspn(v, "0") != strlen(v))
+		return snprintf(why, cap, "canary: capabilities were not dropped"), -1;
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		char path[64];
+		ssize_t n;
+
+		if (strcmp(ns[i], "net") == 0 && plan->network == NET_HOST)
+			continue;
+		snprintf(key, sizeof(key), "ns %s", ns[i]);
+		snprintf(path, sizeof(path), "/proc/self/ns/%s", ns[i]);
+		n = readlink(path, mine, sizeof(mine) - 1);
+		if (n <= 0)
+			continue; /* we cannot compare what we cannot see */
+		mine[n] = '\0';
+		if (!line_value(text, key, v, sizeof(v)) || strcmp(v, mine) == 0)
+			return snprintf(why, cap, "canary: the %s namespace was not entered", ns[i]), -1;
+	}
+	if (pol->landlock != LANDLOCK_OFF && probe_landlock_abi() >= 1 &&
+	    !strstr(text, "landlock-write denied"))
+		return snprintf(why, cap, "canary: Landlock did not refuse a write outside the rules"), -1;
+	return 0;
+}
+
+static int run_canary(const struct policy *pol, char *why, size_t cap)
+{
+	struct json_object *doc = json_object_new_object(), *argv = json_object_new_array();
+	struct request req = { 0 };
+	struct plan plan = { 0 };
+	struct verrors e = { 0 };
+	struct exec_opts eo = { .kill_grace_ms = 1000 };
+	struct collected files;
+	struct outcome o;
+	int r = -1;
+
+	json_object_object_add(doc, "version", json_object_new_int(1));
+	json_object_array_add(argv, json_object_new_string("/bin/sh"));
+	json_object_array_add(argv, json_object_new_string("-c"));
+	json_object_array_add(argv, json_object_new_string(canary_script));
+	json_object_object_add(doc, "argv", argv);
+	if (request_from_json(doc, &req, &e) < 0 || narrow(&req, pol, &plan, &e) < 0) {
+		snprintf(why, cap, "canary: cannot build its request");
+		goto out;
+	}
+	if (plan.limits.wall_ms > 10000)
+		plan.limits.wall_ms = 10000;
+	execute_plan(&plan, &eo, &o, &files);
+	if (o.status == OUTCOME_FAILED && o.have_record && o.record.code == HUTCH_MECH_UNAVAILABLE) {
+		if (o.record.stage == STAGE_USERNS)
+			userns_reason(o.record.err, why, cap);
+		else
+			snprintf(why, cap, "%s: unavailable (%s)", status_stage_name(o.record.stage),
+				 strerrorname_np(o.record.err) ? strerrorname_np(o.record.err) : "?");
+		r = -2;
+	} else if (o.status != OUTCOME_EXITED || o.exit_code != 0) {
+		if (o.have_record)
+			snprintf(why, cap, "canary: the jail was refused at stage %s, item %u (%s)",
+				 status_stage_name(o.record.stage), o.record.item,
+				 strerrorname_np(o.record.err) ? strerrorname_np(o.record.err) : "-");
+		else
+			snprintf(why, cap, "canary: did not run to completion (%s)",
+				 o.status == OUTCOME_FAILED ? hutch_err_name(o.err) : "non-zero exit");
+	} else {
+		char *text = strndup((const char *)o.out.buf, o.out.len);
+
+		r = text ? check_canary(pol, &plan, text, why, cap) : -1;
+		free(text);
+	}
+	outcome_free(&o);
+	collected_free(&files);
+out:
+	json_object_put(doc);
+	request_free(&req);
+	plan_free(&plan);
+	return r;
+}
+
+/* $XDG_CACHE_HOME/hutch, ~/.cache/hutch, or /tmp/hutch-UID (ours, 0700,
+ * not a link); NULL when none will do (then every run probes). */
+static char *cache_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *base = NULL, *dir = NULL;
+	struct stat st;
+
+	if (xdg && xdg[0] == '/')
+		base = strdup(xdg);
+	else if (home && home[0] == '/' && asprintf(&base, "%s/.cache", home) < 0)
+		base = NULL;
+	if (base && (mkdir(base, 0700) == 0 || errno == EEXIST) && access(base, W_OK) == 0 &&
+	    asprintf(&dir, "%s/hutch", base) >= 0 && (mkdir(dir, 0700) == 0 || errno == EEXIST) &&
+	    access(dir, W_OK) == 0) {
+		free(base);
+		return dir;
+	}
+	free(base);
+	free(dir);
+	dir = NULL;
+	if (asprintf(&dir, "/tmp/hutch-%u", (unsigned)geteuid()) < 0)
+		return NULL;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		free(dir);
+		return NULL;
+	}
+	/* Someone else may have made it first: trust only our own 0700 dir. */
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077)) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+static char *cache_path(const char *digest)
+{
+	_cleanup_free_ char *dir = cache_dir();
+	char *path = NULL;
+
+	if (!dir || strncmp(digest, "sha256:", 7) != 0)
+		return NULL;
+	if (asprintf(&path, "%s/probe-%s", dir, digest + 7) < 0)
+		return NULL;
+	return path;
+}
+
+int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t cap)
+{
+	_cleanup_free_ char *path = cache_path(digest), *tmp = NULL;
+	char buf[8];
+	int fd, r;
+
+	if (path && (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		close(fd);
+		if (n == 3 && memcmp(buf, "ok\n", 3) == 0)
+			return 0;
+	}
+	r = run_canary(pol, why, cap);
+	if (r < 0)
+		return r;
+	if (path && asprintf(&tmp, "%s.%d", path, (int)getpid()) >= 0 &&
+	    (fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) >= 0) {
+		if (write(fd, "ok\n", 3) == 3 && close(fd) == 0)
+			rename(tmp, path);
+		else
+			close(fd);
+		unlink(tmp);
+	}
+	return 0;
+}
+
+/* ---- hutch probe ---- */
+
+struct mech {
+	const char *name;
+	bool available;
+	char detail[320];
+};
+
+static void report_row(struct json_object *arr, const struct mech *m, bool tty)
+{
+	if (arr) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "mechanism", json_object_new_string(m->name));
+		json_object_object_add(o, "available", json_object_new_boolean(m->available));
+		json_object_object_add(o, "detail", json_object_new_string(m->detail));
+		json_object_array_add(arr, o);
+		return;
+	}
+	printf("%-16s %s%-11s%s %s\n", m->name, tty ? (m->available ? "\033[32m" : "\033[31m") : "",
+	       m->available ? "available" : "unavailable", tty ? "\033[0m" : "", m->detail);
+}
+
+static const char probe_usage[] =
+	"Usage: hutch probe [--policy NAME|FILE] [--json]\n"
+	"\n"
+	"Report each sandbox mechanism this kernel offers and run the policy's canary.\n"
+	"\n"
+	"  --policy NAME|FILE     policy whose jail to verify (default: default)\n"
+	"  --json                 print a JSON report\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Exit status: 0 when the policy's jail engages, 71 when it cannot, 125 on usage errors.\n";
+
+int cmd_probe(int argc, char **argv)
+{
+	static const struct option opts[] = { { "policy", required_argument, NULL, 'p' },
+					      { "json", no_argument, NULL, 'j' },
+					      { "help", no_argument, NULL, 'h' },
+					      { NULL, 0, NULL, 0 } };
+	const char *policy_name = "default";
+	struct json_object *doc = NULL, *arr = NULL;
+	struct policy pol = { 0 };
+	struct verrors e = { 0 };
+	struct mech m[6];
+	struct cgroup_info ci;
+	bool json = false, tty = isatty(1), ok;
+	char digest[72] = "", why[320] = "";
+	int opt, r, n = 0, abi;
+	long v;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (opt == 'p')
+			policy_name = optarg;
+		else if (opt == 'j')
+			json = true;
+		else if (opt == 'h')
+			return fputs(probe_usage, stdout), 0;
+		else
+			return fputs("Try 'hutch probe --help'.\n", stderr), 125;
+	}
+	if (optind < argc)
+		return fprintf(stderr, "hutch probe: unexpected argument\n"), 125;
+
+	memset(m, 0, sizeof(m));
+	r = try_userns();
+	m[n].name = "user_namespaces";
+	m[n].available = r == 0;
+	if (r == 0)
+		snprintf(m[n].detail, sizeof(m[n].detail), "unshare(CLONE_NEWUSER) works");
+	else
+		userns_reason(-r, m[n].detail, sizeof(m[n].detail));
+	n++;
+	m[n].name = "seccomp";
+	m[n].available = prctl_seccomp_available();
+	snprintf(m[n].detail, sizeof(m[n].detail), "%s", m[n].available ? "filter mode (libseccomp, native/x32/x86)" : "the kernel lacks CONFIG_SECCOMP_FILTER");
+	n++;
+	abi = probe_landlock_abi();
+	m[n].name = "landlock";
+	m[n].available = abi >= 1;
+	if (abi >= 1)
+		snprintf(m[n].detail, sizeof(m[n].detail), "ABI %d%s%s", abi,
+			 abi >= 4 ? ", network rules" : "", abi >= 6 ? ", scoping" : "");
+	else
+		snprintf(m[n].detail, sizeof(m[n].detail), "not offered (enable CONFIG_SECURITY_LANDLOCK and add landlock to lsm=)");
+	n++;
+	m[n].name = "cgroup";
+	m[n].available = cgroup_detect(&ci, m[n].detail, sizeof(m[n].detail)) == 0;
+	if (m[n].available)
+		snprintf(m[n].detail, sizeof(m[n].detail), "delegated cgroup v2 subtree: %.280s", ci.path);
+	n++;
+	m[n].name = "apparmor_userns";
+	m[n].available = !(read_int_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 && v == 1);
+	snprintf(m[n].detail, sizeof(m[n].detail), "%s", m[n].available
+		 ? "no AppArmor restriction on unprivileged user namespaces"
+		 : "kernel.apparmor_restrict_unprivileged_userns=1: load contrib/apparmor/hutch-exec");
+	n++;
+
+	r = policy_load(policy_name, &pol, &e);
+	if (r < 0) {
+		fprintf(stderr, "hutch probe: %s: %s\n", policy_name,
+			r == -ENOENT ? "no such policy" : e.n ? e.items[0].reason : "cannot be read");
+		return 125;
+	}
+	policy_digest(&pol, execute_helper_path(), digest);
+	ok = probe_requirements(&pol, why, sizeof(why)) == 0 && run_canary(&pol, why, sizeof(why)) == 0;
+	m[n].name = "canary";
+	m[n].available = ok;
+	snprintf(m[n].detail, sizeof(m[n].detail), "%s", ok ? "the policy's jail engaged" : why);
+	n++;
+
+	if (json) {
+		doc = json_object_new_object();
+		arr = json_object_new_array();
+	} else {
+		printf("%-16s %-11s %s\n", "MECHANISM", "STATE", "DETAIL");
+	}
+	for (int i = 0; i < n; i++)
+		report_row(arr, &m[i], tty && !json);
+	if (json) {
+		json_object_object_add(doc, "version", json_object_new_int(1));
+		json_object_object_add(doc, "policy", json_object_new_string(pol.name));
+		json_object_object_add(doc, "digest", json_object_new_string(digest));
+		json_object_object_add(doc, "usable", json_object_new_boolean(ok));
+		json_object_object_add(doc, "mechanisms", arr);
+		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(doc);
+	} else {
+		printf("policy %s (%s): %s\n", pol.name, digest, ok ? "usable" : "NOT usable");
+	}
+	policy_free(&pol);
+	return ok ? 0 : 71;
+}

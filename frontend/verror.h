@@ -1,0 +1,43 @@
+/* verror.h: validation errors: a stable code (errors.h), a JSON pointer to
+ * the offending field and a fixed reason. Never request content: the
+ * pointer names fields, and object keys in it are only those the schema
+ * knows (or "/env/NAME" for an env name, which is a name, not a value).
+ * A list so that `hutch policy check` can report every error at once.
+ * Frontend only. */
+#ifndef HUTCH_VERROR_H
+#define HUTCH_VERROR_H
+
+#include <stddef.h>
+
+#include "errors.h"
+
+#define VERROR_MAX 64
+#define VERROR_POINTER_MAX 256
+
+struct verror {
+	enum hutch_err code;
+	char pointer[VERROR_POINTER_MAX];
+	const char *reason;	/* fixed text: "unknown field", "must be an integer" */
+};
+
+struct verrors {
+	struct verror items[VERROR_MAX];
+	size_t n;
+	size_t dropped;
+};
+
+/* Record an error; returns -EINVAL so call sites stay one line. */
+int verror_add(struct verrors *e, enum hutch_err code, const char *pointer, const char *reason);
+
+/* Same, with the pointer built from a parent pointer and a child key or
+ * index (escaped per RFC 6901). */
+int verror_add_key(struct verrors *e, enum hutch_err code, const char *parent, const char *key,
+		   const char *reason);
+int verror_add_index(struct verrors *e, enum hutch_err code, const char *parent, size_t index,
+		     const char *reason);
+
+/* Build a child pointer into buf (truncated safely when too long). */
+void pointer_join_key(char *buf, size_t cap, const char *parent, const char *key);
+void pointer_join_index(char *buf, size_t cap, const char *parent, size_t index);
+
+#endif
