@@ -1,0 +1,91 @@
+#!/bin/sh
+# tests/ci.sh: the README's test command. On a fresh Debian 12 machine, as
+# root: installs what the build and the tests need (apt-get), builds with
+# warnings as errors when HUTCH_WERROR=1, runs every test as root from the
+# build tree (make check, then make distcheck), installs into a
+# world-readable temporary prefix and runs the integration tests again as an
+# unprivileged user against the installed binaries only. Ends with one
+# "N passed, N failed" line. HUTCH_MUST_WORK=1 turns a missing kernel
+# feature into a failure instead of a skip.
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+unpriv=${HUTCH_TEST_USER:-nobody}
+
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		build-essential autoconf automake pkg-config libseccomp-dev libcap-ng-dev \
+		libjson-c-dev libcunit1-dev nettle-dev bubblewrap util-linux binutils \
+		python3 procps >/dev/null
+fi
+
+cd "$top"
+autoreconf -fi >/dev/null 2>&1
+prefix=$(mktemp -d /tmp/hutch-ci.XXXXXX)
+build=$(mktemp -d /tmp/hutch-build.XXXXXX)
+chmod 755 "$prefix"
+trap 'rm -rf "$build" "$prefix"' EXIT
+
+cd "$build"
+werror=
+[ "${HUTCH_WERROR:-0}" = 1 ] && werror=--enable-werror
+"$top/configure" --prefix="$prefix" $werror >/dev/null
+make -j"$jobs" >/dev/null
+
+passed=0
+failed=0
+
+# 1. Everything, as root, from the build tree.
+set +e
+make -j"$jobs" check
+set -e
+for trs in $(find . -name '*.trs'); do
+	p=$(grep -c '^:test-result: PASS' "$trs" || true)
+	s=$(grep -c '^:test-result: SKIP' "$trs" || true)
+	f=$(grep -c -E '^:test-result: (FAIL|ERROR|XPASS)' "$trs" || true)
+	passed=$((passed + p + s))
+	failed=$((failed + f))
+done
+[ -f test-suite.log ] && grep -E '^(FAIL|ERROR)' test-suite.log || true
+
+# 2. The integration tests again, unprivileged, against installed binaries.
+make install >/dev/null
+mkdir -p "$prefix/tests/integ" "$prefix/tests/progs"
+cp "$top"/tests/integ/*.sh "$prefix/tests/integ/"
+for p in tests/progs/*; do
+	[ -f "$p" ] && [ -x "$p" ] && cp "$p" "$prefix/tests/progs/"
+done
+chmod -R a+rX "$prefix"
+for t in "$prefix"/tests/integ/*.sh; do
+	case $t in */lib.sh) continue ;; esac
+	out=$(su "$unpriv" -s /bin/sh -c "cd / && env -i PATH=/usr/bin:/bin \
+		HUTCH='$prefix/bin/hutch' HUTCH_EXEC='$prefix/libexec/hutch/hutch-exec' \
+		HUTCH_PROGS='$prefix/tests/progs' HUTCH_MUST_WORK='${HUTCH_MUST_WORK:-0}' \
+		HUTCH_INSTALLED=1 sh '$t'" 2>&1) || true
+	p=$(printf '%s\n' "$out" | grep -c '^ok ' || true)
+	f=$(printf '%s\n' "$out" | grep -c '^not ok ' || true)
+	printf '%s\n' "$out" | sed "s|^|[$unpriv $(basename "$t")] |" | grep -E 'not ok|SKIP|^\[.*\] #' || true
+	echo "[$unpriv] $(basename "$t"): $p passed, $f failed"
+	if [ "$p" = 0 ] && [ "$f" = 0 ]; then
+		f=1 # a script that ran nothing proves nothing
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+done
+
+# 3. The release tarball builds and passes its own checks.
+if [ "${HUTCH_DISTCHECK:-1}" = 1 ]; then
+	if make -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS="$werror" >distcheck.log 2>&1; then
+		passed=$((passed + 1))
+		echo "distcheck: passed"
+	else
+		failed=$((failed + 1))
+		echo "distcheck: FAILED"
+		tail -40 distcheck.log
+	fi
+fi
+
+echo "hutch: $passed passed, $failed failed"
+[ "$failed" = 0 ]
