@@ -31,6 +31,10 @@ static void classify(const struct plan *plan, struct outcome *o)
 	int st = o->exit_status_raw;
 
 	(void)plan;
+	/* Killing pid 1 ourselves (timeout, overflow, cancel) makes the outer
+	 * helper report it as died: that record says nothing new. */
+	if (o->have_record && o->record.code == HUTCH_HELPER_CRASHED && o->err != HUTCH_ERR_NONE)
+		o->have_record = false;
 	if (o->have_record) {
 		switch ((enum hutch_status_code)o->record.code) {
 		case HUTCH_EXEC_FAILED:
@@ -95,7 +99,7 @@ int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct out
 		ret->err = HUTCH_ERR_HELPER_NOT_FOUND;
 		return -ENOENT;
 	}
-	r = filter_compile(plan->seccomp, plan->seccomp_names, plan->n_seccomp_names,
+	r = filter_compile_cached(plan->seccomp, plan->seccomp_names, plan->n_seccomp_names,
 			   plan->allow_ptrace, &filter, &filter_len, &bad);
 	if (r < 0) {
 		ret->err = r == -ENOENT ? HUTCH_ERR_POLICY_INVALID : HUTCH_ERR_INTERNAL;

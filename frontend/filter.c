@@ -12,7 +12,9 @@
 #include <linux/sched.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <nettle/sha2.h>
 #include <seccomp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -20,6 +22,7 @@
 #include <sys/personality.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "cleanup.h"
 #include "fd-util.h"
 #include "filter.h"
@@ -258,4 +261,47 @@ int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
 			return r;
 	}
 	return export_bpf(ctx, mode == SECCOMP_DENY_LIST, ret_bpf, ret_len);
+}
+
+/* The cache key names everything the program depends on. */
+static void cache_name(enum seccomp_mode mode, char *const *names, size_t n_names,
+		       bool allow_ptrace, char ret[96])
+{
+	const struct scmp_version *v = seccomp_version();
+	struct sha256_ctx ctx;
+	uint8_t d[SHA256_DIGEST_SIZE];
+	char head[128];
+
+	snprintf(head, sizeof(head), "hutch-filter-1 %s libseccomp %u.%u.%u mode %d ptrace %d\n",
+		 HUTCH_VERSION, v->major, v->minor, v->micro, (int)mode, (int)allow_ptrace);
+	sha256_init(&ctx);
+	sha256_update(&ctx, strlen(head), (const uint8_t *)head);
+	for (size_t i = 0; i < n_names; i++) {
+		sha256_update(&ctx, strlen(names[i]), (const uint8_t *)names[i]);
+		sha256_update(&ctx, 1, (const uint8_t *)"\n");
+	}
+	sha256_digest(&ctx, sizeof(d), d);
+	memcpy(ret, "filter-", 7);
+	for (size_t i = 0; i < sizeof(d); i++)
+		snprintf(ret + 7 + 2 * i, 3, "%02x", d[i]);
+	memcpy(ret + 7 + 2 * sizeof(d), ".bpf", 5);
+}
+
+int filter_compile_cached(enum seccomp_mode mode, char *const *names, size_t n_names,
+			  bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len,
+			  size_t *ret_bad_index)
+{
+	char name[96];
+	int r;
+
+	cache_name(mode, names, n_names, allow_ptrace, name);
+	if (cache_read(name, 8 * 4096 + sizeof(personality_prefix), ret_bpf, ret_len) == 0) {
+		if (*ret_len > 0 && *ret_len % 8 == 0)
+			return 0;
+		free(*ret_bpf);
+	}
+	r = filter_compile(mode, names, n_names, allow_ptrace, ret_bpf, ret_len, ret_bad_index);
+	if (r == 0)
+		cache_write(name, *ret_bpf, *ret_len);
+	return r;
 }

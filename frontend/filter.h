@@ -20,6 +20,13 @@ extern const char *const filter_default_deny[];
 int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
 		   bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len, size_t *ret_bad_index);
 
+/* The same, through the per-user cache: a program compiled once for these
+ * inputs (and this hutch and libseccomp) is reused, so a run pays one
+ * small read instead of libseccomp's compilation. */
+int filter_compile_cached(enum seccomp_mode mode, char *const *names, size_t n_names,
+			  bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len,
+			  size_t *ret_bad_index);
+
 /* Whether libseccomp knows a syscall name on the native architecture. */
 bool filter_name_known(const char *name);
 

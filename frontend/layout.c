@@ -15,8 +15,6 @@
 #include "hutch-abi.h"
 #include "layout.h"
 
-#define DEV_TMPFS_BYTES (64u << 10)
-
 static const char *keep(struct layout *l, char *s)
 {
 	if (!s)
@@ -148,23 +146,27 @@ static int add_etc(struct layout *l, const struct plan *plan, uint32_t uid, uint
 }
 
 /* null, zero, full, random, urandom bound from the host (a user namespace
- * cannot mknod); no block devices, no tty, no /dev/mem. */
-static int add_dev(struct layout *l, uint64_t shm_bytes)
+ * cannot mknod); no block devices, no tty, no /dev/mem. /dev itself is a
+ * directory of the root tmpfs, read-only with it; /dev/shm is /tmp, so
+ * shared memory counts against /tmp's size and costs no tmpfs of its own. */
+static int add_dev(struct layout *l)
 {
 	static const char *const nodes[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
 					      "/dev/urandom" };
 	static const char *const links[][2] = {
 		{ "/proc/self/fd", "/dev/fd" },	      { "/proc/self/fd/0", "/dev/stdin" },
 		{ "/proc/self/fd/1", "/dev/stdout" }, { "/proc/self/fd/2", "/dev/stderr" },
+		{ "/tmp", "/dev/shm" },
 	};
-	int r = add_tmpfs(l, "/dev", 0755, DEV_TMPFS_BYTES, 0); /* sealed read-only */
+	struct spec_mount *dir = add(l, HUTCH_MOUNT_DIR, "/dev");
+	int r = dir ? 0 : -E2BIG;
 
+	if (dir)
+		dir->mode = 0755;
 	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]) && r == 0; i++)
 		r = add_bind(l, nodes[i], nodes[i], HUTCH_MF_RW | HUTCH_MF_DEV);
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]) && r == 0; i++)
 		r = add_symlink(l, links[i][0], links[i][1]);
-	if (r == 0)
-		r = add_tmpfs(l, "/dev/shm", 01777, shm_bytes, HUTCH_MF_RW);
 	return r;
 }
 
@@ -229,7 +231,7 @@ int layout_build(const struct plan *plan, bool is_root, uint8_t *filter, size_t 
 	if (r == 0 && !add(l, HUTCH_MOUNT_PROC, "/proc"))
 		r = -E2BIG;
 	if (r == 0)
-		r = add_dev(l, plan->limits.tmp_bytes);
+		r = add_dev(l);
 	if (r == 0)
 		r = add_tmpfs(l, "/tmp", 01777, plan->limits.tmp_bytes, HUTCH_MF_RW | wexec);
 	if (r == 0)

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "cgroup.h"
 #include "cleanup.h"
 #include "execute.h"
@@ -236,78 +238,27 @@ out:
 	return r;
 }
 
-/* $XDG_CACHE_HOME/hutch, ~/.cache/hutch, or /tmp/hutch-UID (ours, 0700,
- * not a link); NULL when none will do (then every run probes). */
-static char *cache_dir(void)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char *base = NULL, *dir = NULL;
-	struct stat st;
-
-	if (xdg && xdg[0] == '/')
-		base = strdup(xdg);
-	else if (home && home[0] == '/' && asprintf(&base, "%s/.cache", home) < 0)
-		base = NULL;
-	if (base && (mkdir(base, 0700) == 0 || errno == EEXIST) && access(base, W_OK) == 0 &&
-	    asprintf(&dir, "%s/hutch", base) >= 0 && (mkdir(dir, 0700) == 0 || errno == EEXIST) &&
-	    access(dir, W_OK) == 0) {
-		free(base);
-		return dir;
-	}
-	free(base);
-	free(dir);
-	dir = NULL;
-	if (asprintf(&dir, "/tmp/hutch-%u", (unsigned)geteuid()) < 0)
-		return NULL;
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		free(dir);
-		return NULL;
-	}
-	/* Someone else may have made it first: trust only our own 0700 dir. */
-	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 077)) {
-		free(dir);
-		return NULL;
-	}
-	return dir;
-}
-
-static char *cache_path(const char *digest)
-{
-	_cleanup_free_ char *dir = cache_dir();
-	char *path = NULL;
-
-	if (!dir || strncmp(digest, "sha256:", 7) != 0)
-		return NULL;
-	if (asprintf(&path, "%s/probe-%s", dir, digest + 7) < 0)
-		return NULL;
-	return path;
-}
-
 int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t cap)
 {
-	_cleanup_free_ char *path = cache_path(digest), *tmp = NULL;
-	char buf[8];
-	int fd, r;
+	char name[96];
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	int r;
 
-	if (path && (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0) {
-		ssize_t n = read(fd, buf, sizeof(buf));
+	if (strncmp(digest, "sha256:", 7) != 0)
+		return snprintf(why, cap, "canary: bad digest"), -1;
+	snprintf(name, sizeof(name), "probe-%.64s", digest + 7);
+	if (cache_read(name, 16, &buf, &len) == 0) {
+		bool ok = len == 3 && memcmp(buf, "ok\n", 3) == 0;
 
-		close(fd);
-		if (n == 3 && memcmp(buf, "ok\n", 3) == 0)
+		free(buf);
+		if (ok)
 			return 0;
 	}
 	r = run_canary(pol, why, cap);
 	if (r < 0)
-		return r;
-	if (path && asprintf(&tmp, "%s.%d", path, (int)getpid()) >= 0 &&
-	    (fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600)) >= 0) {
-		if (write(fd, "ok\n", 3) == 3 && close(fd) == 0)
-			rename(tmp, path);
-		else
-			close(fd);
-		unlink(tmp);
-	}
+		return r; /* not cached: the next run tries again */
+	cache_write(name, "ok\n", 3);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "helper.h"
@@ -136,8 +137,14 @@ int main(void)
 	if (spec_sends_workdir(&sp))
 		close(HUTCH_WORKDIR_FD);	/* pid 1's business */
 	close(HUTCH_MIRROR_FD);	/* the status pipe stays: see reaper.c */
-	if (dup2(mirror_rd, HUTCH_MIRROR_FD) < 0)
-		_exit(HUTCH_EXIT_SETUP);
+	if (dup2(mirror_rd, HUTCH_MIRROR_FD) < 0) {
+		int err = errno;
+
+		kill(child, SIGKILL);
+		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+			;
+		fail(STAGE_FORK, 6, err);
+	}
 	close(mirror_rd);
 	outer_wait(child);
 }

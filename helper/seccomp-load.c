@@ -1,12 +1,13 @@
 /* seccomp-load.c: phase 2, the last step before fork and exec. The filter
- * was compiled by the frontend with libseccomp when it resolved the policy
- * (native, x32 and 32-bit entry points) and arrives as BPF in the spec;
- * loading it is one system call, so no run pays for building it. */
+ * was compiled by the frontend with libseccomp (native, x32 and 32-bit
+ * entry points; cached per user, so usually compiled once) and arrives as
+ * BPF in the spec: loading it here is one system call. */
 #include "config.h"
 
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -22,8 +23,14 @@ void seccomp_enforce(const struct spec *sp)
 	if (!(sp->flags & HUTCH_SPEC_SECCOMP))
 		return;
 	/* TSYNC: every thread, though we have only one. */
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0)
-		fail_code(errno == EINVAL || errno == ENOSYS ? HUTCH_MECH_UNAVAILABLE
-							       : HUTCH_SETUP_FAILED,
-			  STAGE_SECCOMP, 0, errno);
+	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0) {
+		int err = errno;
+
+		/* EINVAL is both "no filter mode here" and "a bad program":
+		 * only a kernel without seccomp fails PR_GET_SECCOMP too. */
+		fail_code(err == ENOSYS || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0
+				  ? HUTCH_MECH_UNAVAILABLE
+				  : HUTCH_SETUP_FAILED,
+			  STAGE_SECCOMP, 0, err);
+	}
 }
