@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cgroup.h"
 #include "execute.h"
 #include "filter.h"
 #include "layout.h"
@@ -82,6 +83,11 @@ int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct out
 {
 	_cleanup_close_ int work_fd = -1;
 	int sock[2] = { -1, -1 };
+	struct cgroup_info ci;
+	struct cgroup_run cg = { .dir_fd = -1 };
+	bool have_cgroup = false;
+	uint64_t peak = 0;
+	char why[256];
 	struct layout l;
 	struct jail_proc jp = { .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
 				.stdout_rd = -1, .stderr_rd = -1 };
@@ -121,6 +127,19 @@ int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct out
 	io.pipe_stdin = eo->forward_stdin || plan->stdin_given;
 	io.null_stdin = !io.pipe_stdin;
 	io.workdir_sock = -1;
+	io.cgroup_fd = -1;
+	/* cgroup v2 limits where a delegated subtree lets us; the policy
+	 * decides whether their absence is fatal (probe_requirements). */
+	if (cgroup_detect(&ci, why, sizeof(why)) == 0 &&
+	    cgroup_prepare(&ci, plan->limits.memory_bytes, plan->limits.processes, 0, &cg) == 0) {
+		io.cgroup_fd = cg.dir_fd;
+		have_cgroup = true;
+	} else if (plan->require_cgroup) {
+		free(spec);
+		layout_free(&l);
+		ret->err = HUTCH_ERR_SANDBOX_UNAVAILABLE;
+		return -ENOTSUP;
+	}
 	if (plan->n_collect) {
 		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sock) < 0) {
 			r = -errno;
@@ -139,7 +158,10 @@ int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct out
 	if (r < 0) {
 		if (sock[0] >= 0)
 			close(sock[0]);
-		ret->err = HUTCH_ERR_SPAWN_ERROR;
+		if (have_cgroup)
+			cgroup_finish(&cg, &ret->oom_kills, &peak);
+		ret->err = have_cgroup && plan->require_cgroup ? HUTCH_ERR_SANDBOX_UNAVAILABLE
+							       : HUTCH_ERR_SPAWN_ERROR;
 		return r;
 	}
 
@@ -157,6 +179,10 @@ int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct out
 	so.frame_mode = plan->stdout_mode == STDOUT_FRAME;
 	r = supervise(&jp, &so, ret);
 	jail_proc_close(&jp);
+	if (have_cgroup) {
+		ret->cgroup_applied = true;
+		cgroup_finish(&cg, &ret->oom_kills, &peak);
+	}
 	classify(plan, ret);
 	if (sock[0] >= 0) {
 		/* The helper has exited: the jail is empty, its work dir frozen. */

@@ -278,8 +278,16 @@ struct json_object *result_for_outcome(const struct plan *plan, struct outcome *
 	json_object_object_add(u, "cpu_user_ms", json_object_new_int64((int64_t)o->cpu_user_ms));
 	json_object_object_add(u, "cpu_sys_ms", json_object_new_int64((int64_t)o->cpu_sys_ms));
 	json_object_object_add(u, "max_rss_kb", json_object_new_int64((int64_t)o->max_rss_kb));
+	if (o->cgroup_applied)
+		json_object_object_add(u, "oom_killed", json_object_new_boolean(o->oom_kills > 0));
 	json_object_object_add(d, "usage", u);
-	json_object_object_add(d, "jail", jjail(jr, plan));
+	{
+		struct jail_report j = jr ? *jr : (struct jail_report){ 0 };
+
+		if (o->cgroup_applied)
+			j.cgroup = "applied";
+		json_object_object_add(d, "jail", jjail(&j, plan));
+	}
 	return d;
 }
 

@@ -1,10 +1,13 @@
-/* spawn.c: fork and exec hutch-exec. Everything the child needs (argv,
+/* spawn.c: clone and exec hutch-exec. Everything the child needs (argv,
  * envp, the fd map) is built before fork; between fork and execve the child
  * makes only async-signal-safe calls. Frontend only. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <stdint.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -72,6 +75,39 @@ fail:
 	_exit(HUTCH_EXIT_SETUP);
 }
 
+/* clone3 hands us a pidfd with the child, and can start it inside the
+ * jail's cgroup, so nothing of the jail ever runs outside it. Without
+ * clone3 (old kernels, or a seccomp profile that answers ENOSYS), fork and
+ * pidfd_open; a cgroup then cannot be joined race-free, so it is refused. */
+static pid_t clone_helper(int cgroup_fd, int *ret_pidfd)
+{
+	struct clone_args args = {
+		.flags = CLONE_PIDFD | (cgroup_fd >= 0 ? CLONE_INTO_CGROUP : 0),
+		.pidfd = (uint64_t)(uintptr_t)ret_pidfd,
+		.exit_signal = SIGCHLD,
+		.cgroup = cgroup_fd >= 0 ? (uint64_t)cgroup_fd : 0,
+	};
+	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+
+	if (pid >= 0)
+		return pid;
+	if (errno != ENOSYS || cgroup_fd >= 0)
+		return -errno;
+	pid = fork();
+	if (pid <= 0)
+		return pid < 0 ? -errno : 0;
+	*ret_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (*ret_pidfd < 0) {
+		int r = -errno;
+
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return r;
+	}
+	return pid;
+}
+
 int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
 		 const struct spawn_stdio *io, struct jail_proc *ret)
 {
@@ -99,28 +135,19 @@ int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
 	fds[HUTCH_MIRROR_FD] = -1;
 	fds[HUTCH_WORKDIR_FD] = io->workdir_sock;
 
-	pid = fork();
+	pid = clone_helper(io->cgroup_fd, &ret->pidfd);
 	if (pid < 0) {
-		r = -errno;
+		r = pid;
 		goto out;
 	}
 	if (pid == 0)
 		child_exec(helper_path, parent, fds, status_p[1]);
 
 	ret->pid = pid;
-	ret->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	ret->status_rd = TAKE_FD(status_p[0]);
 	ret->stdin_wr = io->pipe_stdin ? TAKE_FD(in_p[1]) : -1;
 	ret->stdout_rd = TAKE_FD(out_p[0]);
 	ret->stderr_rd = TAKE_FD(err_p[0]);
-	if (ret->pidfd < 0) {
-		r = -errno;
-		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		jail_proc_close(ret);
-		goto out;
-	}
 	close_if(&spec_p[0]);
 	/* One write for the usual small spec; a dead helper is EPIPE (we
 	 * ignore SIGPIPE) and is then told by its status record. */

@@ -21,6 +21,7 @@ struct spawn_stdio {
 	bool pipe_stdin;	/* else the target inherits our fd 0 */
 	bool null_stdin;	/* /dev/null instead of either */
 	int workdir_sock;	/* passed as HUTCH_WORKDIR_FD, or -1 */
+	int cgroup_fd;		/* start the helper in this cgroup, or -1 */
 };
 
 /* Fork and exec helper_path with the spec on fd 3 and the status pipe on

@@ -47,6 +47,8 @@ struct outcome {
 	struct capture out, errc;
 	uint64_t wall_ms, cpu_user_ms, cpu_sys_ms, max_rss_kb;
 	int exit_status_raw;		/* the helper's wait status */
+	bool cgroup_applied;		/* memory.max/pids.max were in force */
+	uint64_t oom_kills;		/* memory.events oom_kill of the jail's cgroup */
 };
 
 /* Run the loop until the jail is gone and its output drained. Always
