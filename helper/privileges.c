@@ -48,15 +48,17 @@ void apply_rlimits(const struct spec *sp)
 	for (int i = 0; i < HUTCH_RLIM_COUNT; i++) {
 		struct rlimit cur, want;
 
-		if (getrlimit(resource[i], &cur) < 0)
-			fail(STAGE_RLIMIT, (uint32_t)i, errno);
 		want.rlim_max = sp->rlimit[i] == HUTCH_RLIM_INFINITY ? RLIM_INFINITY
 								      : (rlim_t)sp->rlimit[i];
-		/* Never above what we hold: raising a hard limit needs privilege
-		 * we must not use, and lower is what was asked for anyway. */
-		if (want.rlim_max > cur.rlim_max)
-			want.rlim_max = cur.rlim_max;
 		want.rlim_cur = want.rlim_max;
+		if (setrlimit(resource[i], &want) == 0)
+			continue;
+		/* Above the hard limit we hold: raising it needs privilege we
+		 * must not use, and the lower one is stricter anyway. */
+		if (errno != EPERM || getrlimit(resource[i], &cur) < 0 ||
+		    want.rlim_max <= cur.rlim_max)
+			fail(STAGE_RLIMIT, (uint32_t)i, errno);
+		want.rlim_cur = want.rlim_max = cur.rlim_max;
 		if (setrlimit(resource[i], &want) < 0)
 			fail(STAGE_RLIMIT, (uint32_t)i, errno);
 	}
@@ -95,9 +97,10 @@ void drop_privileges(const struct spec *sp)
 	if (data[0].effective | data[0].permitted | data[0].inheritable | data[1].effective |
 	    data[1].permitted | data[1].inheritable)
 		fail(STAGE_DROP_CAPS, 103, EPERM);
-	for (int c = 0; c <= last_cap; c++)
-		if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 1)
-			fail(STAGE_DROP_CAPS, 104, EPERM);
+	/* Every drop above was checked; one read-back catches a kernel with
+	 * more capabilities than cap_last_cap told us about. */
+	if (prctl(PR_CAPBSET_READ, last_cap + 1, 0, 0, 0) == 1)
+		fail(STAGE_DROP_CAPS, 104, EPERM);
 }
 
 void set_no_new_privs(void)
