@@ -52,6 +52,9 @@ static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[
 	/* If we die, the helper dies, and with it pid 1 and the whole jail. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
 		_exit(HUTCH_EXIT_SETUP);
+	/* Out of the terminal's process group: a ^C reaches us alone, and we
+	 * forward it once (the jail has no terminal of its own). */
+	setpgid(0, 0);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	for (int s = 1; s < NSIG; s++)
