@@ -126,6 +126,10 @@ int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
 		r = -errno;
 		goto out;
 	}
+	/* Larger pipes for the target's output: fewer wake-ups for bulk
+	 * output (the limit, fs.pipe-max-size, may refuse: then as it is). */
+	fcntl(out_p[0], F_SETPIPE_SZ, 1 << 20);
+	fcntl(err_p[0], F_SETPIPE_SZ, 256 << 10);
 	if (io->null_stdin && (null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
 		r = -errno;
 		goto out;

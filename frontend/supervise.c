@@ -22,8 +22,16 @@
 #include "supervise.h"
 
 #define IO_CHUNK (64u << 10)
+#define SPLICE_CHUNK (1u << 20)
 #define DRAIN_MS 2000u
 #define FRAME_HEADER 4u
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
 
 static uint64_t now_ms(void)
 {
@@ -142,12 +150,6 @@ static void request_kill(struct loop *l, enum hutch_err why, const char *limit)
 	}
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
 
 /* Frame mode: the header is checked against the cap before anything is
  * kept past it, and a byte after the frame is an overflow. */
@@ -166,10 +168,40 @@ static void frame_check(struct loop *l)
 		request_kill(l, HUTCH_ERR_OUTPUT_OVERFLOW, "stdout_bytes");
 }
 
+/* Pass-through without copying: the target's pipe pages move straight to
+ * our output when it can take them (a pipe, a file, a socket). Returns the
+ * bytes moved, 0 at EOF, -1 when splice is not possible here. */
+static ssize_t splice_out(struct capture *c, int fd)
+{
+	uint64_t room = c->limit == 0 ? UINT64_MAX : c->bytes >= c->limit ? 0 : c->limit - c->bytes;
+	ssize_t n;
+
+	if (c->no_splice || room == 0)
+		return -1; /* at the cap: read() sees what crosses it */
+	n = splice(fd, NULL, c->echo_fd, NULL, room < SPLICE_CHUNK ? (size_t)room : SPLICE_CHUNK,
+		   SPLICE_F_MOVE);
+	if (n < 0 && errno != EINTR && errno != EAGAIN)
+		c->no_splice = true; /* a terminal, an O_APPEND file: copy instead */
+	return n;
+}
+
 static void read_output(struct loop *l, int *fd, struct capture *c, const char *limit_name)
 {
 	uint8_t buf[IO_CHUNK];
-	ssize_t n = read(*fd, buf, sizeof(buf));
+	ssize_t n;
+
+	if (c->echo_fd >= 0 && (n = splice_out(c, *fd)) >= 0) {
+		if (n == 0) {
+			close_fd(fd);
+			c->open = false;
+			return;
+		}
+		c->bytes += (uint64_t)n;
+		if (l->o->idle_ms)
+			l->idle_deadline = now_ms() + l->o->idle_ms;
+		return;
+	}
+	n = read(*fd, buf, sizeof(buf));
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;

@@ -21,6 +21,7 @@ struct capture {
 	bool truncated;
 	int echo_fd;		/* pass-through: write as it comes; -1 to keep */
 	bool open;
+	bool no_splice;		/* echo_fd cannot take spliced pages */
 };
 
 struct supervise_opts {
