@@ -149,7 +149,9 @@ check "/tmp is a tmpfs" test "$(opts /tmp | cut -d' ' -f2)" = tmpfs
 check "/work is a tmpfs" test "$(opts /work | cut -d' ' -f2)" = tmpfs
 check "/proc is a proc filesystem" test "$(opts /proc | cut -d' ' -f2)" = proc
 check "/proc is nosuid, nodev, noexec" has_flags /proc nosuid nodev noexec
-check "/dev is read-only" has_flags /dev ro nosuid nodev noexec
+# /dev: a read-only tmpfs of its own, or a directory of the read-only root.
+dev_ro() { [ -z "$(opts /dev | cut -d' ' -f1)" ] || has_flags /dev ro nosuid nodev noexec; }
+check "/dev is not a writable mount" dev_ro
 check "every mount is nosuid" test "$(awk '$6 !~ /(^|,)nosuid(,|$)/' "$tmp/mountinfo" | wc -l)" = 0
 check "nothing but /usr is mounted executable" \
 	test "$(awk '$6 !~ /(^|,)noexec(,|$)/ { print $5 }' "$tmp/mountinfo" | grep -v '^/usr$' | wc -l)" = 0
