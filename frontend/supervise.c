@@ -119,25 +119,25 @@ void outcome_free(struct outcome *o)
 	o->out.buf = o->errc.buf = NULL;
 }
 
-struct loop {
+struct jail_watch {
 	struct jail_proc *jp;
-	const struct supervise_opts *o;
+	struct supervise_opts o;
 	struct outcome *res;
-	int sig_fd;
 	uint64_t start, deadline, idle_deadline, kill_at;
-	bool exited, killing;
+	bool exited, killing, finished;
 	uint8_t status_buf[sizeof(struct hutch_status)];
 	size_t status_len;
 	bool status_open;
-	uint8_t in_buf[IO_CHUNK];
 	size_t in_len, in_off;
 	size_t stdin_data_off;
 	bool stdin_src_open;
 	uint64_t frame_len;	/* declared, once the header is in */
 	bool frame_known;
+	int idx_pid, idx_status, idx_out, idx_err, idx_in, idx_src;
+	uint8_t in_buf[IO_CHUNK];
 };
 
-static void request_kill(struct loop *l, enum hutch_err why, const char *limit)
+static void request_kill(struct jail_watch *l, enum hutch_err why, const char *limit)
 {
 	if (l->res->err == HUTCH_ERR_NONE) {
 		l->res->err = why;
@@ -146,14 +146,14 @@ static void request_kill(struct loop *l, enum hutch_err why, const char *limit)
 	if (!l->killing) {
 		l->killing = true;
 		send_signal(l->jp, HUTCH_SIG_KILL_JAIL);
-		l->kill_at = now_ms() + l->o->kill_grace_ms;
+		l->kill_at = now_ms() + l->o.kill_grace_ms;
 	}
 }
 
 
 /* Frame mode: the header is checked against the cap before anything is
  * kept past it, and a byte after the frame is an overflow. */
-static void frame_check(struct loop *l)
+static void frame_check(struct jail_watch *l)
 {
 	struct capture *c = &l->res->out;
 
@@ -161,7 +161,7 @@ static void frame_check(struct loop *l)
 		l->frame_len = (uint64_t)c->buf[0] << 24 | (uint64_t)c->buf[1] << 16 |
 			       (uint64_t)c->buf[2] << 8 | c->buf[3];
 		l->frame_known = true;
-		if (l->frame_len > l->o->stdout_bytes)
+		if (l->frame_len > l->o.stdout_bytes)
 			request_kill(l, HUTCH_ERR_FRAME_OVERSIZED, "stdout_bytes");
 	}
 	if (l->frame_known && c->bytes > FRAME_HEADER + l->frame_len)
@@ -185,7 +185,7 @@ static ssize_t splice_out(struct capture *c, int fd)
 	return n;
 }
 
-static void read_output(struct loop *l, int *fd, struct capture *c, const char *limit_name)
+static void read_output(struct jail_watch *l, int *fd, struct capture *c, const char *limit_name)
 {
 	uint8_t buf[IO_CHUNK];
 	ssize_t n;
@@ -197,8 +197,8 @@ static void read_output(struct loop *l, int *fd, struct capture *c, const char *
 			return;
 		}
 		c->bytes += (uint64_t)n;
-		if (l->o->idle_ms)
-			l->idle_deadline = now_ms() + l->o->idle_ms;
+		if (l->o.idle_ms)
+			l->idle_deadline = now_ms() + l->o.idle_ms;
 		return;
 	}
 	n = read(*fd, buf, sizeof(buf));
@@ -210,15 +210,15 @@ static void read_output(struct loop *l, int *fd, struct capture *c, const char *
 		c->open = false;
 		return;
 	}
-	if (l->o->idle_ms)
-		l->idle_deadline = now_ms() + l->o->idle_ms;
-	if (capture_take(c, buf, (size_t)n, false) && !l->o->truncate_on_overflow)
+	if (l->o.idle_ms)
+		l->idle_deadline = now_ms() + l->o.idle_ms;
+	if (capture_take(c, buf, (size_t)n, false) && !l->o.truncate_on_overflow)
 		request_kill(l, HUTCH_ERR_OUTPUT_OVERFLOW, limit_name);
-	if (l->o->frame_mode && c == &l->res->out)
+	if (l->o.frame_mode && c == &l->res->out)
 		frame_check(l);
 }
 
-static void read_status(struct loop *l)
+static void read_status(struct jail_watch *l)
 {
 	ssize_t n = read(l->jp->status_rd, l->status_buf + l->status_len,
 			 sizeof(l->status_buf) - l->status_len);
@@ -234,9 +234,9 @@ static void read_status(struct loop *l)
 	l->status_open = false;
 }
 
-static void pump_stdin(struct loop *l, short src_rev, short dst_rev)
+static void pump_stdin(struct jail_watch *l, short src_rev, short dst_rev)
 {
-	const struct supervise_opts *o = l->o;
+	const struct supervise_opts *o = &l->o;
 
 	if (l->in_off == l->in_len && l->stdin_src_open && (src_rev & (POLLIN | POLLHUP | POLLERR))) {
 		ssize_t n = read(o->stdin_src_fd, l->in_buf, sizeof(l->in_buf));
@@ -266,9 +266,9 @@ static void pump_stdin(struct loop *l, short src_rev, short dst_rev)
 		close_fd(&l->jp->stdin_wr);
 }
 
-static void pump_stdin_data(struct loop *l)
+static void pump_stdin_data(struct jail_watch *l)
 {
-	const struct supervise_opts *o = l->o;
+	const struct supervise_opts *o = &l->o;
 	ssize_t n = write(l->jp->stdin_wr, o->stdin_data + l->stdin_data_off,
 			  o->stdin_len - l->stdin_data_off);
 
@@ -282,25 +282,7 @@ static void pump_stdin_data(struct loop *l)
 		close_fd(&l->jp->stdin_wr);
 }
 
-static void on_signal(struct loop *l)
-{
-	struct signalfd_siginfo si;
-
-	if (read(l->sig_fd, &si, sizeof(si)) != sizeof(si))
-		return;
-	if (l->killing || l->exited)
-		return;
-	/* First signal: pass it on and give the target the grace period;
-	 * a second one, or the grace running out, kills the jail. */
-	if (l->kill_at == 0) {
-		send_signal(l->jp, (int)si.ssi_signo);
-		l->kill_at = now_ms() + l->o->kill_grace_ms;
-	} else {
-		request_kill(l, HUTCH_ERR_CANCELLED, NULL);
-	}
-}
-
-static int next_timeout(struct loop *l)
+static int next_timeout(struct jail_watch *l)
 {
 	uint64_t t = now_ms(), next = UINT64_MAX;
 
@@ -319,7 +301,7 @@ static int next_timeout(struct loop *l)
 	return next <= t ? 0 : (int)(next - t > 60000 ? 60000 : next - t);
 }
 
-static void check_deadlines(struct loop *l)
+static void check_deadlines(struct jail_watch *l)
 {
 	uint64_t t = now_ms();
 
@@ -339,7 +321,7 @@ static void check_deadlines(struct loop *l)
 		request_kill(l, HUTCH_ERR_TIMEOUT, "idle_ms");
 }
 
-static void on_exit_of_helper(struct loop *l)
+static void on_exit_of_helper(struct jail_watch *l)
 {
 	struct rusage ru;
 	int st = reap(l->jp, WNOHANG, &ru);
@@ -362,6 +344,142 @@ static void on_exit_of_helper(struct loop *l)
 	close_fd(&l->jp->stdin_wr);
 }
 
+struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts *o,
+				struct outcome *res)
+{
+	struct jail_watch *l = calloc(1, sizeof(*l));
+
+	memset(res, 0, sizeof(*res));
+	if (!l)
+		return NULL;
+	l->jp = jp;
+	l->o = *o;
+	l->res = res;
+	l->status_open = true;
+	l->stdin_src_open = o->stdin_src_fd >= 0;
+	res->out = (struct capture){ .limit = o->frame_mode ? 0 : o->stdout_bytes,
+				     .echo_fd = o->passthrough && !o->frame_mode ? 1 : -1,
+				     .open = true };
+	res->errc = (struct capture){ .limit = o->stderr_bytes,
+				      .echo_fd = o->passthrough ? 2 : -1,
+				      .open = true };
+	l->start = now_ms();
+	l->deadline = o->wall_ms ? l->start + o->wall_ms : 0;
+	l->idle_deadline = o->idle_ms ? l->start + o->idle_ms : 0;
+	if (jp->stdin_wr >= 0)
+		fcntl(jp->stdin_wr, F_SETFL, O_NONBLOCK);
+	if (jp->stdin_wr >= 0 && !o->stdin_data && o->stdin_src_fd < 0)
+		close_fd(&jp->stdin_wr);
+	return l;
+}
+
+int watch_pollfds(struct jail_watch *l, struct pollfd *p, int n)
+{
+	struct jail_proc *jp = l->jp;
+	const struct supervise_opts *o = &l->o;
+
+	l->idx_pid = l->idx_status = l->idx_out = l->idx_err = l->idx_in = l->idx_src = -1;
+	if (!l->exited)
+		l->idx_pid = n, p[n++] = (struct pollfd){ .fd = jp->pidfd, .events = POLLIN };
+	if (l->status_open)
+		l->idx_status = n, p[n++] = (struct pollfd){ .fd = jp->status_rd, .events = POLLIN };
+	if (jp->stdout_rd >= 0)
+		l->idx_out = n, p[n++] = (struct pollfd){ .fd = jp->stdout_rd, .events = POLLIN };
+	if (jp->stderr_rd >= 0)
+		l->idx_err = n, p[n++] = (struct pollfd){ .fd = jp->stderr_rd, .events = POLLIN };
+	if (jp->stdin_wr >= 0 && (o->stdin_data || l->in_off < l->in_len))
+		l->idx_in = n, p[n++] = (struct pollfd){ .fd = jp->stdin_wr, .events = POLLOUT };
+	if (jp->stdin_wr >= 0 && l->stdin_src_open && l->in_off == l->in_len)
+		l->idx_src = n, p[n++] = (struct pollfd){ .fd = o->stdin_src_fd, .events = POLLIN };
+	return n;
+}
+
+void watch_dispatch(struct jail_watch *l, const struct pollfd *p)
+{
+	struct jail_proc *jp = l->jp;
+	const struct supervise_opts *o = &l->o;
+
+	if (l->idx_out >= 0 && p[l->idx_out].revents)
+		read_output(l, &jp->stdout_rd, &l->res->out, "stdout_bytes");
+	if (l->idx_err >= 0 && p[l->idx_err].revents)
+		read_output(l, &jp->stderr_rd, &l->res->errc, "stderr_bytes");
+	if (l->idx_status >= 0 && p[l->idx_status].revents)
+		read_status(l);
+	if (o->stdin_data && l->idx_in >= 0 && p[l->idx_in].revents)
+		pump_stdin_data(l);
+	else if (jp->stdin_wr >= 0 && o->stdin_src_fd >= 0)
+		pump_stdin(l, l->idx_src >= 0 ? p[l->idx_src].revents : 0,
+			   l->idx_in >= 0 ? p[l->idx_in].revents : 0);
+	if (l->idx_pid >= 0 && p[l->idx_pid].revents)
+		on_exit_of_helper(l);
+	check_deadlines(l);
+}
+
+int watch_timeout_ms(struct jail_watch *l)
+{
+	check_deadlines(l);
+	return next_timeout(l);
+}
+
+bool watch_done(struct jail_watch *l)
+{
+	struct jail_proc *jp = l->jp;
+
+	if (!l->exited)
+		return false;
+	if (!l->status_open && jp->stdout_rd < 0 && jp->stderr_rd < 0)
+		return true;
+	if (now_ms() >= l->deadline) {
+		if (l->res->err == HUTCH_ERR_NONE)
+			l->res->err = HUTCH_ERR_DRAIN_TIMEOUT;
+		return true;
+	}
+	return false;
+}
+
+void watch_kill(struct jail_watch *l, enum hutch_err why)
+{
+	if (!l->exited)
+		request_kill(l, why, NULL);
+}
+
+void watch_forward_signal(struct jail_watch *l, int sig)
+{
+	if (l->killing || l->exited)
+		return;
+	/* First signal: pass it on and give the target the grace period;
+	 * a second one, or the grace running out, kills the jail. */
+	if (l->kill_at == 0) {
+		send_signal(l->jp, sig);
+		l->kill_at = now_ms() + l->o.kill_grace_ms;
+	} else {
+		request_kill(l, HUTCH_ERR_CANCELLED, NULL);
+	}
+}
+
+void watch_finish(struct jail_watch *l)
+{
+	struct outcome *ret = l->res;
+
+	/* Whatever ended the watch, nothing of the jail survives it. */
+	if (!l->exited) {
+		struct rusage ru;
+		int st = jail_kill_and_reap(l->jp, l->o.kill_grace_ms, &ru);
+
+		ret->exit_status_raw = st < 0 ? 0 : st;
+		ret->wall_ms = now_ms() - l->start;
+	}
+	if (l->status_len == sizeof(struct hutch_status)) {
+		memcpy(&ret->record, l->status_buf, sizeof(ret->record));
+		ret->have_record = status_check(&ret->record) == 0;
+		if (!ret->have_record && ret->err == HUTCH_ERR_NONE)
+			ret->err = HUTCH_ERR_CRASH;
+	} else if (l->status_len > 0 && ret->err == HUTCH_ERR_NONE) {
+		ret->err = HUTCH_ERR_CRASH; /* a record cut short */
+	}
+	free(l);
+}
+
 static int block_signals(sigset_t *ret_old)
 {
 	sigset_t set;
@@ -378,104 +496,42 @@ static int block_signals(sigset_t *ret_old)
 
 int supervise(struct jail_proc *jp, const struct supervise_opts *o, struct outcome *ret)
 {
-	static struct loop loop; /* large I/O buffer: not on the stack */
-	struct loop *l = &loop;
+	struct jail_watch *l = watch_start(jp, o, ret);
 	sigset_t old;
-	int r = 0;
+	int sig_fd, r = 0;
 
-	memset(l, 0, sizeof(*l));
-	memset(ret, 0, sizeof(*ret));
-	l->jp = jp;
-	l->o = o;
-	l->res = ret;
-	l->status_open = true;
-	l->stdin_src_open = o->stdin_src_fd >= 0;
-	ret->out = (struct capture){ .limit = o->frame_mode ? 0 : o->stdout_bytes,
-				     .echo_fd = o->passthrough && !o->frame_mode ? 1 : -1,
-				     .open = true };
-	ret->errc = (struct capture){ .limit = o->stderr_bytes,
-				      .echo_fd = o->passthrough ? 2 : -1,
-				      .open = true };
-	l->start = now_ms();
-	l->deadline = o->wall_ms ? l->start + o->wall_ms : 0;
-	l->idle_deadline = o->idle_ms ? l->start + o->idle_ms : 0;
-	l->sig_fd = block_signals(&old);
-	if (l->sig_fd < 0)
-		r = l->sig_fd;
-	if (jp->stdin_wr >= 0)
-		fcntl(jp->stdin_wr, F_SETFL, O_NONBLOCK);
-	if (jp->stdin_wr >= 0 && !o->stdin_data && o->stdin_src_fd < 0)
-		close_fd(&jp->stdin_wr);
+	if (!l) {
+		struct rusage ru;
 
-	while (r == 0) {
+		ret->exit_status_raw = jail_kill_and_reap(jp, o->kill_grace_ms, &ru);
+		ret->err = HUTCH_ERR_INTERNAL;
+		return -ENOMEM;
+	}
+	sig_fd = block_signals(&old);
+	if (sig_fd < 0)
+		r = sig_fd;
+	while (r == 0 && !watch_done(l)) {
 		struct pollfd p[8];
-		int n = 0, ip = -1, ist = -1, iout = -1, ierr = -1, iin = -1, isrc = -1, isig = -1;
+		int n = watch_pollfds(l, p, 0), isig = n;
+		int k;
 
-		if (!l->exited)
-			ip = n, p[n++] = (struct pollfd){ .fd = jp->pidfd, .events = POLLIN };
-		if (l->status_open)
-			ist = n, p[n++] = (struct pollfd){ .fd = jp->status_rd, .events = POLLIN };
-		if (jp->stdout_rd >= 0)
-			iout = n, p[n++] = (struct pollfd){ .fd = jp->stdout_rd, .events = POLLIN };
-		if (jp->stderr_rd >= 0)
-			ierr = n, p[n++] = (struct pollfd){ .fd = jp->stderr_rd, .events = POLLIN };
-		if (jp->stdin_wr >= 0 && (o->stdin_data || l->in_off < l->in_len))
-			iin = n, p[n++] = (struct pollfd){ .fd = jp->stdin_wr, .events = POLLOUT };
-		if (jp->stdin_wr >= 0 && l->stdin_src_open && l->in_off == l->in_len)
-			isrc = n, p[n++] = (struct pollfd){ .fd = o->stdin_src_fd, .events = POLLIN };
-		if (!l->exited)
-			isig = n, p[n++] = (struct pollfd){ .fd = l->sig_fd, .events = POLLIN };
-
-		if (l->exited && !l->status_open && jp->stdout_rd < 0 && jp->stderr_rd < 0)
-			break;
-		if (l->exited && now_ms() >= l->deadline) {
-			if (ret->err == HUTCH_ERR_NONE)
-				ret->err = HUTCH_ERR_DRAIN_TIMEOUT;
-			break;
-		}
-		int k = poll(p, (nfds_t)n, next_timeout(l));
-
+		p[n++] = (struct pollfd){ .fd = sig_fd, .events = POLLIN };
+		k = poll(p, (nfds_t)n, watch_timeout_ms(l));
 		if (k < 0 && errno != EINTR) {
 			r = -errno;
 			break;
 		}
-		if (k > 0) {
-			if (iout >= 0 && p[iout].revents)
-				read_output(l, &jp->stdout_rd, &ret->out, "stdout_bytes");
-			if (ierr >= 0 && p[ierr].revents)
-				read_output(l, &jp->stderr_rd, &ret->errc, "stderr_bytes");
-			if (ist >= 0 && p[ist].revents)
-				read_status(l);
-			if (o->stdin_data && iin >= 0 && p[iin].revents)
-				pump_stdin_data(l);
-			else if (jp->stdin_wr >= 0 && o->stdin_src_fd >= 0)
-				pump_stdin(l, isrc >= 0 ? p[isrc].revents : 0,
-					   iin >= 0 ? p[iin].revents : 0);
-			if (isig >= 0 && p[isig].revents)
-				on_signal(l);
-			if (ip >= 0 && p[ip].revents)
-				on_exit_of_helper(l);
+		if (k > 0 && p[isig].revents) {
+			struct signalfd_siginfo si;
+
+			if (read(sig_fd, &si, sizeof(si)) == sizeof(si))
+				watch_forward_signal(l, (int)si.ssi_signo);
 		}
-		check_deadlines(l);
+		watch_dispatch(l, p);
 	}
-
-	/* Whatever ended the loop, nothing of the jail survives it. */
-	if (!l->exited) {
-		struct rusage ru;
-		int st = jail_kill_and_reap(jp, o->kill_grace_ms, &ru);
-
-		ret->exit_status_raw = st < 0 ? 0 : st;
-		ret->wall_ms = now_ms() - l->start;
-	}
-	if (l->status_len == sizeof(struct hutch_status)) {
-		memcpy(&ret->record, l->status_buf, sizeof(ret->record));
-		ret->have_record = status_check(&ret->record) == 0;
-		if (!ret->have_record && ret->err == HUTCH_ERR_NONE)
-			ret->err = HUTCH_ERR_CRASH;
-	} else if (l->status_len > 0 && ret->err == HUTCH_ERR_NONE) {
-		ret->err = HUTCH_ERR_CRASH; /* a record cut short */
-	}
-	close_fd(&l->sig_fd);
+	watch_finish(l);
+	if (sig_fd >= 0)
+		close(sig_fd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return r;
 }

@@ -52,6 +52,23 @@ struct outcome {
 	uint64_t oom_kills;		/* memory.events oom_kill of the jail's cgroup */
 };
 
+/* The watch of one run, for callers with their own event loop (serve):
+ * start, then each turn add its fds to a poll set, poll with its timeout,
+ * dispatch, until done; finish kills what is left and completes the
+ * outcome, and frees the watch. */
+struct jail_watch;
+struct pollfd;
+struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts *o,
+				struct outcome *res);
+int watch_pollfds(struct jail_watch *w, struct pollfd *p, int n);	/* fills from p[n], returns new n */
+void watch_dispatch(struct jail_watch *w, const struct pollfd *p);
+int watch_timeout_ms(struct jail_watch *w);				/* -1: none */
+bool watch_done(struct jail_watch *w);
+void watch_kill(struct jail_watch *w, enum hutch_err why);
+void watch_forward_signal(struct jail_watch *w, int sig);
+void watch_finish(struct jail_watch *w);
+#define WATCH_MAX_FDS 6
+
 /* Run the loop until the jail is gone and its output drained. Always
  * leaves the jail dead, whatever happens. Fills *ret (free with
  * outcome_free). Returns 0, or -errno for a failure of our own (the jail
