@@ -78,50 +78,65 @@ static void classify(const struct plan *plan, struct outcome *o)
 	}
 }
 
-int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct outcome *ret,
-		 struct collected *ret_files)
+struct exec_run {
+	const struct plan *plan;
+	struct jail_proc jp;
+	struct jail_watch *watch;
+	struct supervise_opts so;
+	struct outcome *res;
+	int collect_sock;
+	struct cgroup_run cg;
+	bool have_cgroup;
+};
+
+/* Everything up to a running jail. On failure *res says why (a refused
+ * jail is not a failure here: the helper runs and reports it). */
+int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outcome *res,
+	       struct exec_run **ret)
 {
-	_cleanup_close_ int work_fd = -1;
 	int sock[2] = { -1, -1 };
 	struct cgroup_info ci;
-	struct cgroup_run cg = { .dir_fd = -1 };
-	bool have_cgroup = false;
-	uint64_t peak = 0;
 	char why[256];
 	struct layout l;
-	struct jail_proc jp = { .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
-				.stdout_rd = -1, .stderr_rd = -1 };
 	struct spawn_stdio io = { 0 };
-	struct supervise_opts so = { 0 };
 	const char *helper = execute_helper_path();
 	uint8_t *filter = NULL, *spec = NULL;
 	size_t filter_len = 0, spec_len = 0, bad = 0;
+	struct exec_run *x;
 	int r;
 
-	memset(ret, 0, sizeof(*ret));
-	memset(ret_files, 0, sizeof(*ret_files));
-	ret->status = OUTCOME_FAILED;
+	memset(res, 0, sizeof(*res));
+	res->status = OUTCOME_FAILED;
 	if (access(helper, X_OK) < 0) {
-		ret->err = HUTCH_ERR_HELPER_NOT_FOUND;
+		res->err = HUTCH_ERR_HELPER_NOT_FOUND;
 		return -ENOENT;
 	}
+	x = calloc(1, sizeof(*x));
+	if (!x) {
+		res->err = HUTCH_ERR_INTERNAL;
+		return -ENOMEM;
+	}
+	*x = (struct exec_run){ .plan = plan, .res = res, .collect_sock = -1,
+				.cg = { .dir_fd = -1 },
+				.jp = { .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
+					.stdout_rd = -1, .stderr_rd = -1 } };
 	r = filter_compile_cached(plan->seccomp, plan->seccomp_names, plan->n_seccomp_names,
-			   plan->allow_ptrace, &filter, &filter_len, &bad);
+				  plan->allow_ptrace, &filter, &filter_len, &bad);
 	if (r < 0) {
-		ret->err = r == -ENOENT ? HUTCH_ERR_POLICY_INVALID : HUTCH_ERR_INTERNAL;
-		return r;
+		res->err = r == -ENOENT ? HUTCH_ERR_POLICY_INVALID : HUTCH_ERR_INTERNAL;
+		goto fail;
 	}
 	r = layout_build(plan, geteuid() == 0, filter, filter_len, &l);
 	if (r < 0) {
 		free(filter);
-		ret->err = HUTCH_ERR_INTERNAL;
-		return r;
+		res->err = HUTCH_ERR_INTERNAL;
+		goto fail;
 	}
 	r = spec_encode(&l.sp, &spec, &spec_len);
+	layout_free(&l);
 	if (r < 0) {
-		layout_free(&l);
-		ret->err = r == -E2BIG ? HUTCH_ERR_INVALID_REQUEST : HUTCH_ERR_INTERNAL;
-		return r;
+		res->err = r == -E2BIG ? HUTCH_ERR_INVALID_REQUEST : HUTCH_ERR_INTERNAL;
+		goto fail;
 	}
 
 	io.pipe_stdin = eo->forward_stdin || plan->stdin_given;
@@ -131,67 +146,108 @@ int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct out
 	/* cgroup v2 limits where a delegated subtree lets us; the policy
 	 * decides whether their absence is fatal (probe_requirements). */
 	if (cgroup_detect(&ci, why, sizeof(why)) == 0 &&
-	    cgroup_prepare(&ci, plan->limits.memory_bytes, plan->limits.processes, 0, &cg) == 0) {
-		io.cgroup_fd = cg.dir_fd;
-		have_cgroup = true;
+	    cgroup_prepare(&ci, plan->limits.memory_bytes, plan->limits.processes, 0, &x->cg) == 0) {
+		io.cgroup_fd = x->cg.dir_fd;
+		x->have_cgroup = true;
 	} else if (plan->require_cgroup) {
-		free(spec);
-		layout_free(&l);
-		ret->err = HUTCH_ERR_SANDBOX_UNAVAILABLE;
-		return -ENOTSUP;
+		res->err = HUTCH_ERR_SANDBOX_UNAVAILABLE;
+		r = -ENOTSUP;
+		goto fail;
 	}
 	if (plan->n_collect) {
 		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sock) < 0) {
 			r = -errno;
-			free(spec);
-			layout_free(&l);
-			ret->err = HUTCH_ERR_INTERNAL;
-			return r;
+			res->err = HUTCH_ERR_INTERNAL;
+			goto fail;
 		}
 		io.workdir_sock = sock[1];
+		x->collect_sock = sock[0];
 	}
-	r = spawn_helper(helper, spec, spec_len, &io, &jp);
-	free(spec);
-	layout_free(&l);
+	r = spawn_helper(helper, spec, spec_len, &io, &x->jp);
 	if (sock[1] >= 0)
 		close(sock[1]);
 	if (r < 0) {
-		if (sock[0] >= 0)
-			close(sock[0]);
-		if (have_cgroup)
-			cgroup_finish(&cg, &ret->oom_kills, &peak);
-		ret->err = have_cgroup && plan->require_cgroup ? HUTCH_ERR_SANDBOX_UNAVAILABLE
-							       : HUTCH_ERR_SPAWN_ERROR;
-		return r;
+		res->err = HUTCH_ERR_SPAWN_ERROR;
+		goto fail;
 	}
+	free(spec);
 
-	so.wall_ms = plan->limits.wall_ms;
-	so.idle_ms = plan->limits.idle_ms;
-	so.kill_grace_ms = eo->kill_grace_ms ? eo->kill_grace_ms : 2000;
-	so.stdout_bytes = plan->limits.stdout_bytes;
-	so.stderr_bytes = plan->limits.stderr_bytes;
-	so.passthrough = eo->passthrough;
-	so.stdin_src_fd = eo->forward_stdin && !plan->stdin_given ? 0 : -1;
-	so.stdin_data = plan->stdin_given ? (plan->stdin_data ? plan->stdin_data : (const uint8_t *)"")
-					  : NULL;
-	so.stdin_len = plan->stdin_given ? plan->stdin_len : 0;
-	so.truncate_on_overflow = plan->overflow_truncate;
-	so.frame_mode = plan->stdout_mode == STDOUT_FRAME;
-	r = supervise(&jp, &so, ret);
-	jail_proc_close(&jp);
-	if (have_cgroup) {
-		ret->cgroup_applied = true;
-		cgroup_finish(&cg, &ret->oom_kills, &peak);
+	x->so.wall_ms = plan->limits.wall_ms;
+	x->so.idle_ms = plan->limits.idle_ms;
+	x->so.kill_grace_ms = eo->kill_grace_ms ? eo->kill_grace_ms : 2000;
+	x->so.stdout_bytes = plan->limits.stdout_bytes;
+	x->so.stderr_bytes = plan->limits.stderr_bytes;
+	x->so.passthrough = eo->passthrough;
+	x->so.stdin_src_fd = eo->forward_stdin && !plan->stdin_given ? 0 : -1;
+	x->so.stdin_data = plan->stdin_given
+				   ? (plan->stdin_data ? plan->stdin_data : (const uint8_t *)"")
+				   : NULL;
+	x->so.stdin_len = plan->stdin_given ? plan->stdin_len : 0;
+	x->so.truncate_on_overflow = plan->overflow_truncate;
+	x->so.frame_mode = plan->stdout_mode == STDOUT_FRAME;
+	*ret = x;
+	return 0;
+fail:
+	free(spec);
+	if (x->collect_sock >= 0)
+		close(x->collect_sock);
+	if (x->have_cgroup) {
+		uint64_t oom, peak;
+
+		cgroup_finish(&x->cg, &oom, &peak);
 	}
-	classify(plan, ret);
-	if (sock[0] >= 0) {
+	free(x);
+	return r;
+}
+
+struct jail_watch *exec_watch(struct exec_run *x)
+{
+	if (!x->watch)
+		x->watch = watch_start(&x->jp, &x->so, x->res);
+	return x->watch;
+}
+
+static int exec_supervise(struct exec_run *x)
+{
+	return supervise(&x->jp, &x->so, x->res);
+}
+
+void exec_finish(struct exec_run *x, struct collected *ret_files)
+{
+	_cleanup_close_ int work_fd = -1;
+	struct outcome *res = x->res;
+	uint64_t peak = 0;
+
+	memset(ret_files, 0, sizeof(*ret_files));
+	if (x->watch)
+		watch_finish(x->watch); /* kills and reaps what is left */
+	jail_proc_close(&x->jp);
+	if (x->have_cgroup) {
+		res->cgroup_applied = true;
+		cgroup_finish(&x->cg, &res->oom_kills, &peak);
+	}
+	classify(x->plan, res);
+	if (x->collect_sock >= 0) {
 		/* The helper has exited: the jail is empty, its work dir frozen. */
-		if (collect_receive_fd(sock[0], &work_fd) < 0)
+		if (collect_receive_fd(x->collect_sock, &work_fd) < 0)
 			work_fd = -1;
-		close(sock[0]);
-		if (collect_files(work_fd, plan->collect, plan->n_collect, plan->collect_max_bytes,
-				  ret_files) < 0 && r == 0)
-			r = -ENOMEM;
+		close(x->collect_sock);
+		collect_files(work_fd, x->plan->collect, x->plan->n_collect,
+			      x->plan->collect_max_bytes, ret_files);
 	}
-	return r < 0 ? r : 0;
+	free(x);
+}
+
+int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct outcome *ret,
+		 struct collected *ret_files)
+{
+	struct exec_run *x;
+	int r = exec_start(plan, eo, ret, &x);
+
+	memset(ret_files, 0, sizeof(*ret_files));
+	if (r < 0)
+		return r;
+	r = exec_supervise(x);
+	exec_finish(x, ret_files);
+	return r;
 }

@@ -23,6 +23,15 @@ struct exec_opts {
 int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct outcome *ret,
 		 struct collected *ret_files);
 
+/* The same in steps, for an event loop running many jails (serve):
+ * exec_start spawns (or fills *res and fails), exec_watch gives the watch
+ * to poll, exec_finish completes *res, collects, and frees the run. */
+struct exec_run;
+int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outcome *res,
+	       struct exec_run **ret);
+struct jail_watch *exec_watch(struct exec_run *x);
+void exec_finish(struct exec_run *x, struct collected *ret_files);
+
 /* Where the helper is: $HUTCH_EXEC when the build allows a test override,
  * else the configured path. */
 const char *execute_helper_path(void);
