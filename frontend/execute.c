@@ -178,13 +178,15 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	x->so.stdout_bytes = plan->limits.stdout_bytes;
 	x->so.stderr_bytes = plan->limits.stderr_bytes;
 	x->so.passthrough = eo->passthrough;
-	x->so.stdin_src_fd = eo->forward_stdin && !plan->stdin_given ? 0 : -1;
+	x->so.stdin_src_fd = eo->forward_stdin && !plan->stdin_given ? eo->stdin_fd : -1;
 	x->so.stdin_data = plan->stdin_given
 				   ? (plan->stdin_data ? plan->stdin_data : (const uint8_t *)"")
 				   : NULL;
 	x->so.stdin_len = plan->stdin_given ? plan->stdin_len : 0;
 	x->so.truncate_on_overflow = plan->overflow_truncate;
 	x->so.frame_mode = plan->stdout_mode == STDOUT_FRAME;
+	if (eo->unbounded_stdout)
+		x->so.stdout_bytes = 0;
 	*ret = x;
 	return 0;
 fail:

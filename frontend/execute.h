@@ -12,8 +12,10 @@
 
 struct exec_opts {
 	bool passthrough;	/* stream output to fds 1 and 2 */
-	bool forward_stdin;	/* forward our fd 0 (pass-through mode) */
+	bool forward_stdin;	/* forward stdin_fd to the target */
+	int stdin_fd;		/* what to forward: 0 in pass-through mode */
 	uint64_t kill_grace_ms;
+	bool unbounded_stdout;	/* keep all stdout: the caller consumes it (sessions) */
 };
 
 /* Always fills *ret (a refused jail is an outcome too; a failure of our

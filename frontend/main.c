@@ -11,15 +11,17 @@
 #include "errors.h"
 #include "probe.h"
 #include "run.h"
+#include "serve.h"
 
 static const char usage[] =
 	"Usage: hutch run [OPTIONS] [--] COMMAND [ARG...]   run one command in a jail\n"
 	"       hutch run --request FILE|-                  same, from a JSON request document\n"
+	"       hutch serve [--fd N | --socket PATH]        framed protocol for daemons\n"
 	"       hutch probe [--policy NAME] [--json]        what this kernel can enforce\n"
 	"       hutch policy list | show NAME | check FILE | digest NAME\n"
 	"       hutch --help | --version\n"
 	"\n"
-	"See hutch(1), hutch-policy(5), hutch-exec(8).\n";
+	"See hutch(1), hutch-policy(5), hutch-protocol(7), hutch-exec(8).\n";
 
 static int version(void)
 {
@@ -45,6 +47,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (strcmp(argv[1], "probe") == 0)
 		return cmd_probe(argc - 1, argv + 1);
+	if (strcmp(argv[1], "serve") == 0)
+		return cmd_serve(argc - 1, argv + 1);
 	if (strcmp(argv[1], "policy") == 0)
 		return cmd_policy(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

@@ -355,6 +355,7 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 	l->jp = jp;
 	l->o = *o;
 	l->res = res;
+	l->idx_pid = l->idx_status = l->idx_out = l->idx_err = l->idx_in = l->idx_src = -1;
 	l->status_open = true;
 	l->stdin_src_open = o->stdin_src_fd >= 0;
 	res->out = (struct capture){ .limit = o->frame_mode ? 0 : o->stdout_bytes,

@@ -1,0 +1,156 @@
+#!/usr/bin/python3
+"""hutch_client.py: a client for `hutch serve` (hutch-protocol(7)) using only
+the Python standard library.
+
+As a module:
+    with HutchClient.spawn(["hutch", "serve"]) as c:
+        result = c.run({"version": 1, "argv": ["/bin/echo", "hi"]})
+        print(result["stdout"]["text"])
+
+As a command:
+    hutch_client.py [--socket PATH] run -- /bin/echo hi
+    hutch_client.py [--socket PATH] ping
+With no --socket it starts `hutch serve --fd N` itself over a socketpair.
+"""
+
+import json
+import os
+import socket
+import struct
+import subprocess
+import sys
+
+MAX_FRAME = 256 << 20
+
+
+class ProtocolError(Exception):
+    pass
+
+
+class HutchClient:
+    def __init__(self, sock, proc=None):
+        self.sock = sock
+        self.proc = proc
+        self.next_id = 1
+        self.buf = b""
+
+    @classmethod
+    def connect(cls, path):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(path)
+        return cls(s)
+
+    @classmethod
+    def spawn(cls, argv):
+        """Start `hutch serve --fd N` (argv without --fd) with one end of a
+        socketpair inherited as fd N."""
+        ours, theirs = socket.socketpair()
+        proc = subprocess.Popen(argv + ["--fd", str(theirs.fileno())],
+                                pass_fds=(theirs.fileno(),))
+        theirs.close()
+        return cls(ours, proc)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        try:
+            self.sock.close()
+        finally:
+            if self.proc:
+                self.proc.wait(timeout=30)
+
+    # -- frames --
+
+    def send(self, obj):
+        data = json.dumps(obj).encode()
+        self.sock.sendall(struct.pack(">I", len(data)) + data)
+
+    def send_raw(self, data):
+        self.sock.sendall(data)
+
+    def _read_exact(self, n):
+        while len(self.buf) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("server closed the connection")
+            self.buf += chunk
+        out, self.buf = self.buf[:n], self.buf[n:]
+        return out
+
+    def recv(self):
+        (n,) = struct.unpack(">I", self._read_exact(4))
+        if n > MAX_FRAME:
+            raise ProtocolError("frame over the limit")
+        event = json.loads(self._read_exact(n))
+        if event.get("version") != 1:
+            raise ProtocolError("unexpected version")
+        return event
+
+    # -- requests --
+
+    def request(self, kind, body):
+        rid = self.next_id
+        self.next_id += 1
+        self.send({"version": 1, "id": rid, kind: body})
+        return rid
+
+    def wait_final(self, rid, on_live=None):
+        """Events until the final one for rid; others are kept in order."""
+        while True:
+            ev = self.recv()
+            if ev["id"] != rid and ev["id"] != 0:
+                continue
+            if "live" in ev:
+                if on_live:
+                    on_live(ev["live"])
+                continue
+            return ev
+
+    def run(self, request, on_live=None):
+        ev = self.wait_final(self.request("run", request), on_live)
+        if "exit" in ev:
+            return ev["exit"]
+        raise ProtocolError(ev.get("failed", ev))
+
+    def ping(self):
+        return "pong" in self.wait_final(self.request("ping", {}))
+
+    def session(self, name, worker, data, timeout_ms=2000, reset=False):
+        import base64
+        body = {"name": name, "worker": worker,
+                "input_base64": base64.b64encode(data).decode(),
+                "timeout_ms": timeout_ms}
+        if reset:
+            body["reset"] = True
+        ev = self.wait_final(self.request("session", body))
+        if "reply" in ev:
+            return base64.b64decode(ev["reply"]["base64"])
+        raise ProtocolError(ev.get("failed", ev))
+
+
+def main(argv):
+    path = None
+    if len(argv) >= 2 and argv[0] == "--socket":
+        path, argv = argv[1], argv[2:]
+    client = (HutchClient.connect(path) if path else
+              HutchClient.spawn([os.environ.get("HUTCH", "hutch"), "serve"]))
+    with client:
+        if argv and argv[0] == "ping":
+            print("pong" if client.ping() else "no pong")
+            return 0
+        if len(argv) >= 3 and argv[0] == "run" and argv[1] == "--":
+            res = client.run({"version": 1, "argv": argv[2:]},
+                             on_live=lambda l: sys.stderr.write(l["stdout"].get("text", "")))
+            json.dump(res, sys.stdout)
+            sys.stdout.write("\n")
+            return 0 if res["status"] == "exited" and res["exit_code"] == 0 else 1
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

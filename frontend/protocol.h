@@ -1,0 +1,44 @@
+/* protocol.h: the messages of `hutch serve` (hutch-protocol(7)), parsed
+ * strictly from one frame's JSON, and the events it sends back. A frame
+ * that breaks these rules is a protocol error, which ends the connection;
+ * a well-formed message whose request is bad gets a `failed` event and
+ * the connection goes on. Frontend only. */
+#ifndef HUTCH_PROTOCOL_H
+#define HUTCH_PROTOCOL_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+
+#define PROTO_VERSION 1
+#define PROTO_MAX_ID ((1ull << 53) - 1)	/* exact in every JSON implementation */
+#define PROTO_SESSION_NAME_MAX 64
+
+enum proto_kind { MSG_RUN, MSG_CANCEL, MSG_SESSION, MSG_SESSION_CLOSE, MSG_PING };
+
+struct proto_msg {
+	uint64_t id;
+	enum proto_kind kind;
+	struct json_object *doc;	/* owns the parsed frame */
+	struct json_object *run;	/* MSG_RUN: the request document */
+	uint64_t target;		/* MSG_CANCEL */
+	const char *name;		/* MSG_SESSION, MSG_SESSION_CLOSE */
+	struct json_object *worker;	/* MSG_SESSION */
+	uint8_t *input;			/* MSG_SESSION, decoded */
+	size_t input_len;
+	uint64_t timeout_ms;		/* MSG_SESSION */
+	bool reset;			/* MSG_SESSION */
+};
+
+/* 0, or -EPROTO with *ret_reason a fixed text (never frame content). */
+int proto_parse(const uint8_t *frame, size_t len, struct proto_msg *ret, const char **ret_reason);
+void proto_msg_free(struct proto_msg *m);
+
+/* Events, as complete frames (header included), malloc'd. */
+uint8_t *proto_event(uint64_t id, const char *kind, struct json_object *payload, size_t *ret_len);
+uint8_t *proto_failed(uint64_t id, enum hutch_err code, const char *reason, size_t *ret_len);
+
+#endif
