@@ -591,6 +591,10 @@ static int loop(struct srv *s, int sig_fd)
 		}
 		if (s->draining && now >= s->drain_deadline)
 			drain_all(s);
+		/* Draining: a connection with nothing in flight is done with. */
+		for (struct conn *c = s->conns; c && s->draining; c = c->next)
+			if (!c->runs && !c->sessions && c->out_off == c->out_len)
+				c->dead = true;
 		conn_sweep(s);
 		for (struct conn *c = s->conns; c; c = c->next)
 			busy |= c->runs || c->sessions || c->fd >= 0;
