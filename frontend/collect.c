@@ -8,38 +8,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "collect.h"
-
-int collect_receive_fd(int sock, int *ret_fd)
-{
-	char byte;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c;
-	ssize_t n;
-	int fd;
-
-	n = recvmsg(sock, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (n < 0)
-		return -errno;
-	c = CMSG_FIRSTHDR(&msg);
-	if (n != 1 || !c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(sizeof(int)) || (msg.msg_flags & MSG_CTRUNC))
-		return -EBADMSG;
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	*ret_fd = fd;
-	return 0;
-}
 
 static const char *read_one(int dir_fd, const char *name, uint64_t room, uint8_t **ret,
 			    size_t *ret_len)

@@ -1,5 +1,6 @@
 /* collect.h: files brought back from the jail's work dir after the run,
- * through the descriptor of its tmpfs that the helper sent us. Bounded in
+ * through the descriptor of its tmpfs that the helper sent us on the
+ * control socket. Bounded in
  * count and bytes; a name that is a symlink, a directory or anything but a
  * regular file is reported, never followed. Frontend only. */
 #ifndef HUTCH_COLLECT_H
@@ -19,9 +20,6 @@ struct collected {
 	struct collected_file *files;
 	size_t n;
 };
-
-/* Receive the work dir fd (nonblocking) from sock; -EAGAIN if none came. */
-int collect_receive_fd(int sock, int *ret_fd);
 
 /* Read each name under dir_fd. max_bytes bounds the sum. Always fills
  * *ret (errors per file); returns 0 or -ENOMEM. */

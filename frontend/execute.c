@@ -84,7 +84,7 @@ struct exec_run {
 	struct jail_watch *watch;
 	struct supervise_opts so;
 	struct outcome *res;
-	int collect_sock;
+	int control_sock;
 	struct cgroup_run cg;
 	bool have_cgroup;
 };
@@ -116,7 +116,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 		res->err = HUTCH_ERR_INTERNAL;
 		return -ENOMEM;
 	}
-	*x = (struct exec_run){ .plan = plan, .res = res, .collect_sock = -1,
+	*x = (struct exec_run){ .plan = plan, .res = res, .control_sock = -1,
 				.cg = { .dir_fd = -1 },
 				.jp = { .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
 					.stdout_rd = -1, .stderr_rd = -1 } };
@@ -141,7 +141,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 
 	io.pipe_stdin = eo->forward_stdin || plan->stdin_given;
 	io.null_stdin = !io.pipe_stdin;
-	io.workdir_sock = -1;
+	io.control_sock = -1;
 	io.cgroup_fd = -1;
 	/* cgroup v2 limits where a delegated subtree lets us; the policy
 	 * decides whether their absence is fatal (probe_requirements). */
@@ -154,15 +154,15 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 		r = -ENOTSUP;
 		goto fail;
 	}
-	if (plan->n_collect) {
-		if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sock) < 0) {
-			r = -errno;
-			res->err = HUTCH_ERR_INTERNAL;
-			goto fail;
-		}
-		io.workdir_sock = sock[1];
-		x->collect_sock = sock[0];
+	/* The control socket: pid 1 sends the seccomp listener (denial
+	 * reports) and, when files are collected, the work dir on it. */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0) {
+		r = -errno;
+		res->err = HUTCH_ERR_INTERNAL;
+		goto fail;
 	}
+	io.control_sock = sock[1];
+	x->control_sock = sock[0];
 	r = spawn_helper(helper, spec, spec_len, &io, &x->jp);
 	if (sock[1] >= 0)
 		close(sock[1]);
@@ -185,14 +185,16 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	x->so.stdin_len = plan->stdin_given ? plan->stdin_len : 0;
 	x->so.truncate_on_overflow = plan->overflow_truncate;
 	x->so.frame_mode = plan->stdout_mode == STDOUT_FRAME;
+	x->so.control_fd = x->control_sock; /* the watch owns it from here */
+	x->control_sock = -1;
 	if (eo->unbounded_stdout)
 		x->so.stdout_bytes = 0;
 	*ret = x;
 	return 0;
 fail:
 	free(spec);
-	if (x->collect_sock >= 0)
-		close(x->collect_sock);
+	if (x->control_sock >= 0)
+		close(x->control_sock);
 	if (x->have_cgroup) {
 		uint64_t oom, peak;
 
@@ -211,32 +213,35 @@ struct jail_watch *exec_watch(struct exec_run *x)
 
 static int exec_supervise(struct exec_run *x)
 {
-	return supervise(&x->jp, &x->so, x->res);
+	int r = supervise(&x->jp, &x->so, x->res);
+
+	x->so.control_fd = -1; /* closed by the watch */
+	return r;
 }
 
 void exec_finish(struct exec_run *x, struct collected *ret_files)
 {
-	_cleanup_close_ int work_fd = -1;
 	struct outcome *res = x->res;
 	uint64_t peak = 0;
 
 	memset(ret_files, 0, sizeof(*ret_files));
 	if (x->watch)
 		watch_finish(x->watch); /* kills and reaps what is left */
+	else if (x->so.control_fd >= 0)
+		close(x->so.control_fd);
 	jail_proc_close(&x->jp);
 	if (x->have_cgroup) {
 		res->cgroup_applied = true;
 		cgroup_finish(&x->cg, &res->oom_kills, &peak);
 	}
 	classify(x->plan, res);
-	if (x->collect_sock >= 0) {
-		/* The helper has exited: the jail is empty, its work dir frozen. */
-		if (collect_receive_fd(x->collect_sock, &work_fd) < 0)
-			work_fd = -1;
-		close(x->collect_sock);
-		collect_files(work_fd, x->plan->collect, x->plan->n_collect,
+	/* The helper has exited: the jail is empty, its work dir frozen. */
+	if (x->plan->n_collect)
+		collect_files(res->workdir_fd, x->plan->collect, x->plan->n_collect,
 			      x->plan->collect_max_bytes, ret_files);
-	}
+	if (res->workdir_fd >= 0)
+		close(res->workdir_fd);
+	res->workdir_fd = -1;
 	free(x);
 }
 

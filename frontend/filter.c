@@ -1,8 +1,10 @@
-/* filter.c: seccomp with libseccomp. Denied calls fail with EPERM, clone3
- * with ENOSYS so that libc falls back to clone, whose namespace flags we can
- * see. Argument checks: clone namespace flags, the TIOCSTI and TIOCLINUX
- * ioctls (compared on the low 32 bits, CVE-2019-10063), and any personality
- * other than the default, its query and PER_LINUX32.
+/* filter.c: seccomp with libseccomp. Denied calls go to a user-notification
+ * listener that the frontend holds: it answers EPERM and records the call
+ * by name. clone3 fails with ENOSYS so that libc falls back to clone, whose
+ * namespace flags we can see. Argument checks: clone namespace flags, the
+ * TIOCSTI and TIOCLINUX ioctls (compared on the low 32 bits,
+ * CVE-2019-10063), and any personality other than the default, its query
+ * and PER_LINUX32.
  * Frontend only. */
 #include "config.h"
 
@@ -109,7 +111,8 @@ static int add_arg_rules(scmp_filter_ctx ctx, uint32_t eperm)
 /* personality(2) allowed only for PER_LINUX, PER_LINUX32 and the query
  * 0xffffffff. libseccomp 2.5 cannot AND three tests on one argument, so
  * this short block runs ahead of its program: a personality call with any
- * other argument returns EPERM here, everything else falls through. */
+ * other argument goes to the listener (EPERM), everything else falls
+ * through. */
 #define PERSONALITY_NR_64 135u
 #define PERSONALITY_NR_X32 (0x40000000u | 135u)
 #define PERSONALITY_NR_32 136u
@@ -133,7 +136,7 @@ static const struct sock_filter personality_prefix[PERSONALITY_PREFIX_LEN] = {
 	/* 12 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PER_LINUX, REST(12), 0),
 	/* 13 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PER_LINUX32, REST(13), 0),
 	/* 14 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, REST(14), 0),
-	/* 15 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+	/* 15 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
 };
 
 static int export_bpf(scmp_filter_ctx ctx, bool with_prefix, uint8_t **ret_bpf, size_t *ret_len)
@@ -183,7 +186,9 @@ static void release_ctx(scmp_filter_ctx *ctx)
 int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
 		   bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len, size_t *ret_bad_index)
 {
-	const uint32_t eperm = SCMP_ACT_ERRNO(EPERM);
+	/* Denials go to the frontend's listener, which answers EPERM and
+	 * counts them (a kernel without listeners makes them ENOSYS). */
+	const uint32_t eperm = SCMP_ACT_NOTIFY;
 	__attribute__((cleanup(release_ctx))) scmp_filter_ctx ctx =
 		seccomp_init(mode == SECCOMP_ALLOW_LIST ? eperm : SCMP_ACT_ALLOW);
 	int r;
@@ -272,7 +277,7 @@ static void cache_name(enum seccomp_mode mode, char *const *names, size_t n_name
 	uint8_t d[SHA256_DIGEST_SIZE];
 	char head[128];
 
-	snprintf(head, sizeof(head), "hutch-filter-1 %s libseccomp %u.%u.%u mode %d ptrace %d\n",
+	snprintf(head, sizeof(head), "hutch-filter-2 %s libseccomp %u.%u.%u mode %d ptrace %d\n",
 		 HUTCH_VERSION, v->major, v->minor, v->micro, (int)mode, (int)allow_ptrace);
 	sha256_init(&ctx);
 	sha256_update(&ctx, strlen(head), (const uint8_t *)head);

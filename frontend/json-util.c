@@ -1,7 +1,7 @@
 /* json-util.c: strict parsing and typed access (see json-util.h).
  * json-c keeps the last of duplicate keys silently, so a small scanner
  * walks the (already valid) text once more and compares each object's
- * keys after unescaping. Frontend only. */
+ * keys after unescaping them to the UTF-8 json-c stores. Frontend only. */
 #include "config.h"
 
 #include <errno.h>
@@ -9,13 +9,15 @@
 #include <string.h>
 
 #include "json-util.h"
+#include "result.h" /* utf8_valid */
 
 /* ---- duplicate keys ---- */
 
 struct scan {
 	const char *p, *end;
 	char pointer[VERROR_POINTER_MAX];
-	bool dup;
+	bool dup;		/* a bad key: stop, pointer and why say which */
+	const char *why;
 };
 
 static void skip_ws(struct scan *s)
@@ -32,9 +34,70 @@ static int hexval(char c)
 				    : -1;
 }
 
+static int scan_hex4(struct scan *s, unsigned *ret)
+{
+	unsigned v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		int h = s->p < s->end ? hexval(*s->p++) : -1;
+
+		if (h < 0)
+			return -EINVAL;
+		v = v << 4 | (unsigned)h;
+	}
+	*ret = v;
+	return 0;
+}
+
+static int put_utf8(char *b, unsigned cp)
+{
+	if (cp < 0x80) {
+		b[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		b[0] = (char)(0xc0 | cp >> 6);
+		b[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		b[0] = (char)(0xe0 | cp >> 12);
+		b[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		b[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	b[0] = (char)(0xf0 | cp >> 18);
+	b[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	b[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	b[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/* After "\u": the code point, as json-c decodes it: a surrogate pair is
+ * one code point, a lone surrogate is U+FFFD. */
+static int scan_escape_u(struct scan *s, unsigned *ret)
+{
+	unsigned v, lo;
+
+	if (scan_hex4(s, &v) < 0)
+		return -EINVAL;
+	*ret = v >= 0xd800 && v <= 0xdfff ? 0xfffd : v;
+	if (v >= 0xd800 && v <= 0xdbff && s->end - s->p >= 6 && s->p[0] == '\\' &&
+	    s->p[1] == 'u') {
+		const char *save = s->p;
+
+		s->p += 2;
+		if (scan_hex4(s, &lo) == 0 && lo >= 0xdc00 && lo <= 0xdfff)
+			*ret = 0x10000 + ((v - 0xd800) << 10) + (lo - 0xdc00);
+		else
+			s->p = save; /* not a pair: the next escape stands alone */
+	}
+	return 0;
+}
+
 /* Read a string at s->p (on the quote). When out is not NULL, write its
- * decoded bytes (escapes resolved; \u as code units, enough for equality)
- * up to cap, NUL-terminated; *ret_len is the full decoded length. */
+ * decoded bytes (escapes resolved to UTF-8) up to cap, NUL-terminated;
+ * *ret_len is the full decoded length. */
 static int scan_string(struct scan *s, char *out, size_t cap, size_t *ret_len)
 {
 	size_t n = 0;
@@ -44,7 +107,7 @@ static int scan_string(struct scan *s, char *out, size_t cap, size_t *ret_len)
 	s->p++;
 	while (s->p < s->end && *s->p != '"') {
 		char c = *s->p++;
-		char b[3];
+		char b[4];
 		int k = 1;
 
 		if (c == '\\') {
@@ -58,19 +121,11 @@ static int scan_string(struct scan *s, char *out, size_t cap, size_t *ret_len)
 			case 'r': b[0] = '\r'; break;
 			case 't': b[0] = '\t'; break;
 			case 'u': {
-				unsigned v = 0;
+				unsigned cp;
 
-				for (int i = 0; i < 4; i++) {
-					int h = s->p < s->end ? hexval(*s->p++) : -1;
-
-					if (h < 0)
-						return -EINVAL;
-					v = v << 4 | (unsigned)h;
-				}
-				b[0] = (char)(0xf0 | (v >> 12));
-				b[1] = (char)(0x80 | ((v >> 6) & 0x3f));
-				b[2] = (char)(0x80 | (v & 0x3f));
-				k = 3;
+				if (scan_escape_u(s, &cp) < 0)
+					return -EINVAL;
+				k = put_utf8(b, cp);
 				break;
 			}
 			default: b[0] = c; break;
@@ -132,7 +187,17 @@ static int scan_object(struct scan *s, int depth)
 			if (keys[i].len == len && memcmp(keys[i].text, text, len) == 0) {
 				pointer_join_key(s->pointer, sizeof(s->pointer), parent, text);
 				s->dup = true;
+				s->why = "duplicate key";
 			}
+		/* json-c cuts a key at "\u0000": "argv\u0000x" would be "argv". */
+		if (!s->dup && memchr(text, 0, len)) {
+			for (size_t i = 0; i < len; i++)
+				if (text[i] == '\0')
+					text[i] = '\x01'; /* shown as '?' in the pointer */
+			pointer_join_key(s->pointer, sizeof(s->pointer), parent, text);
+			s->dup = true;
+			s->why = "key contains NUL";
+		}
 		if (n == cap) {
 			struct key *nk = realloc(keys, (cap ? cap * 2 : 8) * sizeof(*keys));
 
@@ -247,6 +312,11 @@ int json_parse_strict(const char *text, size_t len, enum hutch_err code, struct 
 		json_tokener_free(tok);
 		return verror_add(e, code, "", "not a JSON document");
 	}
+	/* json-c's check takes overlong forms and surrogates ("\xc0\x80"). */
+	if (!utf8_valid((const uint8_t *)text, len)) {
+		json_tokener_free(tok);
+		return verror_add(e, code, "", "not valid UTF-8");
+	}
 	obj = json_tokener_parse_ex(tok, text, (int)len);
 	used = (size_t)json_tokener_get_parse_end(tok);
 	if (!obj || json_tokener_get_error(tok) != json_tokener_success) {
@@ -266,7 +336,9 @@ int json_parse_strict(const char *text, size_t len, enum hutch_err code, struct 
 	}
 	if (scan_value(&s, 0) < 0 || s.dup) {
 		json_object_put(obj);
-		return verror_add(e, code, s.dup ? s.pointer : "", "duplicate key");
+		/* The scanner also refuses what json-c lets by: {'a':1}. */
+		return verror_add(e, code, s.dup ? s.pointer : "",
+				  s.dup ? s.why : "not a JSON document");
 	}
 	*ret = obj;
 	return 0;

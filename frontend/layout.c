@@ -204,7 +204,7 @@ int layout_build(const struct plan *plan, bool is_root, uint8_t *filter, size_t 
 	if (plan->network == NET_NONE)
 		l->sp.flags |= HUTCH_SPEC_LANDLOCK_NET;
 	if (filter_len) {
-		l->sp.flags |= HUTCH_SPEC_SECCOMP;
+		l->sp.flags |= HUTCH_SPEC_SECCOMP | HUTCH_SPEC_SECCOMP_NOTIFY;
 		l->sp.filter = filter;
 		l->sp.filter_len = (uint32_t)filter_len;
 	}

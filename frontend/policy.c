@@ -505,11 +505,17 @@ static struct json_object *jcounts(uint64_t count, uint64_t bytes)
 	return o;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 /* Fixed member order, no whitespace, every field present: two policies
  * that mean the same print the same, whatever their files looked like. */
 static char *canonical_json(const struct policy *p)
 {
 	struct json_object *o = json_object_new_object(), *x, *y;
+	char **env_sorted;
 	char *text;
 
 	json_object_object_add(o, "version", json_object_new_int(1));
@@ -561,13 +567,24 @@ static char *canonical_json(const struct policy *p)
 	json_object_object_add(o, "network", x);
 	x = json_object_new_object();
 	y = json_object_new_object();
+	/* "set" is an object: its members' order means nothing. */
+	env_sorted = calloc(p->n_env_set + 1, sizeof(char *));
+	if (!env_sorted) {
+		json_object_put(o);
+		json_object_put(x);
+		json_object_put(y);
+		return NULL;
+	}
+	memcpy(env_sorted, p->env_set, p->n_env_set * sizeof(char *));
+	qsort(env_sorted, p->n_env_set, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < p->n_env_set; i++) {
-		char *eq = strchr(p->env_set[i], '=');
-		char *name = strndup(p->env_set[i], (size_t)(eq - p->env_set[i]));
+		char *eq = strchr(env_sorted[i], '=');
+		char *name = strndup(env_sorted[i], (size_t)(eq - env_sorted[i]));
 
 		json_object_object_add(y, name, json_object_new_string(eq + 1));
 		free(name);
 	}
+	free(env_sorted);
 	json_object_object_add(x, "set", y);
 	json_object_object_add(x, "allow", jstrv(p->env_allow, p->n_env_allow));
 	json_object_object_add(x, "allow_prefixes",

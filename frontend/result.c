@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <nettle/base64.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,6 +169,46 @@ enum hutch_err result_check_frame(const struct capture *out, size_t *ret_off, si
 	return HUTCH_ERR_NONE;
 }
 
+/* Calls the seccomp filter refused, by name, with counts; null when no
+ * listener was ours (the kernel lacks user notification). */
+static struct json_object *jdenials(const struct outcome *o)
+{
+	struct json_object *a;
+
+	if (!o->denials_attributed)
+		return NULL;
+	a = json_object_new_array();
+	for (size_t i = 0; i < o->n_denials; i++) {
+		const struct denial *dn = &o->denials[i];
+		uint32_t arch = dn->arch;
+		int nr = dn->nr;
+		struct json_object *e = json_object_new_object();
+		char *name;
+
+		/* x32 calls arrive as x86-64 with the x32 bit in the number. */
+		if (arch == SCMP_ARCH_X86_64 && (nr & 0x40000000)) {
+			arch = SCMP_ARCH_X32;
+		}
+		name = seccomp_syscall_resolve_num_arch(arch, nr);
+		json_object_object_add(e, "syscall", name ? json_object_new_string(name) : NULL);
+		json_object_object_add(e, "number", json_object_new_int(dn->nr));
+		json_object_object_add(e, "arch", json_object_new_string(
+			arch == SCMP_ARCH_X86_64 ? "x86_64" : arch == SCMP_ARCH_X32 ? "x32"
+			: arch == SCMP_ARCH_X86 ? "x86" : "other"));
+		json_object_object_add(e, "count", json_object_new_int64((int64_t)dn->count));
+		json_object_array_add(a, e);
+		free(name);
+	}
+	if (o->denials_other) {
+		struct json_object *e = json_object_new_object();
+
+		json_object_object_add(e, "syscall", json_object_new_string("(other)"));
+		json_object_object_add(e, "count", json_object_new_int64((int64_t)o->denials_other));
+		json_object_array_add(a, e);
+	}
+	return a;
+}
+
 /* What to tell about a refused jail: stage, item, errno; never content. */
 static void record_detail(const struct outcome *o, char *buf, size_t cap)
 {
@@ -273,6 +314,7 @@ struct json_object *result_for_outcome(const struct plan *plan, struct outcome *
 		json_object_array_add(fa, fo);
 	}
 	json_object_object_add(d, "files", fa);
+	json_object_object_add(d, "denials", jdenials(o));
 	u = json_object_new_object();
 	json_object_object_add(u, "wall_ms", json_object_new_int64((int64_t)o->wall_ms));
 	json_object_object_add(u, "cpu_user_ms", json_object_new_int64((int64_t)o->cpu_user_ms));

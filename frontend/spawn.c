@@ -140,7 +140,7 @@ int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
 	fds[HUTCH_SPEC_FD] = spec_p[0];
 	fds[HUTCH_STATUS_FD] = status_p[1];
 	fds[HUTCH_MIRROR_FD] = -1;
-	fds[HUTCH_WORKDIR_FD] = io->workdir_sock;
+	fds[HUTCH_CONTROL_FD] = io->control_sock;
 
 	pid = clone_helper(io->cgroup_fd, &ret->pidfd);
 	if (pid < 0) {

@@ -20,7 +20,7 @@ struct jail_proc {
 struct spawn_stdio {
 	bool pipe_stdin;	/* else the target inherits our fd 0 */
 	bool null_stdin;	/* /dev/null instead of either */
-	int workdir_sock;	/* passed as HUTCH_WORKDIR_FD, or -1 */
+	int control_sock;	/* passed as HUTCH_CONTROL_FD, or -1 */
 	int cgroup_fd;		/* start the helper in this cgroup, or -1 */
 };
 

@@ -10,7 +10,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -133,7 +136,11 @@ struct jail_watch {
 	bool stdin_src_open;
 	uint64_t frame_len;	/* declared, once the header is in */
 	bool frame_known;
-	int idx_pid, idx_status, idx_out, idx_err, idx_in, idx_src;
+	int idx_pid, idx_status, idx_out, idx_err, idx_in, idx_src, idx_ctl, idx_lis;
+	int listener_fd;	/* seccomp user notifications of the jail */
+	struct seccomp_notif *notif;
+	struct seccomp_notif_resp *notif_resp;
+	size_t notif_size, resp_size;
 	uint8_t in_buf[IO_CHUNK];
 };
 
@@ -344,6 +351,72 @@ static void on_exit_of_helper(struct jail_watch *l)
 	close_fd(&l->jp->stdin_wr);
 }
 
+/* pid 1 sends the work dir (for collect) and the seccomp listener (for
+ * denial reports) on the control socket. */
+static int read_control(struct jail_watch *l)
+{
+	char tag;
+	struct iovec iov = { .iov_base = &tag, .iov_len = 1 };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c;
+	ssize_t n;
+	int fd;
+
+	n = recvmsg(l->o.control_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return -1;
+	c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(sizeof(int)) || (msg.msg_flags & MSG_CTRUNC)) {
+		close_fd(&l->o.control_fd); /* closed, or nothing we expect */
+		return 0;
+	}
+	memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (tag == HUTCH_CONTROL_WORKDIR && l->res->workdir_fd < 0)
+		l->res->workdir_fd = fd;
+	else if (tag == HUTCH_CONTROL_LISTENER && l->listener_fd < 0) {
+		l->listener_fd = fd;
+		l->res->denials_attributed = true;
+	} else
+		close(fd);
+	return 1;
+}
+
+static void count_denial(struct outcome *o, int nr, uint32_t arch)
+{
+	for (size_t i = 0; i < o->n_denials; i++)
+		if (o->denials[i].nr == nr && o->denials[i].arch == arch) {
+			o->denials[i].count++;
+			return;
+		}
+	if (o->n_denials < DENIALS_MAX)
+		o->denials[o->n_denials++] = (struct denial){ nr, arch, 1 };
+	else
+		o->denials_other++;
+}
+
+/* A denied call waits for us: record it by number and answer EPERM. */
+static void read_notification(struct jail_watch *l)
+{
+	memset(l->notif, 0, l->notif_size);
+	if (ioctl(l->listener_fd, SECCOMP_IOCTL_NOTIF_RECV, l->notif) < 0) {
+		if (errno != EINTR && errno != ENOENT)
+			close_fd(&l->listener_fd);
+		return;
+	}
+	count_denial(l->res, l->notif->data.nr, l->notif->data.arch);
+	memset(l->notif_resp, 0, l->resp_size);
+	l->notif_resp->id = l->notif->id;
+	l->notif_resp->error = -EPERM;
+	/* ENOENT: the caller died meanwhile; nothing to answer. */
+	(void)ioctl(l->listener_fd, SECCOMP_IOCTL_NOTIF_SEND, l->notif_resp);
+}
+
 struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts *o,
 				struct outcome *res)
 {
@@ -352,10 +425,32 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 	memset(res, 0, sizeof(*res));
 	if (!l)
 		return NULL;
+	struct seccomp_notif_sizes sizes = { 0 };
+
 	l->jp = jp;
 	l->o = *o;
 	l->res = res;
+	l->listener_fd = -1;
+	res->workdir_fd = -1;
 	l->idx_pid = l->idx_status = l->idx_out = l->idx_err = l->idx_in = l->idx_src = -1;
+	l->idx_ctl = l->idx_lis = -1;
+	/* The kernel may use larger structures than our headers know. */
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
+		sizes = (struct seccomp_notif_sizes){ sizeof(struct seccomp_notif),
+						      sizeof(struct seccomp_notif_resp), 0 };
+	l->notif_size = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif
+									    : sizeof(struct seccomp_notif);
+	l->resp_size = sizes.seccomp_notif_resp > sizeof(struct seccomp_notif_resp)
+			       ? sizes.seccomp_notif_resp
+			       : sizeof(struct seccomp_notif_resp);
+	l->notif = calloc(1, l->notif_size);
+	l->notif_resp = calloc(1, l->resp_size);
+	if (!l->notif || !l->notif_resp) {
+		free(l->notif);
+		free(l->notif_resp);
+		free(l);
+		return NULL;
+	}
 	l->status_open = true;
 	l->stdin_src_open = o->stdin_src_fd >= 0;
 	res->out = (struct capture){ .limit = o->frame_mode ? 0 : o->stdout_bytes,
@@ -380,6 +475,11 @@ int watch_pollfds(struct jail_watch *l, struct pollfd *p, int n)
 	const struct supervise_opts *o = &l->o;
 
 	l->idx_pid = l->idx_status = l->idx_out = l->idx_err = l->idx_in = l->idx_src = -1;
+	l->idx_ctl = l->idx_lis = -1;
+	if (l->o.control_fd >= 0)
+		l->idx_ctl = n, p[n++] = (struct pollfd){ .fd = l->o.control_fd, .events = POLLIN };
+	if (l->listener_fd >= 0)
+		l->idx_lis = n, p[n++] = (struct pollfd){ .fd = l->listener_fd, .events = POLLIN };
 	if (!l->exited)
 		l->idx_pid = n, p[n++] = (struct pollfd){ .fd = jp->pidfd, .events = POLLIN };
 	if (l->status_open)
@@ -400,6 +500,12 @@ void watch_dispatch(struct jail_watch *l, const struct pollfd *p)
 	struct jail_proc *jp = l->jp;
 	const struct supervise_opts *o = &l->o;
 
+	if (l->idx_ctl >= 0 && p[l->idx_ctl].revents)
+		read_control(l);
+	if (l->idx_lis >= 0 && (p[l->idx_lis].revents & POLLIN))
+		read_notification(l);
+	else if (l->idx_lis >= 0 && p[l->idx_lis].revents)
+		close_fd(&l->listener_fd); /* POLLHUP: every filter user is gone */
 	if (l->idx_out >= 0 && p[l->idx_out].revents)
 		read_output(l, &jp->stdout_rd, &l->res->out, "stdout_bytes");
 	if (l->idx_err >= 0 && p[l->idx_err].revents)
@@ -478,6 +584,13 @@ void watch_finish(struct jail_watch *l)
 	} else if (l->status_len > 0 && ret->err == HUTCH_ERR_NONE) {
 		ret->err = HUTCH_ERR_CRASH; /* a record cut short */
 	}
+	/* What pid 1 sent that we have not read yet (a quick run). */
+	while (l->o.control_fd >= 0 && read_control(l) > 0)
+		;
+	close_fd(&l->o.control_fd);
+	close_fd(&l->listener_fd);
+	free(l->notif);
+	free(l->notif_resp);
 	free(l);
 }
 

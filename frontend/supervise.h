@@ -33,6 +33,15 @@ struct supervise_opts {
 	size_t stdin_len;
 	bool truncate_on_overflow;	/* else the jail is killed */
 	bool frame_mode;		/* stdout is one length-prefixed frame */
+	int control_fd;			/* pid 1 sends descriptors here, or -1 */
+};
+
+#define DENIALS_MAX 64
+
+struct denial {
+	int nr;
+	uint32_t arch;	/* AUDIT_ARCH_* */
+	uint64_t count;
 };
 
 enum outcome_status { OUTCOME_EXITED, OUTCOME_SIGNALED, OUTCOME_FAILED };
@@ -49,6 +58,11 @@ struct outcome {
 	uint64_t wall_ms, cpu_user_ms, cpu_sys_ms, max_rss_kb;
 	int exit_status_raw;		/* the helper's wait status */
 	bool cgroup_applied;		/* memory.max/pids.max were in force */
+	int workdir_fd;			/* the work dir's tmpfs, for collect, or -1 */
+	bool denials_attributed;	/* a seccomp listener was ours */
+	struct denial denials[DENIALS_MAX];
+	size_t n_denials;
+	uint64_t denials_other;		/* calls past DENIALS_MAX distinct ones */
 	uint64_t oom_kills;		/* memory.events oom_kill of the jail's cgroup */
 };
 
@@ -67,7 +81,7 @@ bool watch_done(struct jail_watch *w);
 void watch_kill(struct jail_watch *w, enum hutch_err why);
 void watch_forward_signal(struct jail_watch *w, int sig);
 void watch_finish(struct jail_watch *w);
-#define WATCH_MAX_FDS 6
+#define WATCH_MAX_FDS 8
 
 /* Run the loop until the jail is gone and its output drained. Always
  * leaves the jail dead, whatever happens. Fills *ret (free with

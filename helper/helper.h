@@ -10,6 +10,9 @@
 #include "spec.h"
 #include "status.h"
 
+/* control.c (phase 2): send fd with a one-byte tag on HUTCH_CONTROL_FD. */
+void control_send_fd(int fd, char tag, enum hutch_stage stage, uint32_t item);
+
 /* fail.c: one status record on HUTCH_STATUS_FD, then _exit(71). */
 _Noreturn void fail(enum hutch_stage stage, uint32_t item, int err);
 _Noreturn void fail_code(enum hutch_status_code code, enum hutch_stage stage, uint32_t item,

@@ -45,22 +45,26 @@ static void make_mirror_pipe(int *ret_rd)
 	*ret_rd = rd;
 }
 
-static bool spec_sends_workdir(const struct spec *sp)
+/* Whether pid 1 will send anything on the control socket. */
+static bool spec_uses_control(const struct spec *sp)
 {
+	if (sp->flags & HUTCH_SPEC_SECCOMP_NOTIFY)
+		return true;
 	for (uint32_t i = 0; i < sp->n_mounts; i++)
 		if (sp->mounts[i].flags & HUTCH_MF_SEND_FD)
 			return true;
 	return false;
 }
 
-/* Keep 0-2, the status pipe and the mirror pipe; close everything else. */
+/* Keep 0-2, the status, mirror and control descriptors; close the rest. */
 static int close_other_fds(void)
 {
 	_Static_assert(HUTCH_SPEC_FD + 1 == HUTCH_STATUS_FD, "fd layout");
 	_Static_assert(HUTCH_STATUS_FD + 1 == HUTCH_MIRROR_FD, "fd layout");
+	_Static_assert(HUTCH_MIRROR_FD + 1 == HUTCH_CONTROL_FD, "fd layout");
 	if (sys_close_range(HUTCH_SPEC_FD, HUTCH_SPEC_FD, 0) < 0)
 		return -1;
-	return sys_close_range(HUTCH_MIRROR_FD + 1, ~0U, 0);
+	return sys_close_range(HUTCH_CONTROL_FD + 1, ~0U, 0);
 }
 
 /* pid 1 of the jail: everything from the mounts to the seccomp filter. */
@@ -90,13 +94,14 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 		if (!getcwd(cwd, sizeof(cwd)) || strcmp(cwd, sp->cwd) != 0)
 			fail(STAGE_CWD_CHECK, 0, errno ? errno : ENOENT);
 	}
-	/* 0-2 for the target, the status pipe (close-on-exec) and the mirror
-	 * pipe for us; nothing else crosses into the jail. */
+	/* 0-2 for the target, the status pipe (close-on-exec), the mirror
+	 * pipe and the control socket for us; nothing else crosses. */
 	if (close_other_fds() < 0)
 		fail(STAGE_CLOSE_FDS, 0, errno);
 	if (setsid() < 0)	/* no controlling terminal: TIOCSTI needs one */
 		fail(STAGE_SETSID, 0, errno);
 	seccomp_enforce(sp);		/* last: it need not allow any setup call */
+	close(HUTCH_CONTROL_FD);	/* everything is sent; the target never sees it */
 
 	target = fork();
 	if (target < 0)
@@ -120,8 +125,8 @@ int main(void)
 
 	/* Phase 1: read and prepare. May allocate; changes nothing yet. */
 	spec_read(&sp);			/* bounded, versioned, counts checked */
-	if (!spec_sends_workdir(&sp))
-		close(HUTCH_WORKDIR_FD);	/* before any open can reuse the number */
+	if (!spec_uses_control(&sp))
+		close(HUTCH_CONTROL_FD);	/* before any open can reuse the number */
 	ruleset_fd = landlock_prepare(&sp);
 	privileges_prepare();
 
@@ -134,8 +139,8 @@ int main(void)
 	}
 	if (ruleset_fd >= 0)
 		close(ruleset_fd);
-	if (spec_sends_workdir(&sp))
-		close(HUTCH_WORKDIR_FD);	/* pid 1's business */
+	if (spec_uses_control(&sp))
+		close(HUTCH_CONTROL_FD);	/* pid 1's business */
 	close(HUTCH_MIRROR_FD);	/* the status pipe stays: see reaper.c */
 	if (dup2(mirror_rd, HUTCH_MIRROR_FD) < 0) {
 		int err = errno;

@@ -182,32 +182,6 @@ static int new_fs(const char *type, const struct spec *sp, const struct spec_mou
 	return mnt_fd;
 }
 
-/* Hand the frontend a descriptor of the work dir's tmpfs: it keeps the
- * filesystem alive after the jail is gone, so files can be collected
- * from it with no process of the jail left to interfere. */
-static void send_mount_fd(int mnt_fd, uint32_t i)
-{
-	char byte = 'w';
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c;
-
-	memset(&u, 0, sizeof(u));
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &mnt_fd, sizeof(int));
-	if (sendmsg(HUTCH_WORKDIR_FD, &msg, MSG_NOSIGNAL) != 1)
-		fail(STAGE_MOUNT, i, errno ? errno : EPIPE);
-	close(HUTCH_WORKDIR_FD);
-}
-
 static void attach(int mnt_fd, int target_fd, uint32_t i)
 {
 	if (sys_move_mount(mnt_fd, "", target_fd, "",
@@ -255,8 +229,10 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 		int mnt_fd = new_fs("tmpfs", sp, m, i);
 
 		target_fd = make_dir(dir_fd, name, 0755, i);
+		/* The frontend keeps this tmpfs alive after the jail is gone
+		 * and collects files from it with nothing left to interfere. */
 		if (m->flags & HUTCH_MF_SEND_FD)
-			send_mount_fd(mnt_fd, i);
+			control_send_fd(mnt_fd, HUTCH_CONTROL_WORKDIR, STAGE_MOUNT, i);
 		attach(mnt_fd, target_fd, i);
 		close(target_fd);
 		break;

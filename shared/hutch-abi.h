@@ -10,7 +10,11 @@
 #define HUTCH_SPEC_FD 3		/* read end of the spec pipe */
 #define HUTCH_STATUS_FD 4	/* write end of the status pipe; made close-on-exec */
 #define HUTCH_MIRROR_FD 5	/* helper-internal: pid 1 -> outer helper, target's wait status */
-#define HUTCH_WORKDIR_FD 6	/* optional unix socket: pid 1 sends the work dir's mount fd */
+#define HUTCH_CONTROL_FD 6	/* optional unix socket: pid 1 sends descriptors out on it */
+
+/* What pid 1 sends on HUTCH_CONTROL_FD, one tagged byte with one fd each. */
+#define HUTCH_CONTROL_WORKDIR 'w'	/* the work dir's tmpfs, for collect */
+#define HUTCH_CONTROL_LISTENER 's'	/* the seccomp listener, for denial reports */
 
 /* Exit status of hutch-exec when jail setup failed (EX_OSERR). */
 #define HUTCH_EXIT_SETUP 71

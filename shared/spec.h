@@ -41,7 +41,8 @@ enum {
 	HUTCH_SPEC_LANDLOCK_REQUIRED = 1u << 7,	/* and fail closed when it does not */
 	HUTCH_SPEC_LANDLOCK_NET = 1u << 8,	/* deny TCP bind/connect (ABI >= 4) */
 	HUTCH_SPEC_SECCOMP = 1u << 9,		/* a filter follows and must load */
-	HUTCH_SPEC_FLAGS_ALL = (1u << 10) - 1,
+	HUTCH_SPEC_SECCOMP_NOTIFY = 1u << 10,	/* send its listener on HUTCH_CONTROL_FD */
+	HUTCH_SPEC_FLAGS_ALL = (1u << 11) - 1,
 };
 
 /* Limits the helper sets; HUTCH_RLIM_INFINITY leaves one unlimited.
@@ -71,7 +72,7 @@ enum {
 	HUTCH_MF_EXEC = 1u << 1,	/* executable (binds, tmpfs) */
 	HUTCH_MF_DEV = 1u << 2,		/* device nodes honoured (binds of /dev nodes) */
 	HUTCH_MF_OPTIONAL = 1u << 3,	/* skip a bind whose source does not exist */
-	HUTCH_MF_SEND_FD = 1u << 4,	/* tmpfs: send its root fd on HUTCH_WORKDIR_FD */
+	HUTCH_MF_SEND_FD = 1u << 4,	/* tmpfs: send its root fd on HUTCH_CONTROL_FD */
 	HUTCH_MF_ALL = (1u << 5) - 1,
 };
 
