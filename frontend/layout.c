@@ -210,7 +210,8 @@ int layout_build(const struct plan *plan, bool is_root, uint8_t *filter, size_t 
 	}
 	l->sp.rlimit[HUTCH_RLIM_AS] = or_infinity(plan->limits.memory_bytes);
 	l->sp.rlimit[HUTCH_RLIM_CPU] = ms_to_rlimit_seconds(plan->limits.cpu_ms);
-	l->sp.rlimit[HUTCH_RLIM_FSIZE] = or_infinity(plan->limits.file_size_bytes);
+	/* 0 is a real limit here: no file may grow at all. */
+	l->sp.rlimit[HUTCH_RLIM_FSIZE] = plan->limits.file_size_bytes;
 	l->sp.rlimit[HUTCH_RLIM_NOFILE] = or_infinity(plan->limits.open_files);
 	l->sp.rlimit[HUTCH_RLIM_NPROC] = or_infinity(plan->limits.processes);
 	l->sp.hostname = plan->hostname;

@@ -442,7 +442,18 @@ int cmd_run(int argc, char **argv)
 		eo.passthrough = true;
 	eo.forward_stdin = !c.request_file && !plan.stdin_given;
 	execute_plan(&plan, &eo, &o, &files);
-	status = finish(&c, result_for_outcome(&plan, &o, &files, &jr));
+	{
+		struct json_object *doc = result_for_outcome(&plan, &o, &files, &jr);
+		size_t off, len;
+
+		/* Frame mode passes output through only once the frame is whole
+		 * and the command succeeded: the payload, without its header. */
+		if (eo.passthrough && plan.stdout_mode == STDOUT_FRAME &&
+		    o.status == OUTCOME_EXITED && o.exit_code == 0 &&
+		    result_check_frame(&o.out, &off, &len) == HUTCH_ERR_NONE)
+			(void)fd_write_all(1, o.out.buf + off, len);
+		status = finish(&c, doc);
+	}
 	outcome_free(&o);
 	collected_free(&files);
 out:
