@@ -194,7 +194,7 @@ static int run_canary(const struct policy *pol, char *why, size_t cap)
 	struct exec_opts eo = { .kill_grace_ms = 1000 };
 	struct collected files;
 	struct outcome o;
-	int r = -1;
+	int r = PROBE_FAILED;
 
 	json_object_object_add(doc, "version", json_object_new_int(1));
 	json_object_array_add(argv, json_object_new_string("/bin/sh"));
@@ -214,7 +214,7 @@ static int run_canary(const struct policy *pol, char *why, size_t cap)
 		else
 			snprintf(why, cap, "%s: unavailable (%s)", status_stage_name(o.record.stage),
 				 strerrorname_np(o.record.err) ? strerrorname_np(o.record.err) : "?");
-		r = -2;
+		r = PROBE_UNAVAILABLE;
 	} else if (o.status != OUTCOME_EXITED || o.exit_code != 0) {
 		if (o.have_record)
 			snprintf(why, cap, "canary: the jail was refused at stage %s, item %u (%s)",

@@ -15,8 +15,12 @@ int probe_landlock_abi(void);
  * (mechanism, reason and remedy) filled. */
 int probe_requirements(const struct policy *pol, char *why, size_t cap);
 
-/* The canary for this digest passed (cached) or passes now: 0; else -1
- * with why filled. */
+/* The canary for this digest passed (cached) or passes now: 0. Else
+ * PROBE_UNAVAILABLE when a mechanism the jail needs is missing (why names
+ * it and the remedy), or PROBE_FAILED when the jail ran but did not
+ * engage as it must. */
+#define PROBE_FAILED (-1)
+#define PROBE_UNAVAILABLE (-2)
 int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t cap);
 
 /* `hutch probe [--policy NAME] [--json]` */

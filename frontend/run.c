@@ -429,8 +429,9 @@ int cmd_run(int argc, char **argv)
 
 		if (probe_requirements(&pol, why, sizeof(why)) < 0)
 			pe = HUTCH_ERR_SANDBOX_UNAVAILABLE;
-		else if (probe_ensure(&pol, digest, why, sizeof(why)) < 0)
-			pe = HUTCH_ERR_SANDBOX_PROBE_FAILED;
+		else if ((r = probe_ensure(&pol, digest, why, sizeof(why))) < 0)
+			pe = r == PROBE_UNAVAILABLE ? HUTCH_ERR_SANDBOX_UNAVAILABLE
+						    : HUTCH_ERR_SANDBOX_PROBE_FAILED;
 		if (pe != HUTCH_ERR_NONE) {
 			status = finish(&c, result_for_error(pe, NULL, NULL, why, &jr));
 			goto out;

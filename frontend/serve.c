@@ -193,6 +193,7 @@ bad:
 static bool probe_gate(struct srv *s, uint64_t id, struct conn *c)
 {
 	char why[320] = "";
+	int r;
 
 	if (s->probe_ok)
 		return true;
@@ -200,8 +201,11 @@ static bool probe_gate(struct srv *s, uint64_t id, struct conn *c)
 		conn_fail(c, id, HUTCH_ERR_SANDBOX_UNAVAILABLE, why);
 		return false;
 	}
-	if (probe_ensure(&s->pol, s->digest, why, sizeof(why)) < 0) {
-		conn_fail(c, id, HUTCH_ERR_SANDBOX_PROBE_FAILED, why);
+	r = probe_ensure(&s->pol, s->digest, why, sizeof(why));
+	if (r < 0) {
+		conn_fail(c, id, r == PROBE_UNAVAILABLE ? HUTCH_ERR_SANDBOX_UNAVAILABLE
+						       : HUTCH_ERR_SANDBOX_PROBE_FAILED,
+			  why);
 		return false;
 	}
 	s->probe_ok = true;
