@@ -190,15 +190,15 @@ check "the same write to /tmp is limited too" \
 
 # limit_violation DESC POINTER ARGS...: policy_violation at POINTER, 125.
 limit_violation() {
-	d=$1
+	desc=$1
 	p=$2
 	shift 2
 	"$HUTCH" run --json "$@" -- /bin/true >"$tmp/doc" 2>/dev/null
-	check "$d: policy_violation at $p" \
+	check "$desc: policy_violation at $p" \
 		test "$(json_get '[d["error"]["code"], d["error"].get("pointer")]' <"$tmp/doc")" = "[\"policy_violation\", \"$p\"]"
 	"$HUTCH" run "$@" -- /bin/true 2>"$tmp/e"
 	rc=$?
-	check "$d: exit 125 and the pointer on stderr" test "$rc" = 125 -a -n "$(grep -F "$p" "$tmp/e")"
+	check "$desc: exit 125 and the pointer on stderr" test "$rc" = 125 -a -n "$(grep -F "$p" "$tmp/e")"
 }
 limit_violation "strict --timeout 1h" /limits/wall_ms --policy strict --timeout 1h
 limit_violation "strict --cpu 31s" /limits/cpu_ms --policy strict --cpu 31s
