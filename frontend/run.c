@@ -399,8 +399,11 @@ int cmd_run(int argc, char **argv)
 		return fail_with(&c, &e, NULL);
 	}
 	jr.policy = pol.name;
-	if (policy_digest(&pol, execute_helper_path(), digest) < 0) {
-		verror_add(&e, HUTCH_ERR_HELPER_NOT_FOUND, "", "cannot stat hutch-exec");
+	/* A helper we cannot execute is not found either: left to the probe,
+	 * it would pass for a failed sandbox (sandbox_probe_failed, 71). */
+	if (policy_digest(&pol, execute_helper_path(), digest) < 0 ||
+	    access(execute_helper_path(), X_OK) < 0) {
+		verror_add(&e, HUTCH_ERR_HELPER_NOT_FOUND, "", "cannot stat or execute hutch-exec");
 		status = fail_with(&c, &e, &jr);
 		goto out;
 	}
