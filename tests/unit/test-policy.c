@@ -1,0 +1,837 @@
+/* test-policy.c: unit tests of policies (frontend/policy.c): every shipped
+ * policy loads; the canonical form and the digest are stable and change
+ * when meaning or the helper changes; a table of one-mutation invalid
+ * policies with the exact pointer; several problems reported at once. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "json-util.h"
+#include "policy.h"
+
+#include "cunit-main.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define INVALID HUTCH_ERR_POLICY_INVALID
+
+static const char *const shipped[] = { "default", "strict", "network" };
+
+/* The text of policy/NAME.json in the source tree ($HUTCH_SRCDIR, which
+ * `make check` exports), or NULL after a clear failure. */
+static char *read_policy(const char *name, size_t *ret_len)
+{
+	const char *src = getenv("HUTCH_SRCDIR");
+	char path[4096];
+	struct stat st;
+	char *text;
+	FILE *f;
+
+	if (!src || !src[0]) {
+		fprintf(stderr, "\n  HUTCH_SRCDIR is not set: run through `make check` or set it "
+				"to the source tree\n");
+		CU_FAIL_FATAL("HUTCH_SRCDIR unset");
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/policy/%s.json", src, name);
+	f = fopen(path, "re");
+	if (!f || fstat(fileno(f), &st) < 0) {
+		fprintf(stderr, "\n  cannot open %s: %s\n", path, strerror(errno));
+		CU_FAIL_FATAL("shipped policy unreadable");
+		return NULL;
+	}
+	text = malloc((size_t)st.st_size + 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	*ret_len = fread(text, 1, (size_t)st.st_size, f);
+	CU_ASSERT_EQUAL(*ret_len, (size_t)st.st_size);
+	text[*ret_len] = '\0';
+	fclose(f);
+	return text;
+}
+
+static void print_errors(const char *what, const struct verrors *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		fprintf(stderr, "\n  %s: %s at \"%s\": %s", what, hutch_err_name(e->items[i].code),
+			e->items[i].pointer, e->items[i].reason);
+}
+
+static int parse_text(const char *text, const char *name, struct policy *p, struct verrors *e)
+{
+	int rc = policy_parse(text, strlen(text), name, p, e);
+
+	if (rc != 0)
+		print_errors(name, e);
+	return rc;
+}
+
+/* ---- the shipped policies ---- */
+
+static void test_shipped_valid(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(shipped); i++) {
+		struct policy p = { 0 }, again = { 0 };
+		struct verrors e = { 0 };
+		size_t len;
+		char *text = read_policy(shipped[i], &len);
+
+		CU_ASSERT_EQUAL_FATAL(policy_parse(text, len, shipped[i], &p, &e), 0);
+		CU_ASSERT_EQUAL(e.n, 0);
+		CU_ASSERT_STRING_EQUAL(p.name, shipped[i]);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p.canonical);
+		CU_ASSERT_STRING_EQUAL(p.work_dir, "/work");
+		CU_ASSERT_STRING_EQUAL(p.hostname, "hutch");
+		CU_ASSERT_EQUAL(p.uid, 65534);
+		CU_ASSERT_EQUAL(p.gid, 65534);
+		CU_ASSERT_TRUE(p.net_allowed[p.net_default]);
+		for (int l = 0; l < LIM_COUNT; l++) {
+			CU_ASSERT(p.limits[l].def <= p.limits[l].max);
+			CU_ASSERT(p.limits[l].def >= limit_defs[l].min);
+			CU_ASSERT(p.limits[l].max <= limit_defs[l].max);
+		}
+		CU_ASSERT(p.requires & REQ_USER_NAMESPACES);
+		CU_ASSERT(p.requires & REQ_SECCOMP);
+		CU_ASSERT_FALSE(p.partial_output);	/* fail closed */
+
+		/* The canonical form is itself a policy with the same form. */
+		CU_ASSERT_EQUAL_FATAL(parse_text(p.canonical, shipped[i], &again, &e), 0);
+		CU_ASSERT_STRING_EQUAL(again.canonical, p.canonical);
+		policy_free(&again);
+		policy_free(&p);
+		CU_ASSERT_PTR_NULL(p.canonical);
+		free(text);
+	}
+}
+
+/* What each shipped policy promises (DESIGN.md "Policies"). */
+static void test_shipped_contents(void)
+{
+	struct policy d = { 0 }, s = { 0 }, n = { 0 };
+	struct verrors e = { 0 };
+	size_t len;
+	char *t;
+
+	t = read_policy("default", &len);
+	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "default", &d, &e), 0);
+	free(t);
+	t = read_policy("strict", &len);
+	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "strict", &s, &e), 0);
+	free(t);
+	t = read_policy("network", &len);
+	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "network", &n, &e), 0);
+	free(t);
+
+	CU_ASSERT_EQUAL(d.net_default, NET_NONE);
+	CU_ASSERT_TRUE(d.net_allowed[NET_NONE]);
+	CU_ASSERT_TRUE(d.net_allowed[NET_LOOPBACK]);
+	CU_ASSERT_FALSE(d.net_allowed[NET_HOST]);
+	CU_ASSERT_EQUAL(d.seccomp_mode, SECCOMP_DENY_LIST);
+	CU_ASSERT_EQUAL(d.landlock, LANDLOCK_BEST_EFFORT);
+	CU_ASSERT_EQUAL(d.requires, REQ_USER_NAMESPACES | REQ_SECCOMP);
+	CU_ASSERT_EQUAL(d.limits[LIM_WALL_MS].def, 30000);
+	CU_ASSERT_EQUAL(d.limits[LIM_WALL_MS].max, 3600000);
+	CU_ASSERT_EQUAL(d.n_binds, 5);
+	CU_ASSERT_STRING_EQUAL(d.binds[0].path, "/usr");
+	CU_ASSERT_TRUE(d.binds[0].exec);
+	CU_ASSERT_FALSE(d.binds[1].exec);
+	CU_ASSERT_EQUAL(d.n_mount_rules, 8);
+	CU_ASSERT_STRING_EQUAL(d.mount_rules[0].prefix, "/");
+	CU_ASSERT_TRUE(d.mount_rules[0].ro);
+	CU_ASSERT_FALSE(d.mount_rules[0].rw);
+	CU_ASSERT_EQUAL(d.n_env_set, 4);
+	CU_ASSERT_EQUAL(d.n_env_allow_prefixes, 1);
+	CU_ASSERT_STRING_EQUAL(d.env_allow_prefixes[0], "LC_");
+
+	/* strict: allow-list, Landlock required, no request mounts, no network */
+	CU_ASSERT_EQUAL(s.seccomp_mode, SECCOMP_ALLOW_LIST);
+	CU_ASSERT(s.n_syscalls > 100);
+	CU_ASSERT_EQUAL(s.landlock, LANDLOCK_REQUIRED);
+	CU_ASSERT(s.requires & REQ_LANDLOCK);
+	CU_ASSERT_EQUAL(s.n_mount_rules, 0);
+	CU_ASSERT_EQUAL(s.net_default, NET_NONE);
+	CU_ASSERT_FALSE(s.net_allowed[NET_LOOPBACK]);
+	CU_ASSERT_FALSE(s.net_allowed[NET_HOST]);
+	CU_ASSERT_EQUAL(s.n_env_allow_prefixes, 0);
+	for (int l = 0; l < LIM_COUNT; l++)
+		CU_ASSERT(s.limits[l].max <= d.limits[l].max);	/* smaller than default */
+
+	/* network: loopback by default, host on request */
+	CU_ASSERT_EQUAL(n.net_default, NET_LOOPBACK);
+	CU_ASSERT_TRUE(n.net_allowed[NET_HOST]);
+	CU_ASSERT_EQUAL(n.n_binds, 12);
+	CU_ASSERT_EQUAL(n.seccomp_mode, SECCOMP_DENY_LIST);
+
+	CU_ASSERT(strcmp(d.canonical, s.canonical) != 0);
+	CU_ASSERT(strcmp(d.canonical, n.canonical) != 0);
+	policy_free(&d);
+	policy_free(&s);
+	policy_free(&n);
+}
+
+/* policy_load: by path (named after the file) and by name. */
+static void test_load(void)
+{
+	const char *src = getenv("HUTCH_SRCDIR");
+	char dir[4096], path[4200];
+	struct policy p = { 0 }, q = { 0 };
+	struct verrors e = { 0 };
+	size_t len;
+	char *text;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(src);
+	snprintf(dir, sizeof(dir), "%s/policy", src);
+	snprintf(path, sizeof(path), "%s/strict.json", dir);
+	/* Before the first search: the directory list is computed once. */
+	CU_ASSERT_EQUAL_FATAL(setenv("HUTCH_POLICY_PATH", dir, 1), 0);
+
+	CU_ASSERT_EQUAL_FATAL(policy_load(path, &p, &e), 0);
+	CU_ASSERT_STRING_EQUAL(p.name, "strict");
+	text = read_policy("strict", &len);
+	CU_ASSERT_EQUAL_FATAL(policy_parse(text, len, "strict", &q, &e), 0);
+	CU_ASSERT_STRING_EQUAL(p.canonical, q.canonical);
+	policy_free(&p);
+	free(text);
+
+	CU_ASSERT_EQUAL_FATAL(policy_load("strict", &p, &e), 0);
+	CU_ASSERT_STRING_EQUAL(p.name, "strict");
+	CU_ASSERT_STRING_EQUAL(p.canonical, q.canonical);
+	CU_ASSERT_STRING_EQUAL(policy_search_dirs()[0], dir);
+	CU_ASSERT_PTR_NULL(policy_search_dirs()[1]);
+	policy_free(&p);
+	policy_free(&q);
+
+	CU_ASSERT_EQUAL(policy_load("nosuch", &p, &e), -ENOENT);
+	CU_ASSERT_EQUAL(policy_load("Strict", &p, &e), -ENOENT);	/* not a policy name */
+	CU_ASSERT_EQUAL(policy_load("", &p, &e), -ENOENT);
+	CU_ASSERT_EQUAL(policy_load("/nonexistent/x.json", &p, &e), -ENOENT);
+	CU_ASSERT_EQUAL(e.n, 0);
+	CU_ASSERT_EQUAL(policy_load(dir, &p, &e), -EINVAL);	/* a directory */
+	CU_ASSERT_EQUAL(e.n, 1);
+	CU_ASSERT_EQUAL(e.items[0].code, INVALID);
+}
+
+/* ---- mutations of default.json ---- */
+
+/* Walk a JSON pointer to its parent; *ret_last is the last token. */
+static struct json_object *walk(struct json_object *root, const char *pointer, char *last,
+				size_t cap)
+{
+	char buf[256];
+	char *save = NULL, *tok, *next;
+	struct json_object *cur = root;
+
+	snprintf(buf, sizeof(buf), "%s", pointer + 1);
+	tok = strtok_r(buf, "/", &save);
+	while (tok && (next = strtok_r(NULL, "/", &save))) {
+		struct json_object *child = NULL;
+
+		if (json_object_is_type(cur, json_type_array))
+			child = json_object_array_get_idx(cur, (size_t)atoi(tok));
+		else
+			json_object_object_get_ex(cur, tok, &child);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(child);
+		cur = child;
+		tok = next;
+	}
+	snprintf(last, cap, "%s", tok ? tok : "");
+	return cur;
+}
+
+struct mutation {
+	const char *pointer;
+	const char *json;	/* NULL: remove the member */
+};
+
+static void mutate(struct json_object *root, const struct mutation *m)
+{
+	char last[128];
+	struct json_object *parent = walk(root, m->pointer, last, sizeof(last));
+	struct json_object *v = m->json ? json_tokener_parse(m->json) : NULL;
+
+	CU_ASSERT_FATAL(!m->json || v || strcmp(m->json, "null") == 0);
+	if (json_object_is_type(parent, json_type_array)) {
+		size_t idx = (size_t)atoi(last);
+
+		if (!m->json)
+			json_object_array_del_idx(parent, idx, 1);
+		else if (idx < json_object_array_length(parent))
+			json_object_array_put_idx(parent, idx, v);
+		else
+			json_object_array_add(parent, v);
+	} else if (!m->json) {
+		CU_ASSERT_FATAL(json_object_object_get_ex(parent, last, NULL));
+		json_object_object_del(parent, last);
+	} else {
+		json_object_object_add(parent, last, v);
+	}
+}
+
+/* default.json with the mutations applied, as text (caller frees). */
+static char *mutated_default(const struct mutation *muts, size_t n)
+{
+	size_t len;
+	char *text = read_policy("default", &len), *out;
+	struct json_object *root = json_tokener_parse(text);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	for (size_t i = 0; i < n && muts[i].pointer; i++)
+		mutate(root, &muts[i]);
+	out = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY));
+	json_object_put(root);
+	free(text);
+	return out;
+}
+
+#define HOST65 "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\""
+
+static const struct invalid_case {
+	struct mutation m[3];
+	const char *pointer;	/* of the first error */
+	size_t n;		/* errors in all */
+} invalid[] = {
+	/* top level */
+	{ { { "/version", NULL } }, "/version", 1 },
+	{ { { "/version", "2" } }, "/version", 1 },
+	{ { { "/version", "\"1\"" } }, "/version", 1 },
+	{ { { "/description", NULL } }, "/description", 1 },
+	{ { { "/description", "5" } }, "/description", 1 },
+	{ { { "/extra", "1" } }, "/extra", 1 },
+	/* limits */
+	{ { { "/limits", NULL } }, "/limits", 1 },
+	{ { { "/limits", "[]" } }, "/limits", 1 },
+	{ { { "/limits/wall_ms", NULL } }, "/limits/wall_ms", 1 },
+	{ { { "/limits/wall_ms", "5" } }, "/limits/wall_ms", 1 },
+	{ { { "/limits/cpu_ms/default", NULL } }, "/limits/cpu_ms/default", 1 },
+	/* a missing max is 0, so the default is above it too */
+	{ { { "/limits/tmp_bytes/max", NULL } }, "/limits/tmp_bytes/max", 2 },
+	{ { { "/limits/bogus", "{\"default\":1,\"max\":1}" } }, "/limits/bogus", 1 },
+	{ { { "/limits/wall_ms/min", "1" } }, "/limits/wall_ms/min", 1 },
+	{ { { "/limits/processes/default", "4097" } }, "/limits/processes/default", 1 },
+	{ { { "/limits/wall_ms/default", "3600001" } }, "/limits/wall_ms/default", 1 },
+	{ { { "/limits/memory_bytes/max", "1099511627777" } }, "/limits/memory_bytes/max", 2 },
+	{ { { "/limits/memory_bytes/default", "16777215" } }, "/limits/memory_bytes/default", 1 },
+	{ { { "/limits/memory_bytes/default", "1" } }, "/limits/memory_bytes/default", 1 },
+	{ { { "/limits/open_files/max", "7" } }, "/limits/open_files/max", 2 },
+	{ { { "/limits/processes/max", "0" } }, "/limits/processes/max", 2 },
+	{ { { "/limits/wall_ms/max", "\"3600000\"" } }, "/limits/wall_ms/max", 2 },
+	{ { { "/limits/tmp_bytes/default", "65535" } }, "/limits/tmp_bytes/default", 1 },
+	{ { { "/limits/work_bytes/default", "-1" } }, "/limits/work_bytes/default", 1 },
+	{ { { "/limits/idle_ms/default", "1.5" } }, "/limits/idle_ms/default", 1 },
+	{ { { "/limits/stdout_bytes/max", "68719476737" } }, "/limits/stdout_bytes/max", 2 },
+	/* filesystem */
+	{ { { "/filesystem", NULL } }, "/filesystem", 1 },
+	{ { { "/filesystem/work_dir", "\"work\"" } }, "/filesystem/work_dir", 1 },
+	{ { { "/filesystem/work_dir", "\"/tmp/work\"" } }, "/filesystem/work_dir", 1 },
+	{ { { "/filesystem/work_dir", "\"/tmp\"" } }, "/filesystem/work_dir", 1 },
+	{ { { "/filesystem/work_dir", "\"/proc\"" } }, "/filesystem/work_dir", 1 },
+	{ { { "/filesystem/work_dir", "\"/dev/shm\"" } }, "/filesystem/work_dir", 1 },
+	{ { { "/filesystem/work_dir", "\"/\"" } }, "/filesystem/work_dir", 1 },
+	{ { { "/filesystem/work_dir", "\"/work/../etc\"" } }, "/filesystem/work_dir", 1 },
+	{ { { "/filesystem/work_dir", "\"/work/\"" } }, "/filesystem/work_dir", 1 },
+	{ { { "/filesystem/work_dir", "7" } }, "/filesystem/work_dir", 1 },
+	{ { { "/filesystem/work_dir", NULL } }, "/filesystem/work_dir", 1 },
+	{ { { "/filesystem/binds/1/path", "\"/proc/self\"" } }, "/filesystem/binds/1/path", 1 },
+	{ { { "/filesystem/binds/1/path", "\"/proc\"" } }, "/filesystem/binds/1/path", 1 },
+	{ { { "/filesystem/binds/0/path", "\"/dev\"" } }, "/filesystem/binds/0/path", 1 },
+	{ { { "/filesystem/binds/0/path", "\"/tmp/x\"" } }, "/filesystem/binds/0/path", 1 },
+	{ { { "/filesystem/binds/0/path", "\"/work\"" } }, "/filesystem/binds/0/path", 1 },
+	{ { { "/filesystem/binds/0/path", "\"/work/lib\"" } }, "/filesystem/binds/0/path", 1 },
+	{ { { "/filesystem/binds/0/path", "\"usr\"" } }, "/filesystem/binds/0/path", 1 },
+	{ { { "/filesystem/binds/0/path", "\"/usr/../etc\"" } }, "/filesystem/binds/0/path", 1 },
+	{ { { "/filesystem/binds/0/path", NULL } }, "/filesystem/binds/0/path", 1 },
+	{ { { "/filesystem/binds/0/exec", NULL } }, "/filesystem/binds/0/exec", 1 },
+	{ { { "/filesystem/binds/0/exec", "\"yes\"" } }, "/filesystem/binds/0/exec", 1 },
+	{ { { "/filesystem/binds/0/rw", "true" } }, "/filesystem/binds/0/rw", 1 },
+	{ { { "/filesystem/binds/2", "\"/usr\"" } }, "/filesystem/binds/2", 1 },
+	{ { { "/filesystem/binds", "{}" } }, "/filesystem/binds", 1 },
+	{ { { "/filesystem/usr_symlinks", "\"yes\"" } }, "/filesystem/usr_symlinks", 1 },
+	{ { { "/filesystem/writable_exec", NULL } }, "/filesystem/writable_exec", 1 },
+	{ { { "/filesystem/extra", "1" } }, "/filesystem/extra", 1 },
+	/* request mount rules */
+	{ { { "/mounts", "{}" } }, "/mounts", 1 },
+	{ { { "/mounts/0", "\"/\"" } }, "/mounts/0", 1 },
+	{ { { "/mounts/1/modes/1", "\"rx\"" } }, "/mounts/1/modes/1", 1 },
+	{ { { "/mounts/1/modes/0", "1" } }, "/mounts/1/modes/0", 1 },
+	{ { { "/mounts/1/modes/0", "\"RO\"" } }, "/mounts/1/modes/0", 1 },
+	{ { { "/mounts/2/prefix", "\"srv\"" } }, "/mounts/2/prefix", 1 },
+	{ { { "/mounts/2/prefix", "\"/srv/\"" } }, "/mounts/2/prefix", 1 },
+	{ { { "/mounts/2/prefix", "\"/srv/../etc\"" } }, "/mounts/2/prefix", 1 },
+	{ { { "/mounts/0/prefix", NULL } }, "/mounts/0/prefix", 1 },
+	{ { { "/mounts/0/modes", NULL } }, "/mounts/0/modes", 1 },
+	{ { { "/mounts/0/modes", "\"ro\"" } }, "/mounts/0/modes", 1 },
+	{ { { "/mounts/0/exec", "true" } }, "/mounts/0/exec", 1 },
+	/* files, collect */
+	{ { { "/files", "[]" } }, "/files", 1 },
+	{ { { "/files/max_count", "4097" } }, "/files/max_count", 1 },
+	{ { { "/files/max_bytes", "-1" } }, "/files/max_bytes", 1 },
+	{ { { "/files/extra", "1" } }, "/files/extra", 1 },
+	{ { { "/collect/max_bytes", "1073741825" } }, "/collect/max_bytes", 1 },
+	{ { { "/collect/max_count", NULL } }, "/collect/max_count", 1 },
+	/* network */
+	{ { { "/network/default", "\"host\"" } }, "/network/default", 1 },
+	{ { { "/network/default", "\"wifi\"" } }, "/network/default", 1 },
+	{ { { "/network/default", NULL } }, "/network/default", 1 },
+	{ { { "/network/allow/1", "\"wifi\"" } }, "/network/allow/1", 1 },
+	{ { { "/network/allow/1", "2" } }, "/network/allow/1", 1 },
+	{ { { "/network/allow", "[]" } }, "/network/default", 1 },
+	{ { { "/network/allow", NULL } }, "/network/allow", 2 },
+	{ { { "/network/extra", "1" } }, "/network/extra", 1 },
+	/* env */
+	{ { { "/env/set/1BAD", "\"x\"" } }, "/env/set/1BAD", 1 },
+	{ { { "/env/set/A-B", "\"x\"" } }, "/env/set/A-B", 1 },
+	{ { { "/env/set/A=B", "\"x\"" } }, "/env/set/A=B", 1 },
+	{ { { "/env/set/PATH", "1" } }, "/env/set/PATH", 1 },
+	{ { { "/env/set", "[]" } }, "/env/set", 1 },
+	{ { { "/env/set", NULL } }, "/env/set", 1 },
+	{ { { "/env/allow/0", "\"A-B\"" } }, "/env/allow/0", 1 },
+	{ { { "/env/allow/0", "\"\"" } }, "/env/allow/0", 1 },
+	{ { { "/env/allow/0", "5" } }, "/env/allow/0", 1 },
+	{ { { "/env/allow/1", "\"LANG\"" } }, "/env/allow/1", 1 },	/* listed twice */
+	{ { { "/env/allow_prefixes/0", "\"\"" } }, "/env/allow_prefixes/0", 1 },
+	{ { { "/env/allow_prefixes/0", "\"1\"" } }, "/env/allow_prefixes/0", 1 },
+	{ { { "/env/allow_prefixes/0", "\"LC-\"" } }, "/env/allow_prefixes/0", 1 },
+	{ { { "/env/extra", "1" } }, "/env/extra", 1 },
+	/* seccomp */
+	{ { { "/seccomp/syscalls", "[\"nosuchcall\"]" } }, "/seccomp/syscalls/0", 1 },
+	{ { { "/seccomp/syscalls", "[\"read\",\"read\"]" } }, "/seccomp/syscalls/1", 1 },
+	{ { { "/seccomp/syscalls", "[1]" } }, "/seccomp/syscalls/0", 1 },
+	{ { { "/seccomp/syscalls", "\"read\"" } }, "/seccomp/syscalls", 1 },
+	{ { { "/seccomp/mode", "\"allow-list\"" },
+	    { "/seccomp/syscalls", "[\"read\",\"mount\"]" } },
+	  "/seccomp/syscalls/1", 1 },
+	{ { { "/seccomp/mode", "\"allow-list\"" }, { "/seccomp/syscalls", "[\"ptrace\"]" } },
+	  "/seccomp/syscalls/0", 1 },
+	{ { { "/seccomp/mode", "\"allow-list\"" },
+	    { "/seccomp/syscalls", "[\"read\",\"kexec_load\",\"bpf\"]" } },
+	  "/seccomp/syscalls/1", 2 },
+	{ { { "/seccomp/mode", "\"allow-list\"" },
+	    { "/seccomp/syscalls", "[\"read\",\"nosuchcall\"]" } },
+	  "/seccomp/syscalls/1", 1 },
+	{ { { "/seccomp/mode", "\"whitelist\"" } }, "/seccomp/mode", 1 },
+	{ { { "/seccomp/allow_ptrace", NULL } }, "/seccomp/allow_ptrace", 1 },
+	{ { { "/seccomp/extra", "1" } }, "/seccomp/extra", 1 },
+	/* landlock, requires */
+	{ { { "/landlock", "\"maybe\"" } }, "/landlock", 1 },
+	{ { { "/landlock", "1" } }, "/landlock", 1 },
+	{ { { "/landlock", NULL } }, "/landlock", 1 },
+	{ { { "/requires/2", "\"landlock\"" } }, "/landlock", 1 },	/* best-effort */
+	{ { { "/requires/2", "\"landlock\"" }, { "/landlock", "\"off\"" } }, "/landlock", 1 },
+	{ { { "/requires/0", "\"selinux\"" } }, "/requires/0", 1 },
+	{ { { "/requires/1", "2" } }, "/requires/1", 1 },
+	{ { { "/requires", "\"seccomp\"" } }, "/requires", 1 },
+	/* user */
+	{ { { "/user/uid", "0" } }, "/user/uid", 1 },
+	{ { { "/user/gid", "0" } }, "/user/gid", 1 },
+	{ { { "/user/uid", "4294967295" } }, "/user/uid", 1 },
+	{ { { "/user/uid", "-1" } }, "/user/uid", 1 },
+	{ { { "/user/gid", NULL } }, "/user/gid", 1 },
+	{ { { "/user/name", "\"nobody\"" } }, "/user/name", 1 },
+	/* on_limit */
+	{ { { "/on_limit/overflow", "\"drop\"" } }, "/on_limit/overflow", 1 },
+	{ { { "/on_limit/partial_output", "\"no\"" } }, "/on_limit/partial_output", 1 },
+	{ { { "/on_limit/extra", "1" } }, "/on_limit/extra", 1 },
+	/* hostname */
+	{ { { "/hostname", "\"Hutch\"" } }, "/hostname", 1 },
+	{ { { "/hostname", "\"\"" } }, "/hostname", 1 },
+	{ { { "/hostname", "\"a b\"" } }, "/hostname", 1 },
+	{ { { "/hostname", "\"a_b\"" } }, "/hostname", 1 },
+	{ { { "/hostname", "\"h\\u00e9\"" } }, "/hostname", 1 },
+	{ { { "/hostname", HOST65 } }, "/hostname", 1 },
+	{ { { "/hostname", "5" } }, "/hostname", 1 },
+	{ { { "/hostname", NULL } }, "/hostname", 1 },
+};
+
+static void test_invalid_table(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(invalid); i++) {
+		const struct invalid_case *c = &invalid[i];
+		char *text = mutated_default(c->m, ARRAY_SIZE(c->m));
+		struct policy p = { .uid = 77 };
+		struct verrors e = { 0 };
+		int rc = policy_parse(text, strlen(text), "mutant", &p, &e);
+
+		if (rc != -EINVAL || e.n != c->n || strcmp(e.items[0].pointer, c->pointer) != 0) {
+			fprintf(stderr, "\n  invalid[%zu] (%s = %s): rc %d, want \"%s\" x%zu", i,
+				c->m[0].pointer, c->m[0].json ? c->m[0].json : "removed", rc,
+				c->pointer, c->n);
+			print_errors("  got", &e);
+		}
+		CU_ASSERT_EQUAL(rc, -EINVAL);
+		CU_ASSERT_EQUAL(e.n, c->n);
+		CU_ASSERT_FATAL(e.n >= 1);
+		CU_ASSERT_STRING_EQUAL(e.items[0].pointer, c->pointer);
+		for (size_t k = 0; k < e.n; k++) {
+			CU_ASSERT_EQUAL(e.items[k].code, INVALID);
+			CU_ASSERT_PTR_NOT_NULL(e.items[k].reason);
+		}
+		CU_ASSERT_EQUAL(p.uid, 77);	/* *ret untouched */
+		CU_ASSERT_PTR_NULL(p.canonical);
+		free(text);
+	}
+}
+
+/* What is fine: the same mutation machinery must not explain the table. */
+static void test_valid_variants(void)
+{
+	static const struct mutation ok[][2] = {
+		{ { "/seccomp/mode", "\"allow-list\"" }, { "/seccomp/syscalls", "[\"read\"]" } },
+		{ { "/seccomp/allow_ptrace", "true" }, { "/seccomp/syscalls", "[\"ptrace\"]" } },
+		{ { "/requires/2", "\"landlock\"" }, { "/landlock", "\"required\"" } },
+		{ { "/requires/2", "\"cgroup\"" }, { NULL, NULL } },
+		{ { "/network/default", "\"loopback\"" }, { NULL, NULL } },
+		{ { "/limits/wall_ms/default", "3600000" }, { NULL, NULL } },
+		{ { "/limits/memory_bytes/default", "16777216" }, { NULL, NULL } },
+		{ { "/limits/idle_ms/max", "0" }, { NULL, NULL } },
+		{ { "/mounts", "[]" }, { "/filesystem/binds", "[]" } },
+		{ { "/mounts/0/modes", "[]" }, { NULL, NULL } },
+		{ { "/filesystem/work_dir", "\"/home/w\"" }, { NULL, NULL } },
+		{ { "/hostname", "\"a-b.c9\"" }, { NULL, NULL } },
+		{ { "/user/uid", "4294967294" }, { NULL, NULL } },
+		{ { "/on_limit/overflow", "\"truncate\"" },
+		  { "/on_limit/partial_output", "true" } },
+		{ { "/env/set/_X1", "\"\"" }, { "/env/allow_prefixes/1", "\"_\"" } },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(ok); i++) {
+		char *text = mutated_default(ok[i], 2);
+		struct policy p = { 0 };
+		struct verrors e = { 0 };
+
+		if (parse_text(text, "variant", &p, &e) != 0)
+			fprintf(stderr, "\n  variant %zu rejected\n", i);
+		CU_ASSERT_EQUAL(e.n, 0);
+		policy_free(&p);
+		free(text);
+	}
+}
+
+/* Not JSON, not one object, duplicates: pointer "" or the duplicate's. */
+static void test_invalid_text(void)
+{
+	static const struct {
+		const char *text;
+		const char *pointer;
+	} bad[] = {
+		{ "", "" },
+		{ "{", "" },
+		{ "[]", "" },
+		{ "{} {}", "" },
+		{ "{\"landlock\":\"off\",\"landlock\":\"required\"}", "/landlock" },
+		{ "{\"limits\":{\"wall_ms\":{\"max\":1,\"m\\u0061x\":2}}}", "/limits/wall_ms/max" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct policy p = { 0 };
+		struct verrors e = { 0 };
+
+		size_t len = strlen(bad[i].text);
+
+		CU_ASSERT_EQUAL(policy_parse(bad[i].text, len, "x", &p, &e), -EINVAL);
+		CU_ASSERT_EQUAL_FATAL(e.n, 1);
+		CU_ASSERT_EQUAL(e.items[0].code, INVALID);
+		CU_ASSERT_STRING_EQUAL(e.items[0].pointer, bad[i].pointer);
+	}
+}
+
+/* `policy check` sees every problem at once, in document order. */
+static void test_several_errors(void)
+{
+	static const struct mutation m[] = {
+		{ "/extra", "1" },
+		{ "/limits/wall_ms/default", "3600001" },
+		{ "/landlock", "\"maybe\"" },
+		{ "/user/uid", "0" },
+		{ "/hostname", "\"BAD\"" },
+	};
+	static const char *const want[] = { "/extra", "/limits/wall_ms/default", "/landlock",
+					     "/user/uid", "/hostname" };
+	char *text = mutated_default(m, ARRAY_SIZE(m));
+	struct policy p = { 0 };
+	struct verrors e = { 0 };
+
+	CU_ASSERT_EQUAL(policy_parse(text, strlen(text), "several", &p, &e), -EINVAL);
+	CU_ASSERT(e.n >= 3);
+	CU_ASSERT_EQUAL_FATAL(e.n, ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		CU_ASSERT_EQUAL(e.items[i].code, INVALID);
+		CU_ASSERT_STRING_EQUAL(e.items[i].pointer, want[i]);
+	}
+	free(text);
+}
+
+/* More problems than the list holds: it stays full and counts the rest. */
+static void test_error_list_bounded(void)
+{
+	struct json_object *bad = json_object_new_array();
+	struct mutation m[1];
+	char *arr, *text;
+	struct policy p = { 0 };
+	struct verrors e = { 0 };
+
+	for (int i = 0; i < VERROR_MAX + 10; i++)
+		json_object_array_add(bad, json_object_new_string("-"));
+	arr = strdup(json_object_to_json_string(bad));
+	m[0] = (struct mutation){ "/env/allow", arr };
+	text = mutated_default(m, 1);
+	CU_ASSERT_EQUAL(policy_parse(text, strlen(text), "many", &p, &e), -EINVAL);
+	CU_ASSERT_EQUAL(e.n, VERROR_MAX);
+	CU_ASSERT_EQUAL(e.dropped, 10);
+	CU_ASSERT_STRING_EQUAL(e.items[0].pointer, "/env/allow/0");
+	CU_ASSERT_STRING_EQUAL(e.items[VERROR_MAX - 1].pointer, "/env/allow/63");
+	json_object_put(bad);
+	free(arr);
+	free(text);
+}
+
+/* ---- canonical form ---- */
+
+/* Members in reverse order, recursively; arrays keep their order. */
+static struct json_object *reorder(struct json_object *o)
+{
+	struct json_object *r;
+
+	if (json_object_is_type(o, json_type_array)) {
+		r = json_object_new_array();
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			json_object_array_add(r, reorder(json_object_array_get_idx(o, i)));
+		return r;
+	}
+	if (json_object_is_type(o, json_type_object)) {
+		const char *keys[64];
+		size_t n = 0;
+
+		json_object_object_foreach(o, k, v) {
+			(void)v;
+			CU_ASSERT_FATAL(n < ARRAY_SIZE(keys));
+			keys[n++] = k;
+		}
+		r = json_object_new_object();
+		while (n--) {
+			struct json_object *child = NULL;
+
+			json_object_object_get_ex(o, keys[n], &child);
+			json_object_object_add(r, keys[n], reorder(child));
+		}
+		return r;
+	}
+	return json_object_get(o);
+}
+
+static char *canonical_of(const char *text)
+{
+	struct policy p = { 0 };
+	struct verrors e = { 0 };
+	char *c;
+
+	CU_ASSERT_EQUAL_FATAL(parse_text(text, "canon", &p, &e), 0);
+	c = strdup(p.canonical);
+	policy_free(&p);
+	return c;
+}
+
+static void test_canonical_stable(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(shipped); i++) {
+		size_t len;
+		char *text = read_policy(shipped[i], &len);
+		struct json_object *root = json_tokener_parse(text), *rev = reorder(root);
+		char *base = canonical_of(text), *other;
+
+		/* Same text twice. */
+		other = canonical_of(text);
+		CU_ASSERT_STRING_EQUAL(other, base);
+		free(other);
+		/* Members reordered at every level, other whitespace. */
+		other = canonical_of(json_object_to_json_string_ext(
+			rev, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_PRETTY_TAB));
+		if (strcmp(other, base) != 0) {
+			size_t at = 0;
+
+			while (other[at] == base[at])
+				at++;
+			fprintf(stderr, "\n  %s reordered: canonical differs at \"%.40s\"\n",
+				shipped[i], base + at);
+		}
+		CU_ASSERT_STRING_EQUAL(other, base);
+		free(other);
+		other = canonical_of(json_object_to_json_string_ext(rev, JSON_C_TO_STRING_PLAIN));
+		CU_ASSERT_STRING_EQUAL(other, base);
+		free(other);
+		/* No whitespace outside strings, no newline at all. */
+		CU_ASSERT_PTR_NULL(strchr(base, '\n'));
+		CU_ASSERT_PTR_NULL(strstr(base, "\": "));
+		CU_ASSERT_EQUAL(strncmp(base, "{\"version\":1,", 13), 0);
+		json_object_put(rev);
+		json_object_put(root);
+		free(base);
+		free(text);
+	}
+}
+
+/* Spellings of the same meaning print the same; a changed value does not. */
+static void test_canonical_changes(void)
+{
+	static const struct {
+		struct mutation m[2];
+		bool same;
+	} cases[] = {
+		{ { { "/mounts/1/modes", "[\"rw\",\"ro\"]" }, { NULL, NULL } }, true },
+		{ { { "/mounts/1/modes", "[\"ro\",\"rw\",\"ro\"]" }, { NULL, NULL } }, true },
+		{ { { "/network/allow", "[\"loopback\",\"none\"]" }, { NULL, NULL } }, true },
+		{ { { "/requires", "[\"seccomp\",\"user_namespaces\"]" }, { NULL, NULL } }, true },
+		{ { { "/limits/wall_ms/default", "30000" }, { NULL, NULL } }, true },
+		{ { { "/limits/wall_ms/default", "30001" }, { NULL, NULL } }, false },
+		{ { { "/limits/work_bytes/max", "268435457" }, { NULL, NULL } }, false },
+		{ { { "/description", "\"other\"" }, { NULL, NULL } }, false },
+		{ { { "/filesystem/binds/0/exec", "false" }, { NULL, NULL } }, false },
+		{ { { "/filesystem/usr_symlinks", "false" }, { NULL, NULL } }, false },
+		{ { { "/mounts/1/modes", "[\"ro\"]" }, { NULL, NULL } }, false },
+		{ { { "/network/allow/2", "\"host\"" }, { NULL, NULL } }, false },
+		{ { { "/env/set/LANG", "\"C\"" }, { NULL, NULL } }, false },
+		{ { { "/env/allow/0", "\"LANGX\"" }, { NULL, NULL } }, false },
+		{ { { "/seccomp/syscalls", "[\"acct\"]" }, { NULL, NULL } }, false },
+		{ { { "/seccomp/allow_ptrace", "true" }, { NULL, NULL } }, false },
+		{ { { "/landlock", "\"off\"" }, { NULL, NULL } }, false },
+		{ { { "/user/gid", "65533" }, { NULL, NULL } }, false },
+		{ { { "/requires/2", "\"cgroup\"" }, { NULL, NULL } }, false },
+		{ { { "/on_limit/partial_output", "true" }, { NULL, NULL } }, false },
+		{ { { "/on_limit/overflow", "\"truncate\"" }, { NULL, NULL } }, false },
+		{ { { "/hostname", "\"box\"" }, { NULL, NULL } }, false },
+		{ { { "/files/max_count", "63" }, { NULL, NULL } }, false },
+		{ { { "/collect/max_bytes", "1" }, { NULL, NULL } }, false },
+	};
+	size_t len;
+	char *text = read_policy("default", &len);
+	char *base = canonical_of(text);
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *mt = mutated_default(cases[i].m, 2);
+		char *c = canonical_of(mt);
+
+		if ((strcmp(c, base) == 0) != cases[i].same)
+			fprintf(stderr, "\n  canonical case %zu (%s): want %s\n", i,
+				cases[i].m[0].pointer, cases[i].same ? "same" : "different");
+		CU_ASSERT_EQUAL(strcmp(c, base) == 0, cases[i].same);
+		free(c);
+		free(mt);
+	}
+	free(base);
+	free(text);
+}
+
+/* ---- digest ---- */
+
+static void digest_of(const struct policy *p, const char *helper, char out[72])
+{
+	memset(out, 0, 72);
+	CU_ASSERT_EQUAL_FATAL(policy_digest(p, helper, out), 0);
+	CU_ASSERT_EQUAL(strlen(out), 7 + 64);
+	CU_ASSERT_EQUAL(strncmp(out, "sha256:", 7), 0);
+	CU_ASSERT_EQUAL(strspn(out + 7, "0123456789abcdef"), 64);
+}
+
+static void set_mtime(const char *path, time_t sec)
+{
+	struct timespec ts[2] = { { sec, 0 }, { sec, 0 } };
+
+	CU_ASSERT_EQUAL_FATAL(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+static void test_digest(void)
+{
+	char dir[] = "/tmp/hutch-test-policy-XXXXXX";
+	char helper[128], alias[128];
+	char a[72], b[72], c[72];
+	struct policy p = { 0 }, q = { 0 };
+	struct verrors e = { 0 };
+	static const struct mutation m = { "/limits/wall_ms/default", "30001" };
+	size_t len;
+	char *text = read_policy("default", &len), *other = mutated_default(&m, 1);
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
+	snprintf(helper, sizeof(helper), "%s/hutch-exec", dir);
+	snprintf(alias, sizeof(alias), "%s/hutch-exec2", dir);
+	f = fopen(helper, "we");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("helper v1\n", f);
+	fclose(f);
+	set_mtime(helper, 1000000000);
+	CU_ASSERT_EQUAL_FATAL(policy_parse(text, len, "default", &p, &e), 0);
+	CU_ASSERT_EQUAL_FATAL(parse_text(other, "default", &q, &e), 0);
+
+	/* stable */
+	digest_of(&p, helper, a);
+	digest_of(&p, helper, b);
+	CU_ASSERT_STRING_EQUAL(a, b);
+	/* the canonical form counts */
+	digest_of(&q, helper, c);
+	CU_ASSERT_STRING_NOT_EQUAL(a, c);
+	/* the name does not: it is not in the canonical form */
+	free(p.name);
+	p.name = strdup("renamed");
+	digest_of(&p, helper, b);
+	CU_ASSERT_STRING_EQUAL(a, b);
+
+	/* the helper's mtime, then back */
+	set_mtime(helper, 1000000001);
+	digest_of(&p, helper, b);
+	CU_ASSERT_STRING_NOT_EQUAL(a, b);
+	set_mtime(helper, 1000000000);
+	digest_of(&p, helper, b);
+	CU_ASSERT_STRING_EQUAL(a, b);
+	/* the helper rewritten: another size, same mtime */
+	f = fopen(helper, "we");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("helper v2, longer\n", f);
+	fclose(f);
+	set_mtime(helper, 1000000000);
+	digest_of(&p, helper, b);
+	CU_ASSERT_STRING_NOT_EQUAL(a, b);
+	/* the same file under another path */
+	digest_of(&p, helper, a);
+	CU_ASSERT_EQUAL_FATAL(link(helper, alias), 0);
+	digest_of(&p, alias, c);
+	CU_ASSERT_STRING_NOT_EQUAL(a, c);
+	/* replaced by another file (another inode), same size and mtime */
+	CU_ASSERT_EQUAL_FATAL(unlink(helper), 0);
+	f = fopen(helper, "we");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("helper v3, longer\n", f);
+	fclose(f);
+	set_mtime(helper, 1000000000);
+	digest_of(&p, helper, b);
+	CU_ASSERT_STRING_NOT_EQUAL(a, b);
+	/* no helper */
+	CU_ASSERT_EQUAL(unlink(helper), 0);
+	CU_ASSERT_EQUAL(policy_digest(&p, helper, b), -ENOENT);
+
+	CU_ASSERT_EQUAL(unlink(alias), 0);
+	CU_ASSERT_EQUAL(rmdir(dir), 0);
+	policy_free(&p);
+	policy_free(&q);
+	free(text);
+	free(other);
+}
+
+static const struct unit_case cases[] = {
+	{ "shipped policies are valid", test_shipped_valid },
+	{ "shipped policies say what DESIGN.md says", test_shipped_contents },
+	{ "policy_load by path and by name", test_load },
+	{ "invalid policies: one mutation each", test_invalid_table },
+	{ "valid variants", test_valid_variants },
+	{ "invalid text", test_invalid_text },
+	{ "several errors at once", test_several_errors },
+	{ "error list bounded", test_error_list_bounded },
+	{ "canonical form stable", test_canonical_stable },
+	{ "canonical form follows meaning", test_canonical_changes },
+	{ "digest", test_digest },
+	{ NULL, NULL },
+};
+
+UNIT_MAIN("policy")

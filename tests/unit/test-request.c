@@ -1,0 +1,1008 @@
+/* test-request.c: unit tests of request documents (frontend/request.c):
+ * a table of bad documents, each with the error code and the exact JSON
+ * pointer it must get, generated documents at and past every size bound,
+ * good documents with their parsed fields, and the strict base64 codec. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json-util.h"
+#include "policy.h"
+#include "request.h"
+#include "spec.h"
+
+#include "cunit-main.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define INV HUTCH_ERR_INVALID_REQUEST
+
+/* A document with what every request needs, then more members. */
+#define V "\"version\":1,\"argv\":[\"/bin/true\"]"
+#define DOC(members) "{" V "," members "}"
+/* argv alone, for argv cases */
+#define ARGV(arr) "{\"version\":1,\"argv\":" arr "}"
+
+struct bad_doc {
+	const char *text;
+	size_t len;	/* 0: strlen(text) */
+	enum hutch_err code;
+	const char *pointer;
+};
+
+#define BAD(t, p) { t, 0, INV, p }
+#define BADN(t, p) { t, sizeof(t) - 1, INV, p } /* with a NUL inside */
+
+static const struct bad_doc bad_docs[] = {
+	/* ---- not JSON, not one object ---- */
+	BAD("", ""),
+	BAD("not json", ""),
+	BAD("{", ""),
+	BAD("}", ""),
+	BAD("{\"version\":1,}", ""),
+	BAD("{\"version\":1 \"argv\":[]}", ""),
+	BAD("{" V "} x", ""),
+	BAD("{" V "}{}", ""),
+	BAD("{" V "}\n,", ""),
+	BADN("{" V "}\0", ""),
+	BADN("{\"version\":1,\"argv\":[\"/bin/\0\"]}", ""),
+	BAD("[{" V "}]", ""),
+	BAD("\"{}\"", ""),
+	BAD("[] ", ""),
+	BAD("1 ", ""),
+	BAD("null ", ""),
+	BAD("{\"version\":01,\"argv\":[\"/bin/true\"]}", ""),
+	BAD("{'version':1,\"argv\":[\"/bin/true\"]}", ""),
+	BAD("{\"version\":1,\"argv\":[\"/bin/true\",]}", ""),
+	BAD("{\"version\":1,\"argv\":['/bin/true']}", ""),
+	BAD("{\"version\":1,\"argv\":[\"/bin/\xff\"]}", ""),		/* not UTF-8 */
+	BAD("{\"version\":1,\"argv\":[\"/bin/\xc0\xae\"]}", ""),	/* overlong '.' */
+	BAD("{\"version\":1,\"argv\":[\"/bin/\xed\xa0\x80\"]}", ""),	/* surrogate */
+	BAD("{\"version\":1,\"argv\":[\"/bin/true\"],\"env\":{\"A\":\"\\x41\"}}", ""),
+
+	/* ---- duplicate keys: the pointer of the second ---- */
+	BAD("{\"version\":1,\"version\":1,\"argv\":[\"/bin/true\"]}", "/version"),
+	BAD(DOC("\"argv\":[\"/bin/false\"]"), "/argv"),
+	BAD(DOC("\"\\u0061rgv\":[\"/bin/false\"]"), "/argv"),
+	BAD(DOC("\"limits\":{\"wall_ms\":1,\"wall_ms\":2}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":1,\"wall\\u005fms\":2}"), "/limits/wall_ms"),
+	BAD(DOC("\"env\":{\"A\":\"1\",\"A\":\"2\"}"), "/env/A"),
+	BAD(DOC("\"stdin\":{\"text\":\"a\",\"text\":\"b\"}"), "/stdin/text"),
+	BAD(DOC("\"files\":[{\"name\":\"a\",\"text\":\"\",\"name\":\"b\"}]"), "/files/0/name"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\"},"
+		"{\"source\":\"/tmp\",\"target\":\"/b\",\"target\":\"/c\"}]"),
+	    "/mounts/1/target"),
+	BAD(DOC("\"cwd\\u0000\":\"/x\""), "/cwd?"),	/* json-c would call it "cwd" */
+
+	/* ---- \u0000 inside strings ---- */
+	BAD(ARGV("[\"/bin/a\\u0000b\"]"), "/argv/0"),
+	BAD(ARGV("[\"/bin/true\",\"\\u0000\"]"), "/argv/1"),
+	BAD(DOC("\"env\":{\"A\":\"x\\u0000y\"}"), "/env/A"),
+	BAD(DOC("\"cwd\":\"/work\\u0000\""), "/cwd"),
+	BAD(DOC("\"policy\":\"default\\u0000\""), "/policy"),
+	BAD(DOC("\"collect\":[\"a\\u0000b\"]"), "/collect/0"),
+	BAD(DOC("\"files\":[{\"name\":\"a\\u0000b\",\"text\":\"\"}]"), "/files/0/name"),
+	BAD(DOC("\"files\":[{\"name\":\"a\",\"base64\":\"\\u0000AAA\"}]"), "/files/0/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"YQ=\\u0000\"}"), "/stdin/base64"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\\u0000\",\"target\":\"/a\"}]"), "/mounts/0/source"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\\u0000\"}]"), "/mounts/0/target"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"mode\":\"r\\u0000\"}]"),
+	    "/mounts/0/mode"),
+	BAD(DOC("\"stdout_mode\":\"frame\\u0000\""), "/stdout_mode"),
+	BAD(DOC("\"network\":\"none\\u0000\""), "/network"),
+
+	/* ---- unknown fields, at every level ---- */
+	BAD(DOC("\"foo\":1"), "/foo"),
+	BAD(DOC("\"Argv\":[\"/bin/true\"]"), "/Argv"),
+	BAD(DOC("\"a/b~c\":1"), "/a~1b~0c"),
+	BAD(DOC("\"x\\u0001\":1"), "/x?"),
+	BAD(DOC("\"\":1"), "/"),
+	BAD("{\"foo\":1}", "/foo"),	/* before the missing version */
+	BAD(DOC("\"limits\":{\"bogus\":1}"), "/limits/bogus"),
+	BAD(DOC("\"limits\":{\"WALL_MS\":1}"), "/limits/WALL_MS"),
+	BAD(DOC("\"limits\":{\"tmp_bytes\":1048576}"), "/limits/tmp_bytes"), /* policy only */
+	BAD(DOC("\"limits\":{\"work_bytes\":1048576}"), "/limits/work_bytes"),
+	BAD(DOC("\"stdin\":{\"text\":\"\",\"mode\":1}"), "/stdin/mode"),
+	BAD(DOC("\"stdin\":{\"text\":\"\",\"name\":\"x\"}"), "/stdin/name"),
+	BAD(DOC("\"files\":[{\"name\":\"a\",\"text\":\"\",\"mode\":420}]"), "/files/0/mode"),
+	BAD(DOC("\"files\":[{\"bad\":1}]"), "/files/0/bad"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"exec\":true}]"),
+	    "/mounts/0/exec"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"rw\":true}]"),
+	    "/mounts/0/rw"),
+
+	/* ---- version ---- */
+	BAD("{\"argv\":[\"/bin/true\"]}", "/version"),
+	BAD("{\"version\":0,\"argv\":[\"/bin/true\"]}", "/version"),
+	BAD("{\"version\":2,\"argv\":[\"/bin/true\"]}", "/version"),
+	BAD("{\"version\":\"1\",\"argv\":[\"/bin/true\"]}", "/version"),
+	BAD("{\"version\":1.0,\"argv\":[\"/bin/true\"]}", "/version"),
+	BAD("{\"version\":1e0,\"argv\":[\"/bin/true\"]}", "/version"),
+	BAD("{\"version\":-1,\"argv\":[\"/bin/true\"]}", "/version"),
+	BAD("{\"version\":null,\"argv\":[\"/bin/true\"]}", "/version"),
+	BAD("{\"version\":true,\"argv\":[\"/bin/true\"]}", "/version"),
+	BAD("{\"version\":[1],\"argv\":[\"/bin/true\"]}", "/version"),
+	BAD("{\"version\":NaN,\"argv\":[\"/bin/true\"]}", "/version"),
+	BAD("{\"version\":18446744073709551617,\"argv\":[\"/bin/true\"]}", "/version"),
+
+	/* ---- policy ---- */
+	BAD(DOC("\"policy\":1"), "/policy"),
+	BAD(DOC("\"policy\":null"), "/policy"),
+	BAD(DOC("\"policy\":[\"default\"]"), "/policy"),
+
+	/* ---- argv ---- */
+	BAD("{\"version\":1}", "/argv"),
+	BAD(ARGV("[]"), "/argv"),
+	BAD(ARGV("\"/bin/true\""), "/argv"),
+	BAD(ARGV("{}"), "/argv"),
+	BAD(ARGV("null"), "/argv"),
+	BAD(ARGV("[1]"), "/argv/0"),
+	BAD(ARGV("[\"/bin/true\",2]"), "/argv/1"),
+	BAD(ARGV("[\"/bin/true\",true]"), "/argv/1"),
+	BAD(ARGV("[\"/bin/true\",{}]"), "/argv/1"),
+	BAD(ARGV("[\"/bin/true\",\"a\",null]"), "/argv/2"),
+	BAD(ARGV("[\"/bin/true\",\"a\",[\"x\"]]"), "/argv/2"),
+	BAD(ARGV("[\"\"]"), "/argv/0"),
+	BAD(ARGV("[\"\",\"x\"]"), "/argv/0"),
+
+	/* ---- env ---- */
+	BAD(DOC("\"env\":[]"), "/env"),
+	BAD(DOC("\"env\":\"A=1\""), "/env"),
+	BAD(DOC("\"env\":null"), "/env"),
+	BAD(DOC("\"env\":{\"1A\":\"x\"}"), "/env/1A"),
+	BAD(DOC("\"env\":{\"9\":\"x\"}"), "/env/9"),
+	BAD(DOC("\"env\":{\"A=B\":\"x\"}"), "/env/A=B"),
+	BAD(DOC("\"env\":{\"A-B\":\"x\"}"), "/env/A-B"),
+	BAD(DOC("\"env\":{\"\":\"x\"}"), "/env/"),
+	BAD(DOC("\"env\":{\"A B\":\"x\"}"), "/env/A B"),
+	BAD(DOC("\"env\":{\"A.B\":\"x\"}"), "/env/A.B"),
+	BAD(DOC("\"env\":{\"A/B\":\"x\"}"), "/env/A~1B"),
+	BAD(DOC("\"env\":{\"\xc3\x89T\xc3\x89\":\"x\"}"), "/env/\xc3\x89T\xc3\x89"),
+	BAD(DOC("\"env\":{\"A\\u0001\":\"x\"}"), "/env/A?"),
+	BAD(DOC("\"env\":{\"OK\":\"1\",\"BAD-\":\"x\"}"), "/env/BAD-"),
+	BAD(DOC("\"env\":{\"A\":1}"), "/env/A"),
+	BAD(DOC("\"env\":{\"A\":null}"), "/env/A"),
+	BAD(DOC("\"env\":{\"A\":true}"), "/env/A"),
+	BAD(DOC("\"env\":{\"A\":[\"x\"]}"), "/env/A"),
+	BAD(DOC("\"env\":{\"A\":{}}"), "/env/A"),
+
+	/* ---- cwd ---- */
+	BAD(DOC("\"cwd\":\"work\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"./work\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"/work/../etc\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"/work/..\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"/..\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"/work/./x\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"/./work\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"/work/\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"//work\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"/work//x\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"/work/\\u0001\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"/work/a\\nb\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"/work/a\\tb\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"/work/\\u001b[0m\""), "/cwd"),
+	BAD(DOC("\"cwd\":\"/work/\\u007f\""), "/cwd"),
+	BAD(DOC("\"cwd\":1"), "/cwd"),
+	BAD(DOC("\"cwd\":null"), "/cwd"),
+	BAD(DOC("\"cwd\":[\"/work\"]"), "/cwd"),
+
+	/* ---- stdin ---- */
+	BAD(DOC("\"stdin\":\"x\""), "/stdin"),
+	BAD(DOC("\"stdin\":null"), "/stdin"),
+	BAD(DOC("\"stdin\":[]"), "/stdin"),
+	BAD(DOC("\"stdin\":{}"), "/stdin"),
+	BAD(DOC("\"stdin\":{\"text\":\"a\",\"base64\":\"YQ==\"}"), "/stdin"),
+	BAD(DOC("\"stdin\":{\"text\":1}"), "/stdin/text"),
+	BAD(DOC("\"stdin\":{\"text\":null}"), "/stdin/text"),
+	BAD(DOC("\"stdin\":{\"base64\":1}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":[\"YQ==\"]}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"YQ=\"}"), "/stdin/base64"),		/* length */
+	BAD(DOC("\"stdin\":{\"base64\":\"YQ\"}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"Y\"}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"YWJjZ\"}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"Y*==\"}"), "/stdin/base64"),		/* alphabet */
+	BAD(DOC("\"stdin\":{\"base64\":\"Zm-_\"}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"Zm9v Zm9v\"}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"Zm9v\\n\"}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"Zm9\xc3\xa9\"}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"Y=Q=\"}"), "/stdin/base64"),		/* padding */
+	BAD(DOC("\"stdin\":{\"base64\":\"=QQQ\"}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"Y===\"}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"====\"}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"YQ=A\"}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"YQ==YQ==\"}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"base64\":\"YR==\"}"), "/stdin/base64"),	/* stray bits */
+	BAD(DOC("\"stdin\":{\"base64\":\"YWJ=\"}"), "/stdin/base64"),
+	BAD(DOC("\"stdin\":{\"unknown\":1}"), "/stdin/unknown"),
+
+	/* ---- files ---- */
+	BAD(DOC("\"files\":{}"), "/files"),
+	BAD(DOC("\"files\":\"a\""), "/files"),
+	BAD(DOC("\"files\":[1]"), "/files/0"),
+	BAD(DOC("\"files\":[\"a\"]"), "/files/0"),
+	BAD(DOC("\"files\":[null]"), "/files/0"),
+	BAD(DOC("\"files\":[[]]"), "/files/0"),
+	BAD(DOC("\"files\":[{\"text\":\"x\"}]"), "/files/0/name"),
+	BAD(DOC("\"files\":[{\"name\":1,\"text\":\"\"}]"), "/files/0/name"),
+	BAD(DOC("\"files\":[{\"name\":\"a/b\",\"text\":\"\"}]"), "/files/0/name"),
+	BAD(DOC("\"files\":[{\"name\":\"/a\",\"text\":\"\"}]"), "/files/0/name"),
+	BAD(DOC("\"files\":[{\"name\":\"a/\",\"text\":\"\"}]"), "/files/0/name"),
+	BAD(DOC("\"files\":[{\"name\":\".\",\"text\":\"\"}]"), "/files/0/name"),
+	BAD(DOC("\"files\":[{\"name\":\"..\",\"text\":\"\"}]"), "/files/0/name"),
+	BAD(DOC("\"files\":[{\"name\":\"\",\"text\":\"\"}]"), "/files/0/name"),
+	BAD(DOC("\"files\":[{\"name\":\"a\\u0001\",\"text\":\"\"}]"), "/files/0/name"),
+	BAD(DOC("\"files\":[{\"name\":\"a\\nb\",\"text\":\"\"}]"), "/files/0/name"),
+	BAD(DOC("\"files\":[{\"name\":\"a\\u007f\",\"text\":\"\"}]"), "/files/0/name"),
+	BAD(DOC("\"files\":[{\"name\":\"a\"}]"), "/files/0"),
+	BAD(DOC("\"files\":[{\"name\":\"a\",\"text\":\"\",\"base64\":\"\"}]"), "/files/0"),
+	BAD(DOC("\"files\":[{\"name\":\"a\",\"text\":1}]"), "/files/0/text"),
+	BAD(DOC("\"files\":[{\"name\":\"a\",\"base64\":null}]"), "/files/0/base64"),
+	BAD(DOC("\"files\":[{\"name\":\"a\",\"base64\":\"YQ=\"}]"), "/files/0/base64"),
+	BAD(DOC("\"files\":[{\"name\":\"a\",\"base64\":\"Y!==\"}]"), "/files/0/base64"),
+	BAD(DOC("\"files\":[{\"name\":\"a\",\"text\":\"\"},{\"name\":\"a\",\"base64\":\"\"}]"),
+	    "/files/1/name"),
+	BAD(DOC("\"files\":[{\"name\":\"a\",\"text\":\"\"},{\"name\":\"b/c\",\"text\":\"\"}]"),
+	    "/files/1/name"),
+
+	/* ---- collect ---- */
+	BAD(DOC("\"collect\":\"out\""), "/collect"),
+	BAD(DOC("\"collect\":{}"), "/collect"),
+	BAD(DOC("\"collect\":[1]"), "/collect/0"),
+	BAD(DOC("\"collect\":[\"ok\",null]"), "/collect/1"),
+	BAD(DOC("\"collect\":[[\"a\"]]"), "/collect/0"),
+	BAD(DOC("\"collect\":[\"a\",\"a\"]"), "/collect/1"),
+	BAD(DOC("\"collect\":[\"a\",\"b\",\"a\"]"), "/collect/2"),
+	BAD(DOC("\"collect\":[\"a/b\"]"), "/collect/0"),
+	BAD(DOC("\"collect\":[\"..\"]"), "/collect/0"),
+	BAD(DOC("\"collect\":[\".\"]"), "/collect/0"),
+	BAD(DOC("\"collect\":[\"\"]"), "/collect/0"),
+	BAD(DOC("\"collect\":[\"a\\u0002\"]"), "/collect/0"),
+
+	/* ---- limits ---- */
+	BAD(DOC("\"limits\":[]"), "/limits"),
+	BAD(DOC("\"limits\":null"), "/limits"),
+	BAD(DOC("\"limits\":10000"), "/limits"),
+	BAD(DOC("\"limits\":{\"wall_ms\":-1}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":1.5}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":1000.0}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":1e3}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":\"10\"}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":null}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":true}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":[1]}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":NaN}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":Infinity}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":0}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":604800001}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":9223372036854775807}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"wall_ms\":99999999999999999999}"), "/limits/wall_ms"),
+	BAD(DOC("\"limits\":{\"cpu_ms\":0}"), "/limits/cpu_ms"),
+	BAD(DOC("\"limits\":{\"idle_ms\":604800001}"), "/limits/idle_ms"),
+	BAD(DOC("\"limits\":{\"memory_bytes\":16777215}"), "/limits/memory_bytes"),
+	BAD(DOC("\"limits\":{\"memory_bytes\":1099511627777}"), "/limits/memory_bytes"),
+	BAD(DOC("\"limits\":{\"stdout_bytes\":68719476737}"), "/limits/stdout_bytes"),
+	BAD(DOC("\"limits\":{\"stderr_bytes\":true}"), "/limits/stderr_bytes"),
+	BAD(DOC("\"limits\":{\"file_size_bytes\":null}"), "/limits/file_size_bytes"),
+	BAD(DOC("\"limits\":{\"processes\":0}"), "/limits/processes"),
+	BAD(DOC("\"limits\":{\"processes\":1048577}"), "/limits/processes"),
+	BAD(DOC("\"limits\":{\"open_files\":7}"), "/limits/open_files"),
+	BAD(DOC("\"limits\":{\"wall_ms\":1000,\"processes\":0}"), "/limits/processes"),
+
+	/* ---- stdout_mode, network ---- */
+	BAD(DOC("\"stdout_mode\":\"Stream\""), "/stdout_mode"),
+	BAD(DOC("\"stdout_mode\":\"FRAME\""), "/stdout_mode"),
+	BAD(DOC("\"stdout_mode\":\"\""), "/stdout_mode"),
+	BAD(DOC("\"stdout_mode\":\"stream \""), "/stdout_mode"),
+	BAD(DOC("\"stdout_mode\":\"streamstreamstream\""), "/stdout_mode"),	/* too long */
+	BAD(DOC("\"stdout_mode\":1"), "/stdout_mode"),
+	BAD(DOC("\"stdout_mode\":null"), "/stdout_mode"),
+	BAD(DOC("\"network\":\"all\""), "/network"),
+	BAD(DOC("\"network\":\"NONE\""), "/network"),
+	BAD(DOC("\"network\":\"\""), "/network"),
+	BAD(DOC("\"network\":\"loopback6\""), "/network"),
+	BAD(DOC("\"network\":false"), "/network"),
+	BAD(DOC("\"network\":null"), "/network"),
+	BAD(DOC("\"network\":[\"none\"]"), "/network"),
+
+	/* ---- mounts ---- */
+	BAD(DOC("\"mounts\":{}"), "/mounts"),
+	BAD(DOC("\"mounts\":\"/tmp:/a\""), "/mounts"),
+	BAD(DOC("\"mounts\":[1]"), "/mounts/0"),
+	BAD(DOC("\"mounts\":[\"/tmp\"]"), "/mounts/0"),
+	BAD(DOC("\"mounts\":[null]"), "/mounts/0"),
+	BAD(DOC("\"mounts\":[[]]"), "/mounts/0"),
+	BAD(DOC("\"mounts\":[{}]"), "/mounts/0/source"),
+	BAD(DOC("\"mounts\":[{\"target\":\"/data\"}]"), "/mounts/0/source"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\"}]"), "/mounts/0/target"),
+	BAD(DOC("\"mounts\":[{\"source\":1,\"target\":\"/a\"}]"), "/mounts/0/source"),
+	BAD(DOC("\"mounts\":[{\"source\":\"tmp\",\"target\":\"/a\"}]"), "/mounts/0/source"),
+	BAD(DOC("\"mounts\":[{\"source\":\"\",\"target\":\"/a\"}]"), "/mounts/0/source"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/\",\"target\":\"/a\"}]"), "/mounts/0/source"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp/\",\"target\":\"/a\"}]"), "/mounts/0/source"),
+	BAD(DOC("\"mounts\":[{\"source\":\"//tmp\",\"target\":\"/a\"}]"), "/mounts/0/source"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp/../etc\",\"target\":\"/a\"}]"), "/mounts/0/source"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp/..\",\"target\":\"/a\"}]"), "/mounts/0/source"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp/\\u0001\",\"target\":\"/a\"}]"),
+	    "/mounts/0/source"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":1}]"), "/mounts/0/target"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"data\"}]"), "/mounts/0/target"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"\"}]"), "/mounts/0/target"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/\"}]"), "/mounts/0/target"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/data/..\"}]"), "/mounts/0/target"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a/./b\"}]"), "/mounts/0/target"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/data\\u0001\"}]"),
+	    "/mounts/0/target"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"mode\":\"rx\"}]"),
+	    "/mounts/0/mode"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"mode\":\"RO\"}]"),
+	    "/mounts/0/mode"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"mode\":\"\"}]"),
+	    "/mounts/0/mode"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"mode\":\"rw \"}]"),
+	    "/mounts/0/mode"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"mode\":1}]"),
+	    "/mounts/0/mode"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"mode\":null}]"),
+	    "/mounts/0/mode"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\"},"
+		"{\"source\":\"/tmp\",\"target\":\"x\"}]"),
+	    "/mounts/1/target"),
+};
+
+static void check_bad(const char *what, const char *text, size_t len, enum hutch_err code,
+		      const char *pointer)
+{
+	struct request r = { .argc = 77 };
+	struct verrors e = { 0 };
+	int rc = request_parse(text, len, &r, &e);
+
+	if (rc != -EINVAL || e.n < 1 || e.items[0].code != code ||
+	    strcmp(e.items[0].pointer, pointer) != 0)
+		fprintf(stderr, "\n  %s: rc %d, %zu errors, first %s at \"%s\" (%s); want \"%s\"\n",
+			what, rc, e.n, e.n ? hutch_err_name(e.items[0].code) : "-",
+			e.n ? e.items[0].pointer : "", e.n ? e.items[0].reason : "", pointer);
+	CU_ASSERT_EQUAL(rc, -EINVAL);
+	CU_ASSERT_FATAL(e.n >= 1);
+	CU_ASSERT_EQUAL(e.items[0].code, code);
+	CU_ASSERT_STRING_EQUAL(e.items[0].pointer, pointer);
+	CU_ASSERT_PTR_NOT_NULL(e.items[0].reason);
+	for (size_t i = 0; i < e.n; i++)
+		CU_ASSERT_NOT_EQUAL(e.items[i].code, HUTCH_ERR_INTERNAL);
+	if (getenv("TEST_VERBOSE"))
+		fprintf(stderr, "\n  %-24s %s", e.items[0].pointer, e.items[0].reason);
+	CU_ASSERT_EQUAL(r.argc, 77);	/* *ret untouched */
+	CU_ASSERT_PTR_NULL(r.argv);
+}
+
+static void test_bad_table(void)
+{
+	CU_ASSERT(ARRAY_SIZE(bad_docs) >= 100);
+	for (size_t i = 0; i < ARRAY_SIZE(bad_docs); i++) {
+		const struct bad_doc *b = &bad_docs[i];
+		char what[64];
+
+		snprintf(what, sizeof(what), "bad_docs[%zu]", i);
+		check_bad(what, b->text, b->len ? b->len : strlen(b->text), b->code, b->pointer);
+	}
+}
+
+/* ---- generated documents at and past the size bounds ---- */
+
+struct sb {
+	char *p;
+	size_t n, cap;
+};
+
+static void sb_grow(struct sb *s, size_t more)
+{
+	if (s->n + more + 1 <= s->cap)
+		return;
+	s->cap = (s->n + more + 1) * 2;
+	s->p = realloc(s->p, s->cap);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s->p);
+}
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(struct sb *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	sb_grow(s, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(s->p + s->n, s->cap - s->n, fmt, ap);
+	va_end(ap);
+	s->n += (size_t)n;
+}
+
+static void sb_repeat(struct sb *s, char c, size_t count)
+{
+	sb_grow(s, count);
+	memset(s->p + s->n, c, count);
+	s->n += count;
+	s->p[s->n] = '\0';
+}
+
+/* Each builder writes a document for parameter n; the table gives the
+ * largest n that passes and the pointer n + 1 gets. */
+static void gen_argc(struct sb *s, size_t n)
+{
+	sb_printf(s, "{\"version\":1,\"argv\":[\"/bin/true\"");
+	for (size_t i = 1; i < n; i++)
+		sb_printf(s, ",\"a\"");
+	sb_printf(s, "]}");
+}
+
+static void gen_arg_len(struct sb *s, size_t n)
+{
+	sb_printf(s, "{\"version\":1,\"argv\":[\"/bin/true\",\"");
+	sb_repeat(s, 'a', n);
+	sb_printf(s, "\"]}");
+}
+
+/* n entries of 131071 bytes: 8 of them fill 1 MiB with their NULs. */
+static void gen_argv_total(struct sb *s, size_t n)
+{
+	sb_printf(s, "{\"version\":1,\"argv\":[");
+	for (size_t i = 0; i < n; i++) {
+		sb_printf(s, "%s\"", i ? "," : "");
+		sb_repeat(s, 'a', (128u << 10) - 1);
+		sb_printf(s, "\"");
+	}
+	sb_printf(s, "]}");
+}
+
+static void gen_env_count(struct sb *s, size_t n)
+{
+	sb_printf(s, "{" V ",\"env\":{");
+	for (size_t i = 0; i < n; i++)
+		sb_printf(s, "%s\"V%zu\":\"x\"", i ? "," : "", i);
+	sb_printf(s, "}}");
+}
+
+static void gen_env_name_len(struct sb *s, size_t n)
+{
+	sb_printf(s, "{" V ",\"env\":{\"");
+	sb_repeat(s, 'A', n);
+	sb_printf(s, "\":\"x\"}}");
+}
+
+/* n variables of 100000-byte values: two fit in 256 KiB, three do not. */
+static void gen_env_total(struct sb *s, size_t n)
+{
+	sb_printf(s, "{" V ",\"env\":{");
+	for (size_t i = 0; i < n; i++) {
+		sb_printf(s, "%s\"V%zu\":\"", i ? "," : "", i);
+		sb_repeat(s, 'x', 100000);
+		sb_printf(s, "\"");
+	}
+	sb_printf(s, "}}");
+}
+
+static void gen_cwd_len(struct sb *s, size_t n)
+{
+	sb_printf(s, "{" V ",\"cwd\":\"/");
+	sb_repeat(s, 'c', n - 1);
+	sb_printf(s, "\"}");
+}
+
+static void gen_policy_len(struct sb *s, size_t n)
+{
+	sb_printf(s, "{" V ",\"policy\":\"");
+	sb_repeat(s, 'p', n);
+	sb_printf(s, "\"}");
+}
+
+static void gen_file_count(struct sb *s, size_t n)
+{
+	sb_printf(s, "{" V ",\"files\":[");
+	for (size_t i = 0; i < n; i++)
+		sb_printf(s, "%s{\"name\":\"f%zu\",\"text\":\"\"}", i ? "," : "", i);
+	sb_printf(s, "]}");
+}
+
+static void gen_file_name_len(struct sb *s, size_t n)
+{
+	sb_printf(s, "{" V ",\"files\":[{\"name\":\"");
+	sb_repeat(s, 'n', n);
+	sb_printf(s, "\",\"text\":\"\"}]}");
+}
+
+static void gen_file_text_len(struct sb *s, size_t n)
+{
+	sb_printf(s, "{" V ",\"files\":[{\"name\":\"big\",\"text\":\"");
+	sb_repeat(s, 't', n);
+	sb_printf(s, "\"}]}");
+}
+
+static void gen_collect_count(struct sb *s, size_t n)
+{
+	sb_printf(s, "{" V ",\"collect\":[");
+	for (size_t i = 0; i < n; i++)
+		sb_printf(s, "%s\"c%zu\"", i ? "," : "", i);
+	sb_printf(s, "]}");
+}
+
+static void gen_mount_count(struct sb *s, size_t n)
+{
+	sb_printf(s, "{" V ",\"mounts\":[");
+	for (size_t i = 0; i < n; i++)
+		sb_printf(s, "%s{\"source\":\"/srv\",\"target\":\"/m%zu\"}", i ? "," : "", i);
+	sb_printf(s, "]}");
+}
+
+/* n levels of arrays under limits.wall_ms, around a 0. */
+static void gen_depth(struct sb *s, size_t n)
+{
+	sb_printf(s, "{" V ",\"limits\":{\"wall_ms\":");
+	sb_repeat(s, '[', n);
+	sb_printf(s, "0");
+	sb_repeat(s, ']', n);
+	sb_printf(s, "}}");
+}
+
+static const struct {
+	const char *what;
+	void (*gen)(struct sb *s, size_t n);
+	size_t max_ok;		/* the largest n that parses */
+	const char *pointer;	/* for max_ok + 1 */
+	char fill;		/* then max_ok + 1 of these (a name in the pointer) */
+} bounds[] = {
+	{ "argc", gen_argc, REQ_MAX_ARGC, "/argv", 0 },
+	{ "argument length", gen_arg_len, HUTCH_SPEC_MAX_ARG_BYTES - 1, "/argv/1", 0 },
+	{ "argv total", gen_argv_total, 8, "/argv", 0 },
+	{ "env count", gen_env_count, REQ_MAX_ENV, "/env", 0 },
+	{ "env name length", gen_env_name_len, 128, "/env/", 'A' },
+	{ "env total", gen_env_total, 2, "/env", 0 },
+	{ "cwd length", gen_cwd_len, HUTCH_SPEC_MAX_PATH, "/cwd", 0 },
+	{ "policy name length", gen_policy_len, POLICY_NAME_MAX, "/policy", 0 },
+	{ "file count", gen_file_count, REQ_MAX_FILES, "/files", 0 },
+	{ "file name length", gen_file_name_len, REQ_MAX_NAME, "/files/0/name", 0 },
+	{ "file text length", gen_file_text_len, HUTCH_SPEC_MAX_FILE_BYTES, "/files/0/text", 0 },
+	{ "collect count", gen_collect_count, REQ_MAX_COLLECT, "/collect", 0 },
+	{ "mount count", gen_mount_count, REQ_MAX_MOUNTS, "/mounts", 0 },
+	/* the top object and limits are two levels; the 0 is the last */
+	{ "nesting depth", gen_depth, JSON_MAX_DEPTH - 3, "", 0 },
+};
+
+static void test_bounds(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++) {
+		for (size_t n = bounds[i].max_ok; n <= bounds[i].max_ok + 1; n++) {
+			struct sb s = { 0 };
+			struct request r = { 0 };
+			struct verrors e = { 0 };
+			char what[96];
+
+			bounds[i].gen(&s, n);
+			snprintf(what, sizeof(what), "%s %zu", bounds[i].what, n);
+			if (n == bounds[i].max_ok + 1) {
+				struct sb ptr = { 0 };
+
+				sb_printf(&ptr, "%s", bounds[i].pointer);
+				if (bounds[i].fill)
+					sb_repeat(&ptr, bounds[i].fill, n);
+				check_bad(what, s.p, s.n, INV, ptr.p);
+				free(ptr.p);
+				free(s.p);
+				continue;
+			}
+			if (request_parse(s.p, s.n, &r, &e) != 0 && bounds[i].gen != gen_depth)
+				fprintf(stderr, "\n  %s rejected at \"%s\" (%s)\n", what,
+					e.n ? e.items[0].pointer : "",
+					e.n ? e.items[0].reason : "");
+			/* nesting: parses as JSON, then wall_ms is no integer */
+			if (bounds[i].gen == gen_depth) {
+				CU_ASSERT_EQUAL(e.n, 1);
+				CU_ASSERT_STRING_EQUAL(e.items[0].pointer, "/limits/wall_ms");
+			} else {
+				CU_ASSERT_EQUAL(e.n, 0);
+				request_free(&r);
+			}
+			free(s.p);
+		}
+	}
+}
+
+/* The document size is checked before anything is read. */
+static void test_document_too_large(void)
+{
+	char *big = calloc(1, REQ_MAX_DOC_BYTES + 1);
+	struct request r = { 0 };
+	struct verrors e = { 0 };
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+	CU_ASSERT_EQUAL(request_parse(big, REQ_MAX_DOC_BYTES + 1, &r, &e), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(e.n, 1);
+	CU_ASSERT_EQUAL(e.items[0].code, INV);
+	CU_ASSERT_STRING_EQUAL(e.items[0].pointer, "");
+	CU_ASSERT_STRING_EQUAL(e.items[0].reason, "document too large");
+	free(big);
+}
+
+/* Every limit a request may set: min and max pass, one past fails; a
+ * policy-only limit is an unknown field. */
+static void test_limits_every_def(void)
+{
+	for (int i = 0; i < LIM_COUNT; i++) {
+		const struct limit_def *d = &limit_defs[i];
+		char ptr[64];
+		uint64_t ok[2] = { d->min, d->max };
+
+		snprintf(ptr, sizeof(ptr), "/limits/%s", d->name);
+		for (int k = 0; k < 2; k++) {
+			struct sb s = { 0 };
+			struct request r = { 0 };
+			struct verrors e = { 0 };
+
+			sb_printf(&s, DOC("\"limits\":{\"%s\":%llu}"), d->name,
+				  (unsigned long long)ok[k]);
+			if (!d->in_request) {
+				check_bad(s.p, s.p, s.n, INV, ptr);
+				free(s.p);
+				continue;
+			}
+			CU_ASSERT_EQUAL_FATAL(request_parse(s.p, s.n, &r, &e), 0);
+			for (int j = 0; j < LIM_COUNT; j++)
+				CU_ASSERT_EQUAL(r.limit_set[j], j == i);
+			CU_ASSERT_EQUAL(r.limits[i], ok[k]);
+			request_free(&r);
+			free(s.p);
+		}
+		if (!d->in_request)
+			continue;
+		for (int k = 0; k < 2; k++) {
+			struct sb s = { 0 };
+
+			if (k == 0 && d->min == 0)
+				continue;
+			sb_printf(&s, DOC("\"limits\":{\"%s\":%llu}"), d->name,
+				  (unsigned long long)(k == 0 ? d->min - 1 : d->max + 1));
+			check_bad(s.p, s.p, s.n, INV, ptr);
+			free(s.p);
+		}
+	}
+}
+
+/* ---- good documents ---- */
+
+static struct request parse_ok(const char *text)
+{
+	struct request r = { 0 };
+	struct verrors e = { 0 };
+	int rc = request_parse(text, strlen(text), &r, &e);
+
+	if (rc != 0)
+		fprintf(stderr, "\n  rejected at \"%s\" (%s): %s\n", e.n ? e.items[0].pointer : "",
+			e.n ? e.items[0].reason : "", text);
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL(e.n, 0);
+	return r;
+}
+
+static void test_good_minimal(void)
+{
+	struct request r = parse_ok(" \n\t{\"argv\":[\"/bin/true\"],\"version\":1}\r\n ");
+
+	CU_ASSERT_PTR_NULL(r.policy);
+	CU_ASSERT_EQUAL_FATAL(r.argc, 1);
+	CU_ASSERT_STRING_EQUAL(r.argv[0], "/bin/true");
+	CU_ASSERT_PTR_NULL(r.argv[1]);
+	CU_ASSERT_EQUAL(r.n_env, 0);
+	CU_ASSERT_PTR_NULL(r.cwd);
+	CU_ASSERT_FALSE(r.stdin_given);
+	CU_ASSERT_EQUAL(r.n_files, 0);
+	CU_ASSERT_EQUAL(r.n_collect, 0);
+	for (int i = 0; i < LIM_COUNT; i++)
+		CU_ASSERT_FALSE(r.limit_set[i]);
+	CU_ASSERT_FALSE(r.stdout_mode_set);
+	CU_ASSERT_FALSE(r.network_set);
+	CU_ASSERT_EQUAL(r.n_mounts, 0);
+	request_free(&r);
+	CU_ASSERT_PTR_NULL(r.argv);	/* request_free clears */
+}
+
+static const char full_doc[] =
+	"{\"version\":1,\"policy\":\"strict\","
+	"\"argv\":[\"/usr/bin/python3\",\"-c\",\"print(6*7)\",\"\",\"\\u00e9\\ud83d\\ude00\"],"
+	"\"env\":{\"LANG\":\"C.UTF-8\",\"TZ\":\"\",\"LC_ALL\":\"x=y\",\"_a1\":\"\\u00e9\"},"
+	"\"cwd\":\"/work/sub\","
+	"\"stdin\":{\"text\":\"in\\u0000put\"},"
+	"\"files\":[{\"name\":\"in.txt\",\"text\":\"hello\\n\"},"
+	"{\"base64\":\"AP8Q\",\"name\":\"in.bin\"},"
+	"{\"name\":\"empty\",\"base64\":\"\"},"
+	"{\"name\":\"...\",\"text\":\"\"},"
+	"{\"name\":\"sp ace \\u00e9\",\"base64\":\"Zm9vYg==\"}],"
+	"\"collect\":[\"out.txt\",\".hidden\"],"
+	"\"limits\":{\"wall_ms\":10000,\"memory_bytes\":16777216,\"idle_ms\":0},"
+	"\"stdout_mode\":\"frame\","
+	"\"network\":\"loopback\","
+	"\"mounts\":[{\"source\":\"/srv/data\",\"target\":\"/data\"},"
+	"{\"mode\":\"rw\",\"target\":\"/out\",\"source\":\"/srv/out\"},"
+	"{\"source\":\"/srv/x\",\"target\":\"/work/x\",\"mode\":\"ro\"}]}";
+
+static void test_good_full(void)
+{
+	static const char *const env[][2] = {
+		{ "LANG", "C.UTF-8" }, { "TZ", "" }, { "LC_ALL", "x=y" }, { "_a1", "\xc3\xa9" },
+	};
+	struct request r = parse_ok(full_doc);
+
+	CU_ASSERT_STRING_EQUAL(r.policy, "strict");
+	CU_ASSERT_EQUAL_FATAL(r.argc, 5);
+	CU_ASSERT_STRING_EQUAL(r.argv[0], "/usr/bin/python3");
+	CU_ASSERT_STRING_EQUAL(r.argv[1], "-c");
+	CU_ASSERT_STRING_EQUAL(r.argv[2], "print(6*7)");
+	CU_ASSERT_STRING_EQUAL(r.argv[3], "");
+	CU_ASSERT_STRING_EQUAL(r.argv[4], "\xc3\xa9\xf0\x9f\x98\x80");
+	CU_ASSERT_PTR_NULL(r.argv[5]);
+
+	CU_ASSERT_EQUAL_FATAL(r.n_env, ARRAY_SIZE(env));
+	for (size_t i = 0; i < ARRAY_SIZE(env); i++) {
+		CU_ASSERT_STRING_EQUAL(r.env_names[i], env[i][0]);
+		CU_ASSERT_STRING_EQUAL(r.env_values[i], env[i][1]);
+	}
+	CU_ASSERT_STRING_EQUAL(r.cwd, "/work/sub");
+
+	CU_ASSERT_TRUE(r.stdin_given);
+	CU_ASSERT_EQUAL_FATAL(r.stdin_len, 6);
+	CU_ASSERT_EQUAL(memcmp(r.stdin_data, "in\0put", 6), 0);
+
+	CU_ASSERT_EQUAL_FATAL(r.n_files, 5);
+	CU_ASSERT_STRING_EQUAL(r.files[0].name, "in.txt");
+	CU_ASSERT_EQUAL(r.files[0].len, 6);
+	CU_ASSERT_EQUAL(memcmp(r.files[0].data, "hello\n", 6), 0);
+	CU_ASSERT_STRING_EQUAL(r.files[1].name, "in.bin");
+	CU_ASSERT_EQUAL_FATAL(r.files[1].len, 3);
+	CU_ASSERT_EQUAL(memcmp(r.files[1].data, "\x00\xff\x10", 3), 0);
+	CU_ASSERT_STRING_EQUAL(r.files[2].name, "empty");
+	CU_ASSERT_EQUAL(r.files[2].len, 0);
+	CU_ASSERT_STRING_EQUAL(r.files[3].name, "...");
+	CU_ASSERT_EQUAL(r.files[3].len, 0);
+	CU_ASSERT_STRING_EQUAL(r.files[4].name, "sp ace \xc3\xa9");
+	CU_ASSERT_EQUAL_FATAL(r.files[4].len, 4);
+	CU_ASSERT_EQUAL(memcmp(r.files[4].data, "foob", 4), 0);
+
+	CU_ASSERT_EQUAL_FATAL(r.n_collect, 2);
+	CU_ASSERT_STRING_EQUAL(r.collect[0], "out.txt");
+	CU_ASSERT_STRING_EQUAL(r.collect[1], ".hidden");
+	CU_ASSERT_PTR_NULL(r.collect[2]);
+
+	for (int i = 0; i < LIM_COUNT; i++)
+		CU_ASSERT_EQUAL(r.limit_set[i],
+				i == LIM_WALL_MS || i == LIM_MEMORY_BYTES || i == LIM_IDLE_MS);
+	CU_ASSERT_EQUAL(r.limits[LIM_WALL_MS], 10000);
+	CU_ASSERT_EQUAL(r.limits[LIM_MEMORY_BYTES], 16777216);
+	CU_ASSERT_EQUAL(r.limits[LIM_IDLE_MS], 0);
+
+	CU_ASSERT_TRUE(r.stdout_mode_set);
+	CU_ASSERT_EQUAL(r.stdout_mode, STDOUT_FRAME);
+	CU_ASSERT_TRUE(r.network_set);
+	CU_ASSERT_EQUAL(r.network, NET_LOOPBACK);
+
+	CU_ASSERT_EQUAL_FATAL(r.n_mounts, 3);
+	CU_ASSERT_STRING_EQUAL(r.mounts[0].source, "/srv/data");
+	CU_ASSERT_STRING_EQUAL(r.mounts[0].target, "/data");
+	CU_ASSERT_FALSE(r.mounts[0].rw);	/* mode defaults to ro */
+	CU_ASSERT_STRING_EQUAL(r.mounts[1].source, "/srv/out");
+	CU_ASSERT_STRING_EQUAL(r.mounts[1].target, "/out");
+	CU_ASSERT_TRUE(r.mounts[1].rw);
+	CU_ASSERT_STRING_EQUAL(r.mounts[2].target, "/work/x");
+	CU_ASSERT_FALSE(r.mounts[2].rw);
+	request_free(&r);
+}
+
+/* Enumerations, stdin forms, edge values that are fine. */
+static void test_good_variants(void)
+{
+	static const struct {
+		const char *text;
+		int field;	/* 0 stdout_mode, 1 network, 2 stdin, 3 cwd, 4 env */
+		int value;
+		const char *data;
+		size_t len;
+	} variants[] = {
+		{ DOC("\"stdout_mode\":\"stream\""), 0, STDOUT_STREAM, NULL, 0 },
+		{ DOC("\"stdout_mode\":\"frame\""), 0, STDOUT_FRAME, NULL, 0 },
+		{ DOC("\"network\":\"none\""), 1, NET_NONE, NULL, 0 },
+		{ DOC("\"network\":\"loopback\""), 1, NET_LOOPBACK, NULL, 0 },
+		{ DOC("\"network\":\"host\""), 1, NET_HOST, NULL, 0 },
+		{ DOC("\"stdin\":{\"text\":\"\"}"), 2, 0, "", 0 },
+		{ DOC("\"stdin\":{\"base64\":\"\"}"), 2, 0, "", 0 },
+		{ DOC("\"stdin\":{\"base64\":\"AAEC/w==\"}"), 2, 0, "\x00\x01\x02\xff", 4 },
+		{ DOC("\"stdin\":{\"text\":\"\\u00e9\\n\"}"), 2, 0, "\xc3\xa9\n", 3 },
+		{ DOC("\"cwd\":\"/\""), 3, 0, "/", 0 },
+		{ DOC("\"cwd\":\"/work/...\""), 3, 0, "/work/...", 0 },
+		{ DOC("\"cwd\":\"/work/.a/b..\""), 3, 0, "/work/.a/b..", 0 },
+		{ DOC("\"env\":{\"_\":\"\"}"), 4, 0, "_", 0 },
+		{ DOC("\"env\":{\"a\":\"v\"}"), 4, 0, "a", 0 },
+		{ DOC("\"env\":{\"A_1\":\"v\\u0001\"}"), 4, 0, "A_1", 0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(variants); i++) {
+		struct request r = parse_ok(variants[i].text);
+
+		switch (variants[i].field) {
+		case 0:
+			CU_ASSERT_TRUE(r.stdout_mode_set);
+			CU_ASSERT_EQUAL(r.stdout_mode, (enum stdout_mode)variants[i].value);
+			break;
+		case 1:
+			CU_ASSERT_TRUE(r.network_set);
+			CU_ASSERT_EQUAL(r.network, (enum net_mode)variants[i].value);
+			break;
+		case 2:
+			CU_ASSERT_TRUE(r.stdin_given);
+			CU_ASSERT_PTR_NOT_NULL(r.stdin_data);
+			CU_ASSERT_EQUAL(r.stdin_len, variants[i].len);
+			if (r.stdin_data && r.stdin_len == variants[i].len)
+				CU_ASSERT_EQUAL(memcmp(r.stdin_data, variants[i].data,
+						       variants[i].len),
+						0);
+			break;
+		case 3:
+			CU_ASSERT_STRING_EQUAL(r.cwd, variants[i].data);
+			break;
+		default:
+			CU_ASSERT_EQUAL_FATAL(r.n_env, 1);
+			CU_ASSERT_STRING_EQUAL(r.env_names[0], variants[i].data);
+			break;
+		}
+		request_free(&r);
+	}
+}
+
+/* request_from_json takes an already parsed document. */
+static void test_from_json(void)
+{
+	struct json_object *doc = json_tokener_parse(DOC("\"cwd\":\"rel\""));
+	struct request r = { 0 };
+	struct verrors e = { 0 };
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	CU_ASSERT_EQUAL(request_from_json(doc, &r, &e), -EINVAL);
+	CU_ASSERT_EQUAL_FATAL(e.n, 1);
+	CU_ASSERT_STRING_EQUAL(e.items[0].pointer, "/cwd");
+	json_object_put(doc);
+
+	doc = json_tokener_parse(DOC("\"cwd\":\"/x\""));
+	e.n = 0;
+	CU_ASSERT_EQUAL(request_from_json(doc, &r, &e), 0);
+	CU_ASSERT_EQUAL(e.n, 0);
+	CU_ASSERT_STRING_EQUAL(r.cwd, "/x");
+	request_free(&r);
+	json_object_put(doc);
+}
+
+/* ---- file names ---- */
+
+static void test_name_ok(void)
+{
+	static const struct {
+		const char *name;
+		bool ok;
+	} names[] = {
+		{ "a", true },		{ "in.txt", true },	{ "...", true },
+		{ ".a", true },		{ "a..", true },	{ "sp ace", true },
+		{ "\xc3\xa9", true },	{ "-", true },		{ "~", true },
+		{ "", false },		{ ".", false },		{ "..", false },
+		{ "a/b", false },	{ "/", false },		{ "a/", false },
+		{ "/a", false },	{ "\x01", false },	{ "a\x1f", false },
+		{ "a\n", false },	{ "a\x7f", false },	{ "\t", false },
+	};
+	char long_name[REQ_MAX_NAME + 2];
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		CU_ASSERT_EQUAL(request_name_ok(names[i].name), names[i].ok);
+	memset(long_name, 'n', sizeof(long_name));
+	long_name[REQ_MAX_NAME] = '\0';
+	CU_ASSERT_TRUE(request_name_ok(long_name));
+	long_name[REQ_MAX_NAME] = 'n';
+	long_name[REQ_MAX_NAME + 1] = '\0';
+	CU_ASSERT_FALSE(request_name_ok(long_name));
+}
+
+/* ---- base64 ---- */
+
+static void test_base64_vectors(void)
+{
+	/* RFC 4648, section 10 */
+	static const char *const vec[][2] = {
+		{ "", "" },		{ "f", "Zg==" },	{ "fo", "Zm8=" },
+		{ "foo", "Zm9v" },	{ "foob", "Zm9vYg==" }, { "fooba", "Zm9vYmE=" },
+		{ "foobar", "Zm9vYmFy" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(vec); i++) {
+		char *enc = base64_encode_alloc((const uint8_t *)vec[i][0], strlen(vec[i][0]));
+		uint8_t *dec = NULL;
+		size_t len = 99;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(enc);
+		CU_ASSERT_STRING_EQUAL(enc, vec[i][1]);
+		CU_ASSERT_EQUAL(base64_decode_strict(vec[i][1], strlen(vec[i][1]), &dec, &len), 0);
+		CU_ASSERT_EQUAL(len, strlen(vec[i][0]));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(dec);
+		CU_ASSERT_EQUAL(memcmp(dec, vec[i][0], len), 0);
+		free(enc);
+		free(dec);
+	}
+}
+
+/* Every byte value, at every length up to 3 blocks and past them. */
+static void test_base64_round_trip(void)
+{
+	uint8_t data[300];
+
+	for (size_t i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 7 + 3);
+	for (size_t n = 0; n <= sizeof(data); n++) {
+		char *enc = base64_encode_alloc(data, n);
+		uint8_t *dec = NULL;
+		size_t len = 0;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(enc);
+		CU_ASSERT_EQUAL(strlen(enc), (n + 2) / 3 * 4);
+		CU_ASSERT_EQUAL_FATAL(base64_decode_strict(enc, strlen(enc), &dec, &len), 0);
+		CU_ASSERT_EQUAL(len, n);
+		CU_ASSERT(n == 0 || memcmp(dec, data, n) == 0);
+		free(enc);
+		free(dec);
+	}
+}
+
+static void test_base64_rejects(void)
+{
+	static const char *const bad[] = {
+		"Z", "Zg", "Zg=", "Zm9vY", "Zm9vYg=",			/* length */
+		"Zg==Zg==", "Z===", "====", "=Zg=", "Zg=a", "Z=g=",	/* padding */
+		"Zm9v====",
+		"Zm-_", "Zm9*", "Zm 9", "Zm9\n", " Zm9v", "Zm9v\r\n",	/* alphabet */
+		"Zm9\xc3", "Zm\x80v",
+		"Zh==", "Zm9=", "YWJ=",					/* stray bits */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		uint8_t *dec = (uint8_t *)"untouched";
+		size_t len = 77;
+		int rc = base64_decode_strict(bad[i], strlen(bad[i]), &dec, &len);
+
+		if (rc != -EINVAL)
+			fprintf(stderr, "\n  accepted \"%s\"\n", bad[i]);
+		CU_ASSERT_EQUAL(rc, -EINVAL);
+		CU_ASSERT_EQUAL(len, 77);
+		CU_ASSERT_STRING_EQUAL((const char *)dec, "untouched");
+	}
+	/* A NUL inside the given length is not base64 either. */
+	{
+		uint8_t *dec = NULL;
+		size_t len = 0;
+
+		CU_ASSERT_EQUAL(base64_decode_strict("Zm\0v", 4, &dec, &len), -EINVAL);
+		CU_ASSERT_PTR_NULL(dec);
+	}
+}
+
+static const struct unit_case cases[] = {
+	{ "bad documents: code and pointer", test_bad_table },
+	{ "size bounds: at the bound and one past", test_bounds },
+	{ "document too large", test_document_too_large },
+	{ "every limit: min, max, one past", test_limits_every_def },
+	{ "good: minimal document", test_good_minimal },
+	{ "good: every field", test_good_full },
+	{ "good: variants", test_good_variants },
+	{ "request_from_json", test_from_json },
+	{ "request_name_ok", test_name_ok },
+	{ "base64 RFC 4648 vectors", test_base64_vectors },
+	{ "base64 round trips", test_base64_round_trip },
+	{ "base64 rejections", test_base64_rejects },
+	{ NULL, NULL },
+};
+
+UNIT_MAIN("request")
