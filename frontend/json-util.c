@@ -110,6 +110,10 @@ static int scan_string(struct scan *s, char *out, size_t cap, size_t *ret_len)
 		char b[4];
 		int k = 1;
 
+		/* RFC 8259: control characters inside strings must be escaped;
+		 * json-c lets them through, we do not. */
+		if ((unsigned char)c < 0x20)
+			return -EINVAL;
 		if (c == '\\') {
 			if (s->p >= s->end)
 				return -EINVAL;
