@@ -85,6 +85,28 @@ static int try_userns(void)
 	return WEXITSTATUS(status) == 0 ? 0 : -(WEXITSTATUS(status) - 1);
 }
 
+/* What lifts kernel.apparmor_restrict_unprivileged_userns for the helper:
+ * the profile contrib/apparmor/hutch-exec, installed as data. */
+#define APPARMOR_REMEDY                                                                     \
+	"copy the AppArmor profile " HUTCH_APPARMOR_PROFILE " to /etc/apparmor.d and load " \
+	"it with apparmor_parser -r"
+
+/* 1 when an AppArmor profile named hutch-exec is loaded, 0 when not, -errno
+ * when the list cannot be read (it is root's only): then the canary judges. */
+static int apparmor_profile_loaded(void)
+{
+	FILE *f = fopen("/sys/kernel/security/apparmor/profiles", "re");
+	char line[512];
+	int found = 0;
+
+	if (!f)
+		return -errno;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strncmp(line, "hutch-exec (", 12) == 0;
+	fclose(f);
+	return found;
+}
+
 /* Why user namespaces fail here, with the remedy. */
 static void userns_reason(int err, char *why, size_t cap)
 {
@@ -100,8 +122,7 @@ static void userns_reason(int err, char *why, size_t cap)
 	else if (read_int_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 &&
 		 v == 1)
 		snprintf(why, cap, "user_namespaces: blocked by "
-				   "kernel.apparmor_restrict_unprivileged_userns=1 (load the AppArmor "
-				   "profile for hutch-exec from contrib/apparmor)");
+				   "kernel.apparmor_restrict_unprivileged_userns=1 (" APPARMOR_REMEDY ")");
 	else if (err == EPERM)
 		snprintf(why, cap, "user_namespaces: unshare(CLONE_NEWUSER) is refused (EPERM): "
 				   "a container's seccomp profile or an LSM blocks it; run hutch where "
@@ -355,10 +376,18 @@ int cmd_probe(int argc, char **argv)
 		snprintf(m[n].detail, sizeof(m[n].detail), "delegated cgroup v2 subtree: %.280s", ci.path);
 	n++;
 	m[n].name = "apparmor_userns";
-	m[n].available = !(read_int_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 && v == 1);
-	snprintf(m[n].detail, sizeof(m[n].detail), "%s", m[n].available
-		 ? "no AppArmor restriction on unprivileged user namespaces"
-		 : "kernel.apparmor_restrict_unprivileged_userns=1: load contrib/apparmor/hutch-exec");
+	if (!(read_int_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 && v == 1)) {
+		m[n].available = true;
+		snprintf(m[n].detail, sizeof(m[n].detail),
+			 "no AppArmor restriction on unprivileged user namespaces");
+	} else if (apparmor_profile_loaded() == 1) {
+		m[n].available = true;
+		snprintf(m[n].detail, sizeof(m[n].detail),
+			 "restricted, but an AppArmor profile for hutch-exec is loaded");
+	} else {
+		snprintf(m[n].detail, sizeof(m[n].detail),
+			 "kernel.apparmor_restrict_unprivileged_userns=1: " APPARMOR_REMEDY);
+	}
 	n++;
 
 	r = policy_load(policy_name, &pol, &e);
