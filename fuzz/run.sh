@@ -1,0 +1,116 @@
+#!/bin/sh
+# fuzz/run.sh: build the libFuzzer harnesses (`make fuzz`), run each for
+# FUZZ_SECONDS over a scratch copy of its seed corpus (the committed corpus
+# never grows), then replay fuzz/regressions/NAME/ once. Prints, per
+# harness, the executions, exec/s and time; exits 1 on any crash, leak,
+# timeout, out-of-memory or sanitizer report, keeping the input.
+#
+# Usage: sh fuzz/run.sh [BUILDDIR]
+#   BUILDDIR  a configured build tree (default: the current directory when
+#             it is one, else a fresh tree in a temporary directory)
+# Environment:
+#   FUZZ_SECONDS    per harness (default 60)
+#   FUZZ_HARNESSES  which ones (default: request policy spec status)
+#   FUZZ_ARTIFACTS  where failing inputs and logs are kept (default: a new
+#                   /tmp/hutch-fuzz-artifacts.XXXXXX, made only on failure)
+#   FUZZ_CC         the clang to build with (default clang)
+set -eu
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+seconds=${FUZZ_SECONDS:-60}
+harnesses=${FUZZ_HARNESSES:-request policy spec status}
+scratch=$(mktemp -d /tmp/hutch-fuzz.XXXXXX)
+trap 'rm -rf "$scratch"' EXIT
+: "${UBSAN_OPTIONS:=print_stacktrace=1:halt_on_error=1}"
+export UBSAN_OPTIONS
+
+build=${1:-}
+if [ -z "$build" ]; then
+	if [ -f Makefile ] && grep -q '^fuzz:' Makefile; then
+		build=.
+	else
+		build=$scratch/build
+		mkdir "$build"
+		(cd "$build" && "$top/configure" >"$scratch/configure.log" 2>&1) || {
+			tail -20 "$scratch/configure.log"
+			exit 1
+		}
+	fi
+fi
+build=$(cd "$build" && pwd)
+if ! make -C "$build" fuzz ${FUZZ_CC:+FUZZ_CC="$FUZZ_CC"} >"$scratch/build.log" 2>&1; then
+	tail -40 "$scratch/build.log"
+	echo "fuzz: make fuzz FAILED"
+	exit 1
+fi
+
+artifacts=
+keep() { # keep NAME FILE...: copy a failing harness's inputs and log
+	if [ -z "$artifacts" ]; then
+		artifacts=${FUZZ_ARTIFACTS:-$(mktemp -d /tmp/hutch-fuzz-artifacts.XXXXXX)}
+		mkdir -p "$artifacts"
+	fi
+	name=$1
+	shift
+	for f in "$@"; do
+		[ -e "$f" ] && cp "$f" "$artifacts/$name-$(basename "$f")"
+	done
+	return 0
+}
+
+# reported LOG: did a sanitizer or libFuzzer itself report a problem?
+reported() {
+	grep -q -E '^==[0-9]+==ERROR|runtime error:|^SUMMARY: |ERROR: libFuzzer|deadly signal|-- (leak|timeout|oom)' "$1"
+}
+
+failed=0
+for h in $harnesses; do
+	bin=$build/fuzz/fuzz-$h
+	work=$scratch/$h
+	mkdir -p "$work/corpus"
+	cp "$top/fuzz/corpus/$h/"* "$work/corpus/"
+	dict=
+	case $h in request | policy) dict=-dict=$top/fuzz/json.dict ;; esac
+	start=$(date +%s)
+	rc=0
+	"$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -detect_leaks=1 -timeout=10 \
+		-print_final_stats=1 -artifact_prefix="$work/" $dict "$work/corpus" \
+		>"$work/log" 2>&1 || rc=$?
+	elapsed=$(($(date +%s) - start))
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -n 1)
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/log" | tail -n 1)
+	corp=$(find "$work/corpus" -type f | wc -l)
+	verdict=ok
+	if [ "$rc" != 0 ] || reported "$work/log" || ls "$work"/crash-* "$work"/leak-* \
+		"$work"/timeout-* "$work"/oom-* >/dev/null 2>&1; then
+		verdict=FAILED
+		failed=1
+		keep "fuzz-$h" "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-* "$work/log"
+		grep -E -A30 '^==[0-9]+==ERROR|runtime error:|ERROR: libFuzzer|deadly signal' \
+			"$work/log" | head -60 || tail -30 "$work/log"
+	fi
+	echo "fuzz-$h: ${execs:-?} executions, ${rate:-?} exec/s, ${elapsed} s, corpus $corp: $verdict"
+
+	# Inputs that once failed: each runs once, nothing is mutated or added.
+	reg=$top/fuzz/regressions/$h
+	if [ -d "$reg" ] && [ -n "$(ls -A "$reg")" ]; then
+		rc=0
+		"$bin" -runs=0 -rss_limit_mb=2048 -detect_leaks=1 -timeout=10 \
+			-artifact_prefix="$work/reg-" "$reg" >"$work/reg.log" 2>&1 || rc=$?
+		n=$(find "$reg" -type f | wc -l)
+		if [ "$rc" != 0 ] || reported "$work/reg.log"; then
+			failed=1
+			keep "fuzz-$h-regressions" "$work"/reg-* "$work/reg.log"
+			tail -40 "$work/reg.log"
+			echo "fuzz-$h regressions: $n inputs: FAILED"
+		else
+			echo "fuzz-$h regressions: $n inputs: ok"
+		fi
+	fi
+done
+
+if [ "$failed" != 0 ]; then
+	echo "fuzz: FAILED; inputs and logs kept in $artifacts"
+	exit 1
+fi
+echo "fuzz: all clean"
