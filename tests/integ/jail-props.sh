@@ -112,6 +112,19 @@ kill -TERM "$hpid" 2>/dev/null
 wait "$hpid"
 check "the probe target is gone" no_process "$marker"
 
+# Every namespace is the jail's own: its ids differ from ours.
+jsh 'for n in user mnt pid net ipc uts cgroup; do echo "$n $(readlink /proc/self/ns/$n)"; done' >"$tmp/ns"
+for n in user mnt pid net ipc uts cgroup; do
+	inside=$(awk -v n="$n" '$1 == n { print $2 }' "$tmp/ns")
+	outside=$(readlink "/proc/self/ns/$n")
+	check "the $n namespace is new ($inside vs $outside)" test -n "$inside" -a "$inside" != "$outside"
+done
+"$HUTCH" run --json -- /bin/sh -c 'cat /proc/self/uid_map' >"$tmp/doc"
+check "--json: the document lists the namespaces user mount pid ipc uts cgroup net" \
+	test "$(json_get 'sorted(d["jail"]["namespaces"])' <"$tmp/doc")" = '["cgroup", "ipc", "mount", "net", "pid", "user", "uts"]'
+check "--json: stdout.text carries the jail's uid_map" \
+	test "$(json_get '" ".join(d["stdout"]["text"].split())' <"$tmp/doc")" = "$jail_uid $jail_uid 1"
+
 # --- filesystem ---------------------------------------------------------
 
 jsh 'cat /proc/self/mountinfo' >"$tmp/mountinfo"
