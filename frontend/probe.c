@@ -123,6 +123,10 @@ static void userns_reason(int err, char *why, size_t cap)
 		 v == 1)
 		snprintf(why, cap, "user_namespaces: blocked by "
 				   "kernel.apparmor_restrict_unprivileged_userns=1 (" APPARMOR_REMEDY ")");
+	else if (err == ENOSPC)
+		snprintf(why, cap, "user_namespaces: the user namespace limit is reached "
+				   "(ENOSPC): raise user.max_user_namespaces, here or in the "
+				   "namespace or container hutch runs in");
 	else if (err == EPERM)
 		snprintf(why, cap, "user_namespaces: unshare(CLONE_NEWUSER) is refused (EPERM): "
 				   "a container's seccomp profile or an LSM blocks it; run hutch where "
@@ -261,14 +265,24 @@ out:
 
 int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t cap)
 {
-	char name[96];
+	char name[128];
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	int r;
 
 	if (strncmp(digest, "sha256:", 7) != 0)
 		return snprintf(why, cap, "canary: bad digest"), -1;
-	snprintf(name, sizeof(name), "probe-%.64s", digest + 7);
+	/* The verdict holds for this caller in this user namespace only:
+	 * root in a rootless container is not root on the host. */
+	{
+		char ns[64] = "";
+		ssize_t k = readlink("/proc/self/ns/user", ns, sizeof(ns) - 1);
+
+		ns[k > 0 ? k : 0] = '\0';
+		snprintf(name, sizeof(name), "probe-%.64s-%u-%.20s", digest + 7, (unsigned)geteuid(),
+			 ns[0] ? strchr(ns, '[') ? strchr(ns, '[') + 1 : ns : "x");
+		name[strcspn(name, "]")] = '\0';
+	}
 	if (cache_read(name, 16, &buf, &len) == 0) {
 		bool ok = len == 3 && memcmp(buf, "ok\n", 3) == 0;
 

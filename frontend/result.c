@@ -87,25 +87,25 @@ static struct json_object *jstream(const uint8_t *data, size_t len, uint64_t byt
 static struct json_object *jjail(const struct jail_report *jr, const struct plan *plan)
 {
 	static const char *const ns[] = { "user", "mount", "pid", "ipc", "uts", "cgroup" };
+	static const char *const nets[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
+					    [NET_HOST] = "host" };
 	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+	enum net_mode net = plan ? plan->network : jr && jr->have_modes ? jr->network : NET_NONE;
+	enum seccomp_mode sc = plan ? plan->seccomp : jr && jr->have_modes ? jr->seccomp
+									  : SECCOMP_DENY_LIST;
 
 	json_object_object_add(o, "policy", jr && jr->policy ? json_object_new_string(jr->policy) : NULL);
 	json_object_object_add(o, "digest", jr && jr->digest ? json_object_new_string(jr->digest) : NULL);
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
 		json_object_array_add(a, json_object_new_string(ns[i]));
-	if (!plan || plan->network != NET_HOST)
+	if (net != NET_HOST)
 		json_object_array_add(a, json_object_new_string("net"));
 	json_object_object_add(o, "namespaces", a);
-	json_object_object_add(o, "network",
-			       json_object_new_string(plan ? (plan->network == NET_NONE ? "none"
-							     : plan->network == NET_LOOPBACK ? "loopback"
-											     : "host")
-							  : "none"));
+	json_object_object_add(o, "network", json_object_new_string(nets[net]));
 	json_object_object_add(o, "landlock_abi", json_object_new_int(jr ? jr->landlock_abi : 0));
-	json_object_object_add(o, "seccomp",
-			       json_object_new_string(plan && plan->seccomp == SECCOMP_ALLOW_LIST
-							      ? "allow-list"
-							      : "deny-list"));
+	json_object_object_add(o, "seccomp", json_object_new_string(sc == SECCOMP_ALLOW_LIST
+									? "allow-list"
+									: "deny-list"));
 	json_object_object_add(o, "cgroup",
 			       json_object_new_string(jr && jr->cgroup ? jr->cgroup : "unavailable"));
 	return o;

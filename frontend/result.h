@@ -16,6 +16,10 @@ struct jail_report {
 	const char *digest;
 	int landlock_abi;	/* 0: not applied */
 	const char *cgroup;	/* "unavailable", "applied" */
+	/* What the policy says, for documents made before a plan exists. */
+	bool have_modes;
+	enum net_mode network;
+	enum seccomp_mode seccomp;
 };
 
 /* A failure before anything ran (validation, policy, probe). */

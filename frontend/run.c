@@ -399,6 +399,9 @@ int cmd_run(int argc, char **argv)
 		return fail_with(&c, &e, NULL);
 	}
 	jr.policy = pol.name;
+	jr.have_modes = true;
+	jr.network = req.network_set ? req.network : pol.net_default;
+	jr.seccomp = pol.seccomp_mode;
 	/* A helper we cannot execute is not found either: left to the probe,
 	 * it would pass for a failed sandbox (sandbox_probe_failed, 71). */
 	if (policy_digest(&pol, execute_helper_path(), digest) < 0 ||
