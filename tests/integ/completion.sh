@@ -49,11 +49,11 @@ for f in /usr/share/bash-completion/bash_completion \
 	[ -f "$f" ] && { bc_main=$f; break; }
 done
 
-# complete MODE WORD...: the replies for the last WORD (the one under the
+# replies MODE WORD...: the replies for the last WORD (the one under the
 # cursor), sorted, one a line. MODE is "bc" (bash-completion loaded) or
 # "bare". Readline splits words at "=" and ":"; the callers pass them as
 # separate words the way readline would, and COMP_LINE joins them back.
-complete() {
+replies() {
 	mode=$1
 	shift
 	bash --norc --noprofile -c '
@@ -76,7 +76,7 @@ complete() {
 expect() {
 	mode=$1 want=$2
 	shift 2
-	got=$(complete "$mode" "$@" | tr '\n' ' ')
+	got=$(replies "$mode" "$@" | tr '\n' ' ')
 	miss=
 	for w in $want; do
 		case " $got" in *" $w "*) ;; *) miss="$miss $w" ;; esac
@@ -94,7 +94,7 @@ expect() {
 expect_only() {
 	mode=$1 want=$2
 	shift 2
-	got=$(complete "$mode" "$@" | tr '\n' ' ')
+	got=$(replies "$mode" "$@" | tr '\n' ' ')
 	want_sorted=
 	[ -n "$want" ] && want_sorted=$(printf '%s\n' $want | sort -u | tr '\n' ' ')
 	line=$(printf '%s ' "$@" | sed "s|$tmp|TMP|g")
