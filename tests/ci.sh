@@ -101,8 +101,13 @@ fi
 # release tarball (packaging/build-deb.sh: dpkg-buildpackage, then lintian
 # with errors fatal), installed with apt-get, no set-id file and no file
 # capabilities in it, the integration tests against /usr/bin/hutch as root
-# and as the unprivileged user, then removed. Root only (apt-get).
+# and as the unprivileged user, then removed. Root only (apt-get);
+# HUTCH_DEB=0 leaves it out. The package is the machine's, not this run's:
+# a lock keeps two runs on one machine from installing and removing it
+# under each other's tests.
 if [ "${HUTCH_DEB:-1}" = 1 ] && [ "$(id -u)" = 0 ] && command -v dpkg-buildpackage >/dev/null 2>&1; then
+	exec 9>/tmp/hutch-ci-deb.lock
+	flock 9
 	debout=$(mktemp -d /tmp/hutch-deb-out.XXXXXX)
 	chmod 755 "$debout" # apt's _apt user reads the .deb from here
 	deb=$(sh "$top/packaging/build-deb.sh" "$debout" 2>"$debout/build.log" | tail -n 1) || deb=
@@ -152,6 +157,8 @@ if [ "${HUTCH_DEB:-1}" = 1 ] && [ "$(id -u)" = 0 ] && command -v dpkg-buildpacka
 		fi
 	fi
 	rm -rf "$debout"
+	flock -u 9
+	exec 9>&-
 fi
 
 echo "hutch: $passed passed, $failed failed"
