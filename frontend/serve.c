@@ -190,7 +190,7 @@ bad:
 	return -1;
 }
 
-static bool probe_gate(struct srv *s, uint64_t id, struct conn *c)
+bool serve_probe_gate(struct srv *s, uint64_t id, struct conn *c)
 {
 	char why[320] = "";
 	int r;
@@ -236,7 +236,7 @@ static void start_run(struct conn *c, struct proto_msg *m)
 		free(r);
 		return;
 	}
-	if (!probe_gate(s, m->id, c) || exec_start(&r->plan, &eo, &r->o, &r->x) < 0) {
+	if (!serve_probe_gate(s, m->id, c) || exec_start(&r->plan, &eo, &r->o, &r->x) < 0) {
 		if (r->x == NULL && r->o.err != HUTCH_ERR_NONE)
 			conn_fail(c, m->id, r->o.err, NULL);
 		plan_free(&r->plan);
@@ -477,6 +477,7 @@ static void conn_sweep(struct srv *s)
 static int listen_unix(const char *path, mode_t mode)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
 	int fd;
 	mode_t old;
 
@@ -486,7 +487,10 @@ static int listen_unix(const char *path, mode_t mode)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
-	unlink(path); /* a stale socket from an earlier run */
+	/* A stale socket from an earlier run goes; anything else at PATH
+	 * stays, and bind() then fails. */
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
 	/* The socket is born with its final mode: no window where it is wider. */
 	old = umask((mode_t)(~mode & 0777));
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
@@ -525,6 +529,10 @@ static int take_listen_fds(struct srv *s)
 			return -ENOMEM;
 		}
 	}
+	/* Accept=yes hands us connections only: like --fd, this instance is
+	 * done when they close (systemd starts one per connection). */
+	if (s->n_listen == 0)
+		s->single = true;
 	unsetenv("LISTEN_PID");
 	unsetenv("LISTEN_FDS");
 	unsetenv("LISTEN_FDNAMES");
@@ -572,6 +580,11 @@ static void drain_all(struct srv *s)
 			struct session *se = c->sessions;
 
 			c->sessions = se->next;
+			/* The connection is still there: a call in flight gets
+			 * its one final event before the worker dies. */
+			if (se->state == SESSION_INFLIGHT)
+				conn_fail(c, se->call_id, HUTCH_ERR_CANCELLED,
+					  "the server is shutting down");
 			session_destroy(se);
 			c->n_sessions--;
 		}
@@ -786,27 +799,35 @@ int cmd_serve(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	sig_fd = block_signals();
-	if (sig_fd < 0)
-		return serve_error("signals", "cannot block them");
+	if (sig_fd < 0) {
+		r = serve_error("signals", "cannot block them");
+		goto out;
+	}
 
 	if (fd_arg >= 0) {
 		s.single = true;
-		if (!conn_new(&s, (int)fd_arg))
-			return serve_error("--fd", "out of memory");
+		if (!conn_new(&s, (int)fd_arg)) {
+			r = serve_error("--fd", "out of memory");
+			goto out;
+		}
 	} else if (sock_path) {
 		int fd = listen_unix(sock_path, mode);
 
-		if (fd < 0)
-			return serve_error(sock_path, strerror(-fd));
+		if (fd < 0) {
+			r = serve_error(sock_path, strerror(-fd));
+			goto out;
+		}
 		s.listen_fds[s.n_listen++] = fd;
 	} else if ((r = take_listen_fds(&s)) <= 0) {
-		return serve_error("serve", r == 0 ? "give --fd, --socket, or socket activation (LISTEN_FDS)"
-					     : "bad LISTEN_FDS");
+		r = serve_error("serve", r == 0 ? "give --fd, --socket, or socket activation (LISTEN_FDS)"
+					  : "bad LISTEN_FDS");
+		goto out;
 	}
 	r = loop(&s, sig_fd);
+out:
 	for (size_t i = 0; i < s.n_listen; i++)
 		close(s.listen_fds[i]);
-	if (sock_path)
+	if (sock_path && s.n_listen)	/* ours only: a failed --socket removes nothing */
 		unlink(sock_path);
 	policy_free(&s.pol);
 	return r;

@@ -101,6 +101,9 @@ void conn_fail(struct conn *c, uint64_t id, enum hutch_err code, const char *rea
 void conn_event(struct conn *c, uint64_t id, const char *kind, struct json_object *payload);
 int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
 	       struct plan *ret_plan, enum hutch_err *ret_code, const char **ret_reason);
+/* The sandbox probe of the pinned policy, once per server until it
+ * passes: true to go on; false after sending request id its failed event. */
+bool serve_probe_gate(struct srv *s, uint64_t id, struct conn *c);
 
 /* session.c */
 void session_call(struct conn *c, struct proto_msg *m);

@@ -194,9 +194,14 @@ void session_call(struct conn *c, struct proto_msg *m)
 		conn_fail(c, m->id, HUTCH_ERR_FRAME_OVERSIZED, NULL);
 		return;
 	}
-	if (!se->x && start_worker(se, m->worker, &code, &reason) < 0) {
-		conn_fail(c, m->id, code, reason);
-		return;
+	if (!se->x) {
+		/* A worker is a jail like any run: the probe gates it too. */
+		if (!serve_probe_gate(s, m->id, c))
+			return;
+		if (start_worker(se, m->worker, &code, &reason) < 0) {
+			conn_fail(c, m->id, code, reason);
+			return;
+		}
 	}
 	se->pending = malloc(FRAME_HEADER_BYTES + m->input_len);
 	if (!se->pending) {
