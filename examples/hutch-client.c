@@ -1,0 +1,416 @@
+/* hutch-client.c: a small C client for `hutch serve` (hutch-protocol(7)).
+ * Sends one request (run or ping), reads events until the request's final
+ * one, prints that event's JSON on stdout and exits 0. Links only
+ * libhutch-shared.a (the frame codec): request JSON is built by hand, and
+ * responses are read with a small scanner that finds top-level members.
+ *
+ *   hutch-client --fd N run -- COMMAND [ARG...]   N: a connected socket
+ *   hutch-client --socket PATH run -- COMMAND [ARG...]
+ *   hutch-client --socket PATH ping               (or --fd N ping)
+ *
+ * Exit status: 0 when a final event arrived (whatever it says; a summary
+ * of a run's result goes to stderr), 1 when the connection ended first or
+ * broke the framing, 2 for usage errors. */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "fd-util.h"
+#include "frame-codec.h"
+
+#define REQUEST_ID 1
+#define MAX_EVENT (256u << 20)	/* a result document may carry 64 MiB twice, base64'd */
+
+static const char usage[] =
+	"Usage: hutch-client --fd N | --socket PATH  run -- COMMAND [ARG...]\n"
+	"       hutch-client --fd N | --socket PATH  ping\n";
+
+/* ---- building the request ---- */
+
+struct buf {
+	char *p;
+	size_t len, cap;
+	bool failed;
+};
+
+static void buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = (b->len + n + 1) * 2;
+		char *p = realloc(b->p, cap);
+
+		if (!p) {
+			b->failed = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void buf_puts(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+/* Length of the UTF-8 sequence at s (strict: no overlong forms, no
+ * surrogates, nothing above U+10FFFF), or 0 when it is not one. The server
+ * refuses a frame that is not UTF-8, so we refuse to send one. */
+static size_t utf8_seq(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned cp, min;
+
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xe0) == 0xc0)
+		n = 2, cp = c & 0x1f, min = 0x80;
+	else if ((c & 0xf0) == 0xe0)
+		n = 3, cp = c & 0x0f, min = 0x800;
+	else if ((c & 0xf8) == 0xf0)
+		n = 4, cp = c & 0x07, min = 0x10000;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;	/* also stops at the terminating NUL */
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* A JSON string: quotes, backslashes and control characters escaped,
+ * UTF-8 passed through. -EILSEQ when s is not UTF-8. */
+static int buf_json_string(struct buf *b, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	buf_add(b, "\"", 1);
+	while (*p) {
+		size_t n = utf8_seq(p);
+		char esc[8];
+
+		if (n == 0)
+			return -EILSEQ;
+		if (*p == '"' || *p == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)*p;
+			buf_add(b, esc, 2);
+		} else if (*p < 0x20 || *p == 0x7f) {
+			snprintf(esc, sizeof(esc), "\\u%04x", *p);
+			buf_add(b, esc, 6);
+		} else {
+			buf_add(b, (const char *)p, n);
+		}
+		p += n;
+	}
+	buf_add(b, "\"", 1);
+	return 0;
+}
+
+/* {"version":1,"id":1,"run":{"version":1,"argv":[...]}} or a ping. */
+static int build_request(struct buf *b, bool is_ping, char **argv, int argc)
+{
+	char head[64];
+
+	snprintf(head, sizeof(head), "{\"version\":1,\"id\":%d,", REQUEST_ID);
+	buf_puts(b, head);
+	if (is_ping) {
+		buf_puts(b, "\"ping\":{}}");
+		return b->failed ? -ENOMEM : 0;
+	}
+	buf_puts(b, "\"run\":{\"version\":1,\"argv\":[");
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			buf_puts(b, ",");
+		if (buf_json_string(b, argv[i]) < 0)
+			return -EILSEQ;
+	}
+	buf_puts(b, "]}}");
+	return b->failed ? -ENOMEM : 0;
+}
+
+/* ---- reading events ---- */
+
+/* A minimal reader for the server's events: the skip_ helpers move *p
+ * past whitespace, a string or a whole value and say false when the text
+ * ends first. Strings are skipped escape by escape, so a quote or a brace
+ * inside captured output never confuses them. */
+static bool skip_ws(const char **p, const char *end)
+{
+	while (*p < end && (**p == ' ' || **p == '\t' || **p == '\n' || **p == '\r'))
+		(*p)++;
+	return *p < end;
+}
+
+static bool skip_string(const char **p, const char *end)
+{
+	for ((*p)++; *p < end; (*p)++) {
+		if (**p == '\\') {
+			if (end - *p < 2)
+				return false;
+			(*p)++;	/* the escaped character */
+		} else if (**p == '"') {
+			(*p)++;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool skip_value(const char **p, const char *end)
+{
+	int depth = 0;
+
+	if (!skip_ws(p, end))
+		return false;
+	do {
+		if (*p >= end)
+			return false;
+		switch (**p) {
+		case '"':
+			if (!skip_string(p, end))
+				return false;
+			continue;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			depth--;
+			break;
+		default:
+			if (depth == 0) {	/* a number, true, false or null */
+				while (*p < end && !strchr(",}] \t\r\n", **p))
+					(*p)++;
+				return true;
+			}
+			break;
+		}
+		(*p)++;
+	} while (depth > 0);
+	return true;
+}
+
+/* Find the top-level member `key` of the object in [s, end): writes where
+ * its value starts and ends. Keys are compared as raw text, which is what
+ * the server writes (plain ASCII names). */
+static bool json_member(const char *s, const char *end, const char *key, const char **ret_val,
+			const char **ret_end)
+{
+	const char *p = s;
+	size_t klen = strlen(key);
+
+	if (!skip_ws(&p, end) || *p != '{')
+		return false;
+	p++;
+	for (;;) {
+		const char *k, *v;
+		size_t n;
+
+		if (!skip_ws(&p, end) || *p != '"')
+			return false;
+		k = p + 1;
+		if (!skip_string(&p, end))
+			return false;
+		n = (size_t)(p - 1 - k);	/* p is past the closing quote */
+		if (!skip_ws(&p, end) || *p != ':')
+			return false;
+		p++;
+		if (!skip_ws(&p, end))
+			return false;
+		v = p;
+		if (!skip_value(&p, end))
+			return false;
+		if (n == klen && memcmp(k, key, klen) == 0) {
+			*ret_val = v;
+			*ret_end = p;
+			return true;
+		}
+		if (!skip_ws(&p, end) || *p != ',')
+			return false;
+		p++;
+	}
+}
+
+static long long member_int(const char *s, const char *end, const char *key, long long dflt)
+{
+	const char *v, *ve;
+
+	if (!json_member(s, end, key, &v, &ve) || !(*v == '-' || (*v >= '0' && *v <= '9')))
+		return dflt;
+	return strtoll(v, NULL, 10);
+}
+
+/* What the summary prints for a string member: up to 40 bytes of it. */
+static void member_str(const char *s, const char *end, const char *key, char *out, size_t n)
+{
+	const char *v, *ve;
+	size_t len;
+
+	snprintf(out, n, "-");
+	if (!json_member(s, end, key, &v, &ve) || *v != '"')
+		return;
+	len = (size_t)(ve - v) - 2;
+	snprintf(out, n, "%.*s", (int)(len < 40 ? len : 40), v + 1);
+}
+
+/* Read events until the final one for our request (or id 0: the server
+ * ended the connection over our frame). 0 when it came, 1 otherwise. */
+static int read_events(int fd)
+{
+	struct frame_reader fr = { .max = MAX_EVENT };
+	static uint8_t chunk[64 << 10];
+	size_t live = 0;
+
+	for (;;) {
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+		size_t off = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "hutch-client: the server closed the connection\n");
+			frame_reader_reset(&fr);
+			return 1;
+		}
+		while (off < (size_t)n) {
+			size_t used = 0, len = 0;
+			enum frame_state st = frame_reader_feed(&fr, chunk + off, (size_t)n - off,
+								&used);
+			const char *t, *end, *v, *ve;
+			long long id;
+			uint8_t *frame;
+
+			off += used;
+			if (st == FRAME_MORE)
+				continue;
+			if (st != FRAME_DONE) {
+				fprintf(stderr, "hutch-client: bad frame from the server\n");
+				frame_reader_reset(&fr);
+				return 1;
+			}
+			frame = frame_reader_take(&fr, &len);
+			t = (const char *)frame;
+			end = t + len;
+			id = member_int(t, end, "id", -1);
+			if (json_member(t, end, "live", &v, &ve)) {
+				live++;	/* a snapshot of output so far */
+			} else if (id == REQUEST_ID || id == 0) {
+				if (json_member(t, end, "exit", &v, &ve)) {
+					char status[48];
+
+					member_str(v, ve, "status", status, sizeof(status));
+					fprintf(stderr, "hutch-client: %s, exit_code %lld, %zu live events\n",
+						status, member_int(v, ve, "exit_code", -1), live);
+				}
+				fwrite(t, 1, len, stdout);
+				fputc('\n', stdout);
+				free(frame);
+				return fflush(stdout) == 0 ? 0 : 1;
+			}
+			free(frame);
+		}
+	}
+}
+
+/* ---- main ---- */
+
+static int connect_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int main(int argc, char **argv)
+{
+	struct buf req = { 0 };
+	uint8_t hdr[FRAME_HEADER_BYTES];
+	const char *path = NULL;
+	bool is_ping;
+	int fd = -1, i = 1, r;
+
+	if (argc > 2 && strcmp(argv[1], "--fd") == 0) {
+		char *end;
+		long v = strtol(argv[2], &end, 10);
+
+		if (*end || end == argv[2] || v < 0 || v > 1 << 20) {
+			fputs(usage, stderr);
+			return 2;
+		}
+		fd = (int)v;
+		i = 3;
+	} else if (argc > 2 && strcmp(argv[1], "--socket") == 0) {
+		path = argv[2];
+		i = 3;
+	} else {
+		fputs(usage, stderr);
+		return 2;
+	}
+	if (i < argc && strcmp(argv[i], "ping") == 0 && i + 1 == argc) {
+		is_ping = true;
+	} else if (i + 2 < argc && strcmp(argv[i], "run") == 0 && strcmp(argv[i + 1], "--") == 0) {
+		is_ping = false;
+	} else {
+		fputs(usage, stderr);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);	/* a server gone mid-request is an error, not a signal */
+	if (path) {
+		fd = connect_unix(path);
+		if (fd < 0) {
+			fprintf(stderr, "hutch-client: %s: %s\n", path, strerror(-fd));
+			return 1;
+		}
+	}
+	r = build_request(&req, is_ping, argv + i + 2, argc - i - 2);
+	if (r < 0) {
+		fprintf(stderr, "hutch-client: %s\n",
+			r == -EILSEQ ? "an argument is not UTF-8" : strerror(-r));
+		free(req.p);
+		return 2;
+	}
+	frame_put_header(hdr, (uint32_t)req.len);
+	r = fd_write_all(fd, hdr, sizeof(hdr));
+	if (r == 0)
+		r = fd_write_all(fd, req.p, req.len);
+	if (r < 0) {
+		fprintf(stderr, "hutch-client: cannot send the request: %s\n", strerror(-r));
+		free(req.p);
+		return 1;
+	}
+	free(req.p);
+	r = read_events(fd);
+	close(fd);
+	return r;
+}

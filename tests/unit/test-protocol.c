@@ -1,0 +1,584 @@
+/* test-protocol.c: unit tests of the messages of `hutch serve`
+ * (frontend/protocol.c): a table of bad frames, each with the fixed reason
+ * it must be refused with (and nothing written to the caller), good frames
+ * of every kind with their parsed fields, and the events the server sends
+ * (a correct header, then the JSON hutch-protocol(7) describes). */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errors.h"
+#include "frame-codec.h"
+#include "protocol.h"
+
+#include "cunit-main.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The reasons proto_parse gives: fixed texts, never frame content. */
+#define R_JSON "not a JSON object"
+#define R_DUP "duplicate key"
+#define R_TWO "more than one message in a frame"
+#define R_VERSION "version must be 1"
+#define R_ID "id must be a positive integer"
+#define R_SHAPE "a frame holds version, id and one message"
+#define R_BODY "a message must be an object"
+#define R_KIND "unknown message"
+#define R_CANCEL "cancel needs exactly a positive integer target"
+#define R_CLOSE "session_close needs exactly a valid name"
+#define R_PING "ping takes an empty object"
+#define R_S_FIELD "unknown field in session"
+#define R_S_NAME "session name must be 1-64 of A-Z a-z 0-9 _ - ."
+#define R_S_WORKER "session worker must be an object"
+#define R_S_INPUT "session input_base64 must be a string"
+#define R_S_B64 "session input_base64 is not valid base64"
+#define R_S_TIMEOUT "session timeout_ms must be an integer from 1 to 86400000"
+#define R_S_RESET "session reset must be a boolean"
+
+/* A frame: version 1, id 1, then members. */
+#define F(members) "{\"version\":1,\"id\":1," members "}"
+/* A session body with what it needs, then more members. */
+#define S_OK "\"name\":\"s1\",\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":1000"
+#define SESSION(members) F("\"session\":{" members "}")
+#define N64 "0123456789012345678901234567890123456789012345678901234567890123"
+
+struct bad_frame {
+	const char *text;
+	size_t len;	/* 0: strlen(text) */
+	const char *reason;
+};
+
+#define BAD(t, r) { t, 0, r }
+#define BADN(t, r) { t, sizeof(t) - 1, r }	/* with a NUL inside */
+
+static const struct bad_frame bad_frames[] = {
+	/* ---- not JSON, not one object ---- */
+	BAD("", R_JSON),
+	BAD(" ", R_JSON),
+	BAD("not json", R_JSON),
+	BAD("{", R_JSON),
+	BAD("}", R_JSON),
+	BAD("[]", R_JSON),
+	BAD("[{\"version\":1,\"id\":1,\"ping\":{}}]", R_JSON),
+	BAD("1", R_JSON),
+	BAD("null", R_JSON),
+	BAD("\"{}\"", R_JSON),
+	BAD("{'version':1,'id':1,'ping':{}}", R_JSON),
+	BAD("{\"version\":1,\"id\":1,\"ping\":{},}", R_JSON),
+	BAD(F("\"ping\":{}") " x", R_JSON),				/* trailing data */
+	BAD(F("\"ping\":{}") F("\"ping\":{}"), R_JSON),		/* two messages, one frame */
+	BAD(F("\"ping\":{}") "\n" F("\"ping\":{}"), R_JSON),
+	BADN(F("\"ping\":{}") "\0", R_JSON),				/* NUL after */
+	BADN("{\"version\":1,\0\"id\":1,\"ping\":{}}", R_JSON),	/* NUL inside */
+	BAD(F("\"run\":{\"argv\":[\"/bin/\xff\"]}"), R_JSON),		/* not UTF-8 */
+	BAD(F("\"run\":{\"argv\":[\"/bin/\xc0\xae\"]}"), R_JSON),	/* overlong */
+	BAD(F("\"run\":{\"argv\":[\"/bin/true\"]") , R_JSON),		/* cut short */
+	BAD("{\"version\":1,\"id\":01,\"ping\":{}}", R_JSON),		/* leading zero */
+
+	/* ---- duplicate keys, at any depth ---- */
+	BAD("{\"version\":1,\"version\":1,\"id\":1,\"ping\":{}}", R_DUP),
+	BAD("{\"version\":1,\"id\":1,\"id\":2,\"ping\":{}}", R_DUP),
+	BAD(F("\"ping\":{},\"ping\":{}"), R_DUP),
+	BAD(F("\"run\":{\"argv\":[\"/bin/true\"],\"argv\":[\"/bin/false\"]}"), R_DUP),
+	BAD(F("\"cancel\":{\"target\":1,\"target\":2}"), R_DUP),
+	BAD(F("\"cancel\":{\"target\":1,\"t\\u0061rget\":2}"), R_DUP),	/* escaped */
+	BAD(SESSION(S_OK ",\"name\":\"s2\""), R_DUP),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{\"argv\":[],\"argv\":[]},"
+		    "\"input_base64\":\"\",\"timeout_ms\":1"), R_DUP),
+
+	/* ---- version ---- */
+	BAD("{\"id\":1,\"ping\":{}}", R_VERSION),
+	BAD("{\"version\":0,\"id\":1,\"ping\":{}}", R_VERSION),
+	BAD("{\"version\":2,\"id\":1,\"ping\":{}}", R_VERSION),
+	BAD("{\"version\":-1,\"id\":1,\"ping\":{}}", R_VERSION),
+	BAD("{\"version\":\"1\",\"id\":1,\"ping\":{}}", R_VERSION),
+	BAD("{\"version\":1.0,\"id\":1,\"ping\":{}}", R_VERSION),
+	BAD("{\"version\":1e0,\"id\":1,\"ping\":{}}", R_VERSION),
+	BAD("{\"version\":true,\"id\":1,\"ping\":{}}", R_VERSION),
+	BAD("{\"version\":null,\"id\":1,\"ping\":{}}", R_VERSION),
+	BAD("{\"version\":[1],\"id\":1,\"ping\":{}}", R_VERSION),
+	BAD("{\"version\":4294967297,\"id\":1,\"ping\":{}}", R_VERSION),	/* 2^32 + 1 */
+
+	/* ---- id ---- */
+	BAD("{\"version\":1,\"ping\":{}}", R_ID),
+	BAD("{\"version\":1,\"id\":0,\"ping\":{}}", R_ID),
+	BAD("{\"version\":1,\"id\":-0,\"ping\":{}}", R_ID),
+	BAD("{\"version\":1,\"id\":-1,\"ping\":{}}", R_ID),
+	BAD("{\"version\":1,\"id\":1.5,\"ping\":{}}", R_ID),
+	BAD("{\"version\":1,\"id\":1.0,\"ping\":{}}", R_ID),
+	BAD("{\"version\":1,\"id\":\"7\",\"ping\":{}}", R_ID),
+	BAD("{\"version\":1,\"id\":null,\"ping\":{}}", R_ID),
+	BAD("{\"version\":1,\"id\":true,\"ping\":{}}", R_ID),
+	BAD("{\"version\":1,\"id\":{},\"ping\":{}}", R_ID),
+	BAD("{\"version\":1,\"id\":9007199254740992,\"ping\":{}}", R_ID),	/* 2^53 */
+	BAD("{\"version\":1,\"id\":9223372036854775807,\"ping\":{}}", R_ID),
+	BAD("{\"version\":1,\"id\":18446744073709551615,\"ping\":{}}", R_ID),
+	BAD("{\"version\":1,\"id\":-9223372036854775808,\"ping\":{}}", R_ID),
+	BAD("{\"version\":1,\"id\":99999999999999999999999,\"ping\":{}}", R_ID),
+
+	/* ---- shape: exactly version, id and one message ---- */
+	BAD("{}", R_VERSION),
+	BAD("{\"version\":1,\"id\":1}", R_SHAPE),
+	BAD(F("\"ping\":{},\"cancel\":{\"target\":1}"), R_TWO),
+	BAD(F("\"run\":{\"argv\":[\"/bin/true\"]},\"ping\":{}"), R_TWO),
+	BAD(F("\"ping\":{},\"extra\":1"), R_TWO),		/* unknown top-level field */
+	BAD(F("\"extra\":1,\"ping\":{}"), R_TWO),
+	BAD("{\"version\":1,\"id\":1,\"ping\":{},\"Version\":1}", R_TWO),
+	BAD("{\"ping\":{},\"version\":2,\"id\":1,\"x\":{}}", R_TWO),
+	BAD(F("\"ping\":[]"), R_BODY),
+	BAD(F("\"ping\":null"), R_BODY),
+	BAD(F("\"run\":\"/bin/true\""), R_BODY),
+	BAD(F("\"run\":[\"/bin/true\"]"), R_BODY),
+	BAD(F("\"cancel\":7"), R_BODY),
+	BAD(F("\"session\":true"), R_BODY),
+
+	/* ---- unknown message kinds ---- */
+	BAD(F("\"pong\":{}"), R_KIND),		/* an event is not a request */
+	BAD(F("\"exit\":{}"), R_KIND),
+	BAD(F("\"Ping\":{}"), R_KIND),
+	BAD(F("\"execute\":{\"argv\":[\"SECRET\"]}"), R_KIND),
+	BAD(F("\"\":{}"), R_KIND),
+	BAD(F("\"ping\\u0000\":{}"), R_JSON),	/* json-c would call it "ping" */
+
+	/* ---- cancel ---- */
+	BAD(F("\"cancel\":{}"), R_CANCEL),
+	BAD(F("\"cancel\":{\"target\":0}"), R_CANCEL),
+	BAD(F("\"cancel\":{\"target\":-3}"), R_CANCEL),
+	BAD(F("\"cancel\":{\"target\":\"1\"}"), R_CANCEL),
+	BAD(F("\"cancel\":{\"target\":1.5}"), R_CANCEL),
+	BAD(F("\"cancel\":{\"target\":null}"), R_CANCEL),
+	BAD(F("\"cancel\":{\"target\":1,\"force\":true}"), R_CANCEL),
+	BAD(F("\"cancel\":{\"id\":1}"), R_CANCEL),
+
+	/* ---- ping ---- */
+	BAD(F("\"ping\":{\"x\":1}"), R_PING),
+	BAD(F("\"ping\":{\"payload\":\"hello\"}"), R_PING),
+
+	/* ---- session_close ---- */
+	BAD(F("\"session_close\":{}"), R_CLOSE),
+	BAD(F("\"session_close\":{\"name\":\"s1\",\"force\":true}"), R_CLOSE),
+	BAD(F("\"session_close\":{\"name\":\"\"}"), R_CLOSE),
+	BAD(F("\"session_close\":{\"name\":5}"), R_CLOSE),
+	BAD(F("\"session_close\":{\"name\":\"a/b\"}"), R_CLOSE),
+	BAD(F("\"session_close\":{\"name\":\"" N64 "x\"}"), R_CLOSE),
+	BAD(F("\"session_close\":{\"name\":\"s\\u0000\"}"), R_CLOSE),
+
+	/* ---- session ---- */
+	BAD(SESSION(S_OK ",\"extra\":1"), R_S_FIELD),
+	BAD(SESSION(S_OK ",\"Reset\":true"), R_S_FIELD),
+	BAD(SESSION("\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":1"), R_S_NAME),
+	BAD(SESSION("\"name\":\"\",\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":1"), R_S_NAME),
+	BAD(SESSION("\"name\":1,\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":1"), R_S_NAME),
+	BAD(SESSION("\"name\":\"a b\",\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":1"),
+	    R_S_NAME),
+	BAD(SESSION("\"name\":\"../x\",\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":1"),
+	    R_S_NAME),
+	BAD(SESSION("\"name\":\"\xc3\xa9\",\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":1"),
+	    R_S_NAME),
+	BAD(SESSION("\"name\":\"" N64 "x\",\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":1"),
+	    R_S_NAME),
+	BAD(SESSION("\"name\":\"s\\u0000\",\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":1"),
+	    R_S_NAME),
+	BAD(SESSION("\"name\":\"s1\",\"input_base64\":\"\",\"timeout_ms\":1"), R_S_WORKER),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":[],\"input_base64\":\"\",\"timeout_ms\":1"),
+	    R_S_WORKER),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":\"/bin/cat\",\"input_base64\":\"\",\"timeout_ms\":1"),
+	    R_S_WORKER),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"timeout_ms\":1"), R_S_INPUT),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"input_base64\":null,\"timeout_ms\":1"),
+	    R_S_INPUT),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"input_base64\":[],\"timeout_ms\":1"),
+	    R_S_INPUT),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"input_base64\":\"abc\",\"timeout_ms\":1"),
+	    R_S_B64),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"input_base64\":\"!!!!\",\"timeout_ms\":1"),
+	    R_S_B64),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"input_base64\":\"aGk=aGk=\",\"timeout_ms\":1"),
+	    R_S_B64),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"input_base64\":\"aGk\",\"timeout_ms\":1"),
+	    R_S_B64),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"input_base64\":\"aG k=\",\"timeout_ms\":1"),
+	    R_S_B64),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"input_base64\":\"\""), R_S_TIMEOUT),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":0"),
+	    R_S_TIMEOUT),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":-5"),
+	    R_S_TIMEOUT),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":86400001"),
+	    R_S_TIMEOUT),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":1.5"),
+	    R_S_TIMEOUT),
+	BAD(SESSION("\"name\":\"s1\",\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":\"100\""),
+	    R_S_TIMEOUT),
+	BAD(SESSION(S_OK ",\"reset\":1"), R_S_RESET),
+	BAD(SESSION(S_OK ",\"reset\":\"true\""), R_S_RESET),
+	BAD(SESSION(S_OK ",\"reset\":null"), R_S_RESET),
+};
+
+/* A frame with a secret in every place a reason could echo. */
+static const char *const secret_frames[] = {
+	F("\"SECRET\":{}"),
+	F("\"run\":{\"argv\":[\"SECRET\"]},\"SECRET2\":{}"),
+	"{\"version\":1,\"id\":1,\"ping\":{\"SECRET\":\"SECRET\"}}",
+	SESSION(S_OK ",\"SECRET\":\"SECRET\""),
+	SESSION("\"name\":\"SECRET/\",\"worker\":{},\"input_base64\":\"\",\"timeout_ms\":1"),
+	"SECRET",
+};
+
+static void test_bad_frames(void)
+{
+	CU_ASSERT(ARRAY_SIZE(bad_frames) >= 40);
+	for (size_t i = 0; i < ARRAY_SIZE(bad_frames); i++) {
+		const struct bad_frame *b = &bad_frames[i];
+		size_t len = b->len ? b->len : strlen(b->text);
+		struct proto_msg m = { .id = 4242, .name = "untouched" };
+		const char *why = NULL;
+		int r = proto_parse((const uint8_t *)b->text, len, &m, &why);
+
+		if (r != -EPROTO || !why || strcmp(why, b->reason) != 0)
+			fprintf(stderr, "\n  bad frame %zu: %.*s\n    got %d \"%s\", want \"%s\"\n", i,
+				(int)len, b->text, r, why ? why : "(null)", b->reason);
+		CU_ASSERT_EQUAL(r, -EPROTO);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+		CU_ASSERT_STRING_EQUAL(why, b->reason);
+		/* ret is written only on success. */
+		CU_ASSERT_EQUAL(m.id, 4242);
+		CU_ASSERT_STRING_EQUAL(m.name, "untouched");
+		CU_ASSERT_PTR_NULL(m.doc);
+		if (r == 0)
+			proto_msg_free(&m);
+	}
+}
+
+static void test_reasons_never_echo(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(secret_frames); i++) {
+		struct proto_msg m = { 0 };
+		const char *why = NULL;
+		const char *t = secret_frames[i];
+
+		CU_ASSERT_EQUAL(proto_parse((const uint8_t *)t, strlen(t), &m, &why), -EPROTO);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+		CU_ASSERT_PTR_NULL(strstr(why, "SECRET"));
+	}
+}
+
+/* ---- good frames ---- */
+
+static int parse_ok(const char *text, struct proto_msg *m)
+{
+	const char *why = NULL;
+	int r = proto_parse((const uint8_t *)text, strlen(text), m, &why);
+
+	if (r < 0)
+		fprintf(stderr, "\n  refused: %s (%s)\n", text, why ? why : "?");
+	return r;
+}
+
+static void test_good_ping(void)
+{
+	struct proto_msg m = { 0 };
+
+	CU_ASSERT_EQUAL_FATAL(parse_ok("{\"version\":1,\"id\":11,\"ping\":{}}", &m), 0);
+	CU_ASSERT_EQUAL(m.kind, MSG_PING);
+	CU_ASSERT_EQUAL(m.id, 11);
+	CU_ASSERT_PTR_NOT_NULL(m.doc);
+	proto_msg_free(&m);
+	CU_ASSERT_PTR_NULL(m.doc);
+	/* Member order and whitespace around the frame do not matter. */
+	CU_ASSERT_EQUAL_FATAL(parse_ok(" \n{ \"ping\" : { } , \"id\" : 3 , \"version\" : 1 }\r\n\t", &m),
+			      0);
+	CU_ASSERT_EQUAL(m.kind, MSG_PING);
+	CU_ASSERT_EQUAL(m.id, 3);
+	proto_msg_free(&m);
+}
+
+static void test_good_ids(void)
+{
+	struct proto_msg m = { 0 };
+
+	CU_ASSERT_EQUAL_FATAL(parse_ok("{\"version\":1,\"id\":1,\"ping\":{}}", &m), 0);
+	CU_ASSERT_EQUAL(m.id, 1);
+	proto_msg_free(&m);
+	CU_ASSERT_EQUAL_FATAL(parse_ok("{\"version\":1,\"id\":9007199254740991,\"ping\":{}}", &m),
+			      0);
+	CU_ASSERT_EQUAL(m.id, PROTO_MAX_ID);
+	CU_ASSERT_EQUAL(m.id, 9007199254740991ull);
+	proto_msg_free(&m);
+}
+
+static void test_good_run(void)
+{
+	struct proto_msg m = { 0 };
+	struct json_object *argv, *a0;
+
+	CU_ASSERT_EQUAL_FATAL(parse_ok(F("\"run\":{\"version\":1,\"argv\":[\"/bin/echo\",\"hi\"],"
+					 "\"limits\":{\"wall_ms\":1000}}"),
+				       &m),
+			      0);
+	CU_ASSERT_EQUAL(m.kind, MSG_RUN);
+	CU_ASSERT_EQUAL(m.id, 1);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m.run);
+	CU_ASSERT(json_object_is_type(m.run, json_type_object));
+	CU_ASSERT_FATAL(json_object_object_get_ex(m.run, "argv", &argv));
+	CU_ASSERT_EQUAL(json_object_array_length(argv), 2);
+	a0 = json_object_array_get_idx(argv, 0);
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(a0), "/bin/echo");
+	proto_msg_free(&m);
+
+	/* The run document itself is checked later, as a request: the
+	 * protocol layer passes an empty one on. */
+	CU_ASSERT_EQUAL_FATAL(parse_ok(F("\"run\":{}"), &m), 0);
+	CU_ASSERT_EQUAL(m.kind, MSG_RUN);
+	CU_ASSERT_EQUAL(json_object_object_length(m.run), 0);
+	proto_msg_free(&m);
+}
+
+static void test_good_cancel(void)
+{
+	struct proto_msg m = { 0 };
+
+	CU_ASSERT_EQUAL_FATAL(parse_ok("{\"version\":1,\"id\":8,\"cancel\":{\"target\":7}}", &m), 0);
+	CU_ASSERT_EQUAL(m.kind, MSG_CANCEL);
+	CU_ASSERT_EQUAL(m.id, 8);
+	CU_ASSERT_EQUAL(m.target, 7);
+	proto_msg_free(&m);
+}
+
+static void test_good_session(void)
+{
+	struct proto_msg m = { 0 };
+	struct json_object *argv;
+
+	CU_ASSERT_EQUAL_FATAL(parse_ok("{\"version\":1,\"id\":9,\"session\":{\"name\":\"s1\","
+				       "\"worker\":{\"argv\":[\"/bin/cat\"]},"
+				       "\"input_base64\":\"aGk=\",\"timeout_ms\":2000}}",
+				       &m),
+			      0);
+	CU_ASSERT_EQUAL(m.kind, MSG_SESSION);
+	CU_ASSERT_EQUAL(m.id, 9);
+	CU_ASSERT_STRING_EQUAL(m.name, "s1");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m.worker);
+	CU_ASSERT(json_object_object_get_ex(m.worker, "argv", &argv));
+	CU_ASSERT_EQUAL_FATAL(m.input_len, 2);
+	CU_ASSERT_EQUAL(memcmp(m.input, "hi", 2), 0);
+	CU_ASSERT_EQUAL(m.timeout_ms, 2000);
+	CU_ASSERT_FALSE(m.reset);
+	proto_msg_free(&m);
+	CU_ASSERT_PTR_NULL(m.input);
+
+	CU_ASSERT_EQUAL_FATAL(parse_ok(SESSION("\"name\":\"A-z_0.9\",\"worker\":{},"
+					       "\"input_base64\":\"AP8=\",\"timeout_ms\":86400000,"
+					       "\"reset\":true"),
+				       &m),
+			      0);
+	CU_ASSERT_STRING_EQUAL(m.name, "A-z_0.9");
+	CU_ASSERT_EQUAL_FATAL(m.input_len, 2);
+	CU_ASSERT_EQUAL(m.input[0], 0x00);
+	CU_ASSERT_EQUAL(m.input[1], 0xff);
+	CU_ASSERT_EQUAL(m.timeout_ms, 86400000);
+	CU_ASSERT_TRUE(m.reset);
+	proto_msg_free(&m);
+
+	/* Empty input, the longest name, timeout 1, reset false. */
+	CU_ASSERT_EQUAL_FATAL(parse_ok(SESSION("\"name\":\"" N64 "\",\"worker\":{},"
+					       "\"input_base64\":\"\",\"timeout_ms\":1,"
+					       "\"reset\":false"),
+				       &m),
+			      0);
+	CU_ASSERT_EQUAL(strlen(m.name), PROTO_SESSION_NAME_MAX);
+	CU_ASSERT_EQUAL(m.input_len, 0);
+	CU_ASSERT_EQUAL(m.timeout_ms, 1);
+	CU_ASSERT_FALSE(m.reset);
+	proto_msg_free(&m);
+}
+
+static void test_good_session_close(void)
+{
+	struct proto_msg m = { 0 };
+
+	CU_ASSERT_EQUAL_FATAL(parse_ok("{\"version\":1,\"id\":10,\"session_close\":{\"name\":\"s1\"}}",
+				       &m),
+			      0);
+	CU_ASSERT_EQUAL(m.kind, MSG_SESSION_CLOSE);
+	CU_ASSERT_EQUAL(m.id, 10);
+	CU_ASSERT_STRING_EQUAL(m.name, "s1");
+	proto_msg_free(&m);
+}
+
+/* ---- events ---- */
+
+/* The frame text, NUL-terminated, for parsing and comparing. */
+static char *payload_text(const uint8_t *frame, size_t len)
+{
+	char *t = malloc(len - FRAME_HEADER_BYTES + 1);
+
+	memcpy(t, frame + FRAME_HEADER_BYTES, len - FRAME_HEADER_BYTES);
+	t[len - FRAME_HEADER_BYTES] = '\0';
+	return t;
+}
+
+/* Check an event frame's header against its length and parse its JSON;
+ * returns the object (caller puts it). */
+static struct json_object *check_event(const uint8_t *frame, size_t len, uint64_t id,
+				       const char *kind)
+{
+	struct json_object *o, *v;
+	size_t plen = 0;
+	char *text;
+
+	CU_ASSERT_FATAL(frame != NULL && len > FRAME_HEADER_BYTES);
+	CU_ASSERT_EQUAL_FATAL(frame_parse_header(frame, len, UINT32_MAX, &plen), 0);
+	CU_ASSERT_EQUAL_FATAL(plen, len - FRAME_HEADER_BYTES);
+	text = payload_text(frame, len);	/* frames are not NUL-terminated */
+	o = json_tokener_parse(text);
+	free(text);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	CU_ASSERT(json_object_is_type(o, json_type_object));
+	CU_ASSERT_EQUAL(json_object_object_length(o), 3);
+	CU_ASSERT(json_object_object_get_ex(o, "version", &v) && json_object_is_type(v, json_type_int) &&
+		  json_object_get_int64(v) == 1);
+	CU_ASSERT(json_object_object_get_ex(o, "id", &v) && json_object_is_type(v, json_type_int) &&
+		  (uint64_t)json_object_get_int64(v) == id);
+	CU_ASSERT(json_object_object_get_ex(o, kind, &v) && json_object_is_type(v, json_type_object));
+	return o;
+}
+
+static void test_event_pong(void)
+{
+	size_t len = 0;
+	uint8_t *f = proto_event(11, "pong", NULL, &len);
+	struct json_object *o = check_event(f, len, 11, "pong");
+	char *t = payload_text(f, len);
+	struct json_object *v;
+
+	CU_ASSERT_STRING_EQUAL(t, "{\"version\":1,\"id\":11,\"pong\":{}}");
+	CU_ASSERT(json_object_object_get_ex(o, "pong", &v) && json_object_object_length(v) == 0);
+	free(t);
+	json_object_put(o);
+	free(f);
+}
+
+static void test_event_payload(void)
+{
+	struct json_object *p = json_object_new_object(), *o, *live, *out, *v;
+	size_t len = 0;
+	uint8_t *f;
+
+	out = json_object_new_object();
+	json_object_object_add(out, "text", json_object_new_string("a/b \"q\"\n"));
+	json_object_object_add(p, "stdout", out);
+	f = proto_event(PROTO_MAX_ID, "live", p, &len);	/* takes p */
+	o = check_event(f, len, PROTO_MAX_ID, "live");
+	CU_ASSERT_FATAL(json_object_object_get_ex(o, "live", &live));
+	CU_ASSERT_FATAL(json_object_object_get_ex(live, "stdout", &out));
+	CU_ASSERT_FATAL(json_object_object_get_ex(out, "text", &v));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "a/b \"q\"\n");
+	/* Slashes are not escaped; the id is exact at 2^53 - 1. */
+	CU_ASSERT_PTR_NOT_NULL(memmem(f, len, "a/b", 3));
+	CU_ASSERT_PTR_NOT_NULL(memmem(f, len, "\"id\":9007199254740991", 21));
+	json_object_put(o);
+	free(f);
+}
+
+static void test_event_failed(void)
+{
+	size_t len = 0;
+	uint8_t *f = proto_failed(7, HUTCH_ERR_CANCELLED, NULL, &len);
+	struct json_object *o = check_event(f, len, 7, "failed"), *fl, *v;
+	char want[400];
+
+	CU_ASSERT_FATAL(json_object_object_get_ex(o, "failed", &fl));
+	CU_ASSERT_EQUAL(json_object_object_length(fl), 2);
+	CU_ASSERT(json_object_object_get_ex(fl, "code", &v));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "cancelled");
+	CU_ASSERT(json_object_object_get_ex(fl, "message", &v));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(v), hutch_err_message(HUTCH_ERR_CANCELLED));
+	json_object_put(o);
+	free(f);
+
+	/* With a reason: "<fixed message>: <reason>"; id 0 for the frame
+	 * that ends a connection. */
+	f = proto_failed(0, HUTCH_ERR_PROTOCOL_ERROR, "version must be 1", &len);
+	o = check_event(f, len, 0, "failed");
+	CU_ASSERT_FATAL(json_object_object_get_ex(o, "failed", &fl));
+	CU_ASSERT(json_object_object_get_ex(fl, "code", &v));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "protocol_error");
+	CU_ASSERT(json_object_object_get_ex(fl, "message", &v));
+	snprintf(want, sizeof(want), "%s: version must be 1",
+		 hutch_err_message(HUTCH_ERR_PROTOCOL_ERROR));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(v), want);
+	json_object_put(o);
+	free(f);
+}
+
+/* Every code the server can send names itself as DESIGN.md says. */
+static void test_event_failed_codes(void)
+{
+	static const struct {
+		enum hutch_err code;
+		const char *name;
+	} codes[] = {
+		{ HUTCH_ERR_INVALID_REQUEST, "invalid_request" },
+		{ HUTCH_ERR_POLICY_VIOLATION, "policy_violation" },
+		{ HUTCH_ERR_SANDBOX_UNAVAILABLE, "sandbox_unavailable" },
+		{ HUTCH_ERR_SANDBOX_PROBE_FAILED, "sandbox_probe_failed" },
+		{ HUTCH_ERR_SPAWN_ERROR, "spawn_error" },
+		{ HUTCH_ERR_TIMEOUT, "timeout" },
+		{ HUTCH_ERR_FRAME_OVERSIZED, "frame_oversized" },
+		{ HUTCH_ERR_PROTOCOL_ERROR, "protocol_error" },
+		{ HUTCH_ERR_BUSY, "busy" },
+		{ HUTCH_ERR_CANCELLED, "cancelled" },
+		{ HUTCH_ERR_STATE_LOST, "state_lost" },
+		{ HUTCH_ERR_INTERNAL, "internal" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(codes); i++) {
+		size_t len = 0;
+		uint8_t *f = proto_failed(5, codes[i].code, NULL, &len);
+		struct json_object *o = check_event(f, len, 5, "failed"), *fl, *v;
+
+		CU_ASSERT(json_object_object_get_ex(o, "failed", &fl) &&
+			  json_object_object_get_ex(fl, "code", &v));
+		CU_ASSERT_STRING_EQUAL(json_object_get_string(v), codes[i].name);
+		json_object_put(o);
+		free(f);
+	}
+}
+
+/* An event the server sends parses as a frame of the same shape the
+ * server accepts: header length exact, nothing after the JSON. */
+static void test_event_is_one_frame(void)
+{
+	size_t len = 0, used = 0, plen = 0;
+	uint8_t *f = proto_event(3, "ack", NULL, &len), *b;
+	struct frame_reader fr = { .max = 1024 };
+
+	CU_ASSERT_EQUAL(frame_reader_feed(&fr, f, len, &used), FRAME_DONE);
+	CU_ASSERT_EQUAL(used, len);
+	b = frame_reader_take(&fr, &plen);
+	CU_ASSERT_STRING_EQUAL((char *)b, "{\"version\":1,\"id\":3,\"ack\":{}}");
+	free(b);
+	free(f);
+}
+
+static const struct unit_case cases[] = {
+	{ "bad frames, each with its reason", test_bad_frames },
+	{ "reasons never echo the frame", test_reasons_never_echo },
+	{ "ping", test_good_ping },
+	{ "ids 1 and 2^53-1", test_good_ids },
+	{ "run", test_good_run },
+	{ "cancel", test_good_cancel },
+	{ "session", test_good_session },
+	{ "session_close", test_good_session_close },
+	{ "event: pong", test_event_pong },
+	{ "event: with a payload", test_event_payload },
+	{ "event: failed", test_event_failed },
+	{ "event: failed codes", test_event_failed_codes },
+	{ "event: one frame", test_event_is_one_frame },
+	{ NULL, NULL },
+};
+
+UNIT_MAIN("protocol")
