@@ -167,10 +167,16 @@ def serve_socket(path, *opts):
     with open(LOG, "ab") as log:
         proc = subprocess.Popen([HUTCH, "serve", "--socket", path, *opts],
                                 stdout=log, stderr=log)
-    wait_until(lambda: inode(path) not in (None, before) or proc.poll() is not None, 10)
-    expect(inode(path) not in (None, before), "serve --socket did not create %s" % path)
-    # bind() makes the file, listen() follows: wait for the second too.
-    connect(path).sock.close()
+    try:
+        wait_until(lambda: inode(path) not in (None, before) or proc.poll() is not None, 10)
+        expect(inode(path) not in (None, before), "serve --socket did not create %s" % path)
+        # bind() makes the file, listen() follows: wait for the second too.
+        connect(path).sock.close()
+    except BaseException:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        raise
     return proc
 
 
