@@ -32,6 +32,7 @@
 #define LIVE_INTERVAL_MS 250
 #define LIVE_MAX_BYTES (64u << 10)
 #define MAX_POLL 4096
+#define MAX_CONNS 256
 
 static const char serve_usage[] =
 	"Usage: hutch serve [--fd N | --socket PATH [--mode OCTAL]] [OPTIONS]\n"
@@ -599,6 +600,7 @@ static int loop(struct srv *s, int sig_fd)
 	for (;;) {
 		uint64_t now = serve_now_ms(), next = UINT64_MAX;
 		int n = 0, timeout, k;
+		size_t n_conns;
 		bool busy = false;
 
 		for (struct conn *c = s->conns; c; c = c->next) {
@@ -622,9 +624,14 @@ static int loop(struct srv *s, int sig_fd)
 		 * descriptors went. Parts created during dispatch (new runs,
 		 * sessions, connections) hold -1 indexes until the next turn. */
 		p[n++] = (struct pollfd){ .fd = sig_fd, .events = POLLIN };
+		/* Connections are bounded too: past the limit new clients wait
+		 * in the listen backlog until one goes. */
+		n_conns = 0;
+		for (struct conn *c = s->conns; c; c = c->next)
+			n_conns++;
 		for (size_t i = 0; i < s->n_listen; i++) {
 			listen_idx[i] = -1;
-			if (!s->draining && n < MAX_POLL) {
+			if (!s->draining && n_conns < MAX_CONNS && n < MAX_POLL) {
 				listen_idx[i] = n;
 				p[n++] = (struct pollfd){ .fd = s->listen_fds[i], .events = POLLIN };
 			}
