@@ -21,6 +21,8 @@
 #include "request.h"
 #include "supervise.h"
 
+#define SESSIONS_TOTAL_MAX 64
+
 struct srv;
 struct conn;
 struct pollfd;
@@ -85,6 +87,7 @@ struct srv {
 	size_t n_listen;
 	struct conn *conns;
 	size_t max_runs_conn, max_runs_total, max_sessions, n_runs_total;
+	size_t n_sessions_total;	/* bounded by SESSIONS_TOTAL_MAX */
 	uint64_t grace_ms, lifetime_ms;
 	uint32_t max_frame;
 	size_t max_out;

@@ -57,6 +57,7 @@ static void stop_worker(struct session *se)
 
 void session_destroy(struct session *se)
 {
+	se->c->srv->n_sessions_total--;
 	stop_worker(se);
 	free(se->worker_text);
 	free(se);
@@ -153,6 +154,10 @@ void session_call(struct conn *c, struct proto_msg *m)
 			conn_fail(c, m->id, HUTCH_ERR_BUSY, "too many sessions on this connection");
 			return;
 		}
+		if (s->n_sessions_total >= SESSIONS_TOTAL_MAX) {
+			conn_fail(c, m->id, HUTCH_ERR_BUSY, "too many sessions on this server");
+			return;
+		}
 		se = calloc(1, sizeof(*se));
 		if (!se || !(se->worker_text = strdup(text))) {
 			free(se);
@@ -166,6 +171,7 @@ void session_call(struct conn *c, struct proto_msg *m)
 		se->next = c->sessions;
 		c->sessions = se;
 		c->n_sessions++;
+		s->n_sessions_total++;
 	} else if (se->state == SESSION_INFLIGHT) {
 		conn_fail(c, m->id, HUTCH_ERR_BUSY, "a call on this session is in flight");
 		return;
