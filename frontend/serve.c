@@ -682,6 +682,11 @@ static int loop(struct srv *s, int sig_fd)
 			if (read(sig_fd, &si, sizeof(si)) == sizeof(si) && !s->draining) {
 				s->draining = true;
 				s->drain_deadline = serve_now_ms() + s->grace_ms;
+				/* New clients are refused at once, not left waiting. */
+				for (size_t i = 0; i < s->n_listen; i++)
+					close(s->listen_fds[i]);
+				s->drained_listen = s->n_listen;
+				s->n_listen = 0;
 			}
 		}
 		/* Jails first: what a client sends next may start new ones. */
@@ -834,7 +839,7 @@ int cmd_serve(int argc, char **argv)
 out:
 	for (size_t i = 0; i < s.n_listen; i++)
 		close(s.listen_fds[i]);
-	if (sock_path && s.n_listen)	/* ours only: a failed --socket removes nothing */
+	if (sock_path && (s.n_listen || s.drained_listen))	/* ours only: a failed --socket removes nothing */
 		unlink(sock_path);
 	policy_free(&s.pol);
 	return r;

@@ -62,6 +62,7 @@ struct session {
 	size_t out_used;	/* worker stdout bytes already taken as replies */
 	uint64_t call_id;	/* the call in flight */
 	uint64_t call_deadline;
+	uint64_t lifetime_deadline;	/* --lifetime, from the worker's start */
 };
 
 struct conn {
@@ -92,6 +93,7 @@ struct srv {
 	uint32_t max_frame;
 	size_t max_out;
 	bool draining, single;	/* single: --fd, exit when it closes */
+	size_t drained_listen;	/* listening sockets closed by the drain */
 	uint64_t drain_deadline;
 };
 

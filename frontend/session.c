@@ -63,6 +63,18 @@ void session_destroy(struct session *se)
 	free(se);
 }
 
+/* Unlink and destroy a session that holds nothing. */
+static void drop(struct conn *c, struct session *se)
+{
+	for (struct session **pp = &c->sessions; *pp; pp = &(*pp)->next)
+		if (*pp == se) {
+			*pp = se->next;
+			session_destroy(se);
+			c->n_sessions--;
+			return;
+		}
+}
+
 static void lose(struct session *se, enum hutch_err code, const char *why)
 {
 	if (se->state == SESSION_INFLIGHT)
@@ -111,6 +123,7 @@ static int start_worker(struct session *se, struct json_object *worker, enum hut
 		return -1;
 	}
 	se->w = exec_watch(se->x);
+	se->lifetime_deadline = serve_now_ms() + s->lifetime_ms;
 	memcpy(se->digest, s->digest, sizeof(se->digest));
 	return 0;
 }
@@ -201,11 +214,16 @@ void session_call(struct conn *c, struct proto_msg *m)
 		return;
 	}
 	if (!se->x) {
-		/* A worker is a jail like any run: the probe gates it too. */
-		if (!serve_probe_gate(s, m->id, c))
+		/* A worker is a jail like any run: the probe gates it too. A
+		 * worker that never started built no state: the session goes,
+		 * and a corrected request starts it afresh. */
+		if (!serve_probe_gate(s, m->id, c)) {
+			drop(c, se);
 			return;
+		}
 		if (start_worker(se, m->worker, &code, &reason) < 0) {
 			conn_fail(c, m->id, code, reason);
+			drop(c, se);
 			return;
 		}
 	}
@@ -316,6 +334,8 @@ uint64_t session_deadline(struct session *se)
 		return next;
 	if (se->state == SESSION_INFLIGHT)
 		next = se->call_deadline;
+	if (se->lifetime_deadline < next)
+		next = se->lifetime_deadline;
 	t = watch_timeout_ms(se->w);
 	if (t >= 0 && serve_now_ms() + (uint64_t)t < next)
 		next = serve_now_ms() + (uint64_t)t;
@@ -328,6 +348,11 @@ void session_tick(struct session *se)
 		return;
 	if (se->state == SESSION_INFLIGHT && serve_now_ms() >= se->call_deadline) {
 		lose(se, HUTCH_ERR_TIMEOUT, "the worker did not answer in time; the session is lost");
+		return;
+	}
+	/* --lifetime caps workers as it caps runs, whatever their policy. */
+	if (serve_now_ms() >= se->lifetime_deadline) {
+		lose(se, HUTCH_ERR_STATE_LOST, "the worker reached the server's lifetime cap");
 		return;
 	}
 	if (watch_done(se->w))
