@@ -406,7 +406,7 @@ static int in_child(int (*fn)(void *), void *a, unsigned seconds)
 static ssize_t slurp(const char *path, char *buf, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	ssize_t n, got = 0;
+	ssize_t n = 0, got = 0;
 
 	if (fd < 0)
 		return -errno;
