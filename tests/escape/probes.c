@@ -59,7 +59,8 @@
  *  net-ifaces       interfaces other than lo, the listener's   sees eth0 and the port
  *                   port in /proc/net/tcp
  *  sysv-ipc         msgget() of the sentinel's queue key       finds it
- *  vsock            AF_VSOCK socket; bind() of the port the    EADDRINUSE too; never connects
+ *  vsock            AF_VSOCK socket (native, i386 socket and   EADDRINUSE too; never connects
+ *                   socketcall); bind() of the port the
  *                   harness holds outside (vsock has no netns)
  *  tiocsti          TIOCSTI on fds 0-2 and /dev/tty (harness   injects one byte into the pty
  *                   runs hutch on a pty as its ctty)           the harness owns
@@ -1045,31 +1046,73 @@ static void p_sysv_ipc(void)
  * listeners with the loopback transport). The harness holds port vport
  * outside; a bind() of the same port that fails with EADDRINUSE proves
  * the jail sees the host's ports. Nothing is ever connected to. */
+static long int80(long nr, long a, long b, long c);
+static unsigned vsock_port;
+
+/* bind() to the port the harness holds: EADDRINUSE means the host's port
+ * space. Closes fd. */
+static void vsock_shared(int fd, const char *how)
+{
+	struct sockaddr_vm sa = { .svm_family = AF_VSOCK,
+				  .svm_cid = VMADDR_CID_ANY,
+				  .svm_port = vsock_port };
+
+	if (!vsock_port) {
+		note("%s: ok", how);
+		miss("no host vsock port to compare with");
+	} else if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno == EADDRINUSE) {
+		esc("%s: ok; bind port %u: EADDRINUSE, the port the harness holds outside: the "
+		    "host's vsock port space",
+		    how, vsock_port);
+	} else {
+		miss("%s: ok; bind port %u: %s (a port space of its own)", how, vsock_port,
+		     en(errno));
+	}
+	close(fd);
+}
+
+/* The 32-bit entry points: socket() and socketcall(SYS_SOCKET), whose
+ * arguments sit in memory that a seccomp filter cannot read. */
+static int c_vsock_i386(void *a)
+{
+	int *args32;
+	long r;
+
+	(void)a;
+	r = int80(359 /* i386 socket */, AF_VSOCK, SOCK_STREAM, 0);
+	if (r >= 0)
+		vsock_shared((int)r, "i386 socket(AF_VSOCK)");
+	else
+		held((int)-r, "i386 socket(AF_VSOCK)");
+	args32 = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
+		      -1, 0);
+	if (args32 == MAP_FAILED)
+		return 0;
+	args32[0] = AF_VSOCK;
+	args32[1] = SOCK_STREAM;
+	args32[2] = 0;
+	r = int80(102 /* i386 socketcall */, 1 /* SYS_SOCKET */, (long)args32, 0);
+	if (r >= 0)
+		vsock_shared((int)r, "i386 socketcall(SOCKET, AF_VSOCK)");
+	else
+		held((int)-r, "i386 socketcall(SOCKET, AF_VSOCK)");
+	return 0;
+}
+
 static void p_vsock(void)
 {
 	const char *vp = arg("vport");
 	struct sockaddr_vm sa = { .svm_family = AF_VSOCK, .svm_cid = VMADDR_CID_ANY };
-	int fd = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	int fd;
 
-	if (fd < 0) {
+	vsock_port = vp ? (unsigned)strtoul(vp, NULL, 0) : 0;
+	fd = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
 		held(errno, "socket(AF_VSOCK)");
-		finish(NULL);
-	}
-	if (!vp) {
-		note("socket(AF_VSOCK): ok");
-		miss("no host vsock port to compare with");
-		close(fd);
-		finish(NULL);
-	}
-	sa.svm_port = (unsigned)strtoul(vp, NULL, 0);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno == EADDRINUSE)
-		esc("socket(AF_VSOCK): ok; bind port %u: EADDRINUSE, the port the harness holds "
-		    "outside: the host's vsock port space",
-		    sa.svm_port);
 	else
-		miss("socket(AF_VSOCK): ok; bind port %u: %s (a port space of its own)", sa.svm_port,
-		     en(errno));
-	close(fd);
+		vsock_shared(fd, "socket(AF_VSOCK)");
+	if (in_child(c_vsock_i386, NULL, 10) == 254)
+		held(EINTR, "i386 socket calls: killed");
 	/* a listener of our own, which the host side could connect to */
 	fd = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	sa.svm_port = VMADDR_PORT_ANY;
@@ -1078,7 +1121,7 @@ static void p_vsock(void)
 
 		getsockname(fd, (struct sockaddr *)&sa, &len);
 		note("listen on vsock port %u: ok", sa.svm_port);
-	} else {
+	} else if (fd >= 0) {
 		note("listen on a vsock port: %s", en(errno));
 	}
 	if (fd >= 0)
