@@ -1,10 +1,10 @@
 /* filter.c: seccomp with libseccomp. Denied calls go to a user-notification
  * listener that the frontend holds: it answers EPERM and records the call
  * by name. clone3 fails with ENOSYS so that libc falls back to clone, whose
- * namespace flags we can see. Argument checks: clone namespace flags, the
- * TIOCSTI and TIOCLINUX ioctls (compared on the low 32 bits,
- * CVE-2019-10063), and any personality other than the default, its query
- * and PER_LINUX32.
+ * namespace flags we can see. Argument checks here: clone namespace flags,
+ * the TIOCSTI and TIOCLINUX ioctls (compared on the low 32 bits,
+ * CVE-2019-10063); personality and socket families are checked by the
+ * block in filter-prefix.c, which runs first.
  * Frontend only. */
 #include "config.h"
 
@@ -108,39 +108,11 @@ static int add_arg_rules(scmp_filter_ctx ctx, uint32_t eperm)
 	return r;
 }
 
-/* personality(2) allowed only for PER_LINUX, PER_LINUX32 and the query
- * 0xffffffff. libseccomp 2.5 cannot AND three tests on one argument, so
- * this short block runs ahead of its program: a personality call with any
- * other argument goes to the listener (EPERM), everything else falls
- * through. */
-#define PERSONALITY_NR_64 135u
-#define PERSONALITY_NR_X32 (0x40000000u | 135u)
-#define PERSONALITY_NR_32 136u
-#define PERSONALITY_PREFIX_LEN 16u
-#define REST(idx) (PERSONALITY_PREFIX_LEN - (idx) - 1u) /* jump to the first insn after us */
-
-static const struct sock_filter personality_prefix[PERSONALITY_PREFIX_LEN] = {
-	/* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-	/* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-	/* 2 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_I386, 4, REST(2)),
-	/* 3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-	/* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PERSONALITY_NR_64, 4, 0),
-	/* 5 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PERSONALITY_NR_X32, 3, 0),
-	/* 6 */ BPF_STMT(BPF_JMP | BPF_JA | BPF_K, REST(6)),
-	/* 7 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-	/* 8 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PERSONALITY_NR_32, 2, REST(8)),
-	/* 9: 64-bit entry: the upper half of the argument must be zero */
-	/* 9 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]) + 4),
-	/* 10 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 4),
-	/* 11 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-	/* 12 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PER_LINUX, REST(12), 0),
-	/* 13 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, PER_LINUX32, REST(13), 0),
-	/* 14 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0xffffffffu, REST(14), 0),
-	/* 15 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-};
-
-static int export_bpf(scmp_filter_ctx ctx, bool with_prefix, uint8_t **ret_bpf, size_t *ret_len)
+static int export_bpf(scmp_filter_ctx ctx, uint8_t **ret_bpf, size_t *ret_len)
 {
+	size_t n_prefix;
+	const struct sock_filter *prefix = filter_prefix(&n_prefix);
+	size_t prefix_bytes = n_prefix * sizeof(*prefix);
 	_cleanup_close_ int fd = memfd_create("hutch-filter", MFD_CLOEXEC);
 	char *buf = NULL;
 	size_t len = 0;
@@ -156,21 +128,21 @@ static int export_bpf(scmp_filter_ctx ctx, bool with_prefix, uint8_t **ret_bpf, 
 	r = fd_slurp(fd, 8 * 4096, &buf, &len);
 	if (r < 0)
 		return r;
-	if (len == 0 || len % 8 || len + sizeof(personality_prefix) > 8 * 4096) {
+	if (len == 0 || len % 8 || len + prefix_bytes > 8 * 4096) {
 		free(buf);
 		return -EINVAL;
 	}
-	if (with_prefix) {
-		char *nb = realloc(buf, len + sizeof(personality_prefix));
+	{
+		char *nb = realloc(buf, len + prefix_bytes);
 
 		if (!nb) {
 			free(buf);
 			return -ENOMEM;
 		}
-		memmove(nb + sizeof(personality_prefix), nb, len);
-		memcpy(nb, personality_prefix, sizeof(personality_prefix));
+		memmove(nb + prefix_bytes, nb, len);
+		memcpy(nb, prefix, prefix_bytes);
 		buf = nb;
-		len += sizeof(personality_prefix);
+		len += prefix_bytes;
 	}
 	*ret_bpf = (uint8_t *)buf;
 	*ret_len = len;
@@ -265,7 +237,7 @@ int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
 		if (r < 0)
 			return r;
 	}
-	return export_bpf(ctx, mode == SECCOMP_DENY_LIST, ret_bpf, ret_len);
+	return export_bpf(ctx, ret_bpf, ret_len);
 }
 
 /* The cache key names everything the program depends on. */
@@ -277,7 +249,7 @@ static void cache_name(enum seccomp_mode mode, char *const *names, size_t n_name
 	uint8_t d[SHA256_DIGEST_SIZE];
 	char head[128];
 
-	snprintf(head, sizeof(head), "hutch-filter-2 %s libseccomp %u.%u.%u mode %d ptrace %d\n",
+	snprintf(head, sizeof(head), "hutch-filter-3 %s libseccomp %u.%u.%u mode %d ptrace %d\n",
 		 HUTCH_VERSION, v->major, v->minor, v->micro, (int)mode, (int)allow_ptrace);
 	sha256_init(&ctx);
 	sha256_update(&ctx, strlen(head), (const uint8_t *)head);
@@ -300,7 +272,7 @@ int filter_compile_cached(enum seccomp_mode mode, char *const *names, size_t n_n
 	int r;
 
 	cache_name(mode, names, n_names, allow_ptrace, name);
-	if (cache_read(name, 8 * 4096 + sizeof(personality_prefix), ret_bpf, ret_len) == 0) {
+	if (cache_read(name, 8 * 4096, ret_bpf, ret_len) == 0) {
 		if (*ret_len > 0 && *ret_len % 8 == 0)
 			return 0;
 		free(*ret_bpf);

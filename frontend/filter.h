@@ -27,6 +27,11 @@ int filter_compile_cached(enum seccomp_mode mode, char *const *names, size_t n_n
 			  bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len,
 			  size_t *ret_bad_index);
 
+/* filter-prefix.c: the hand-written block that runs ahead of libseccomp's
+ * program (personality values, socket families, socketcall). */
+struct sock_filter;
+const struct sock_filter *filter_prefix(size_t *ret_len);
+
 /* Whether libseccomp knows a syscall name on the native architecture. */
 bool filter_name_known(const char *name);
 
