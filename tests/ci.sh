@@ -4,9 +4,14 @@
 # warnings as errors when HUTCH_WERROR=1, runs every test as root from the
 # build tree (make check, then make distcheck), installs into a
 # world-readable temporary prefix and runs the integration tests again as an
-# unprivileged user against the installed binaries only. Ends with one
-# "N passed, N failed" line. HUTCH_MUST_WORK=1 turns a missing kernel
-# feature into a failure instead of a skip.
+# unprivileged user against the installed binaries only. Then: a second
+# tree built with --enable-sanitizers (ASan + UBSan) runs make check; a
+# third, dynamically linked, runs the unit tests and a few CLI commands
+# under valgrind memcheck; fuzz/run.sh runs each libFuzzer harness for
+# HUTCH_FUZZ_SECONDS (60). Ends with one "N passed, N failed" line.
+# HUTCH_MUST_WORK=1 turns a missing kernel feature into a failure instead
+# of a skip; HUTCH_DISTCHECK, HUTCH_SANITIZERS, HUTCH_VALGRIND and
+# HUTCH_FUZZ=0 leave a step out.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,7 +23,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		build-essential autoconf automake pkg-config libseccomp-dev libcap-ng-dev \
 		libjson-c-dev libcunit1-dev nettle-dev bubblewrap util-linux binutils \
-		python3 procps >/dev/null
+		python3 procps clang libclang-rt-dev valgrind >/dev/null
 	# The Debian package step, the completion test (bash-completion) and
 	# the man-page lint (mandoc).
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -29,8 +34,10 @@ cd "$top"
 autoreconf -fi >/dev/null 2>&1
 prefix=$(mktemp -d /tmp/hutch-ci.XXXXXX)
 build=$(mktemp -d /tmp/hutch-build.XXXXXX)
+sbuild=$(mktemp -d /tmp/hutch-sanitize.XXXXXX)
+vbuild=$(mktemp -d /tmp/hutch-valgrind.XXXXXX)
 chmod 755 "$prefix"
-trap 'rm -rf "$build" "$prefix"' EXIT
+trap 'rm -rf "$build" "$sbuild" "$vbuild" "$prefix"' EXIT
 
 cd "$build"
 werror=
@@ -41,17 +48,30 @@ make -j"$jobs" >/dev/null
 passed=0
 failed=0
 
+# tally RC NAME: add up the results make check (exit status RC) left in
+# the current tree. A make check that failed while no test did (a test
+# program that does not build) is one failure.
+tally() {
+	tally_before=$failed
+	for trs in $(find . -name '*.trs'); do
+		p=$(grep -c '^:test-result: PASS' "$trs" || true)
+		s=$(grep -c '^:test-result: SKIP' "$trs" || true)
+		f=$(grep -c -E '^:test-result: (FAIL|ERROR|XPASS)' "$trs" || true)
+		passed=$((passed + p + s))
+		failed=$((failed + f))
+	done
+	if [ "$1" != 0 ] && [ "$failed" = "$tally_before" ]; then
+		failed=$((failed + 1))
+		echo "$2: make check FAILED before its tests could"
+	fi
+}
+
 # 1. Everything, as root, from the build tree.
 set +e
 make -j"$jobs" check
+rc=$?
 set -e
-for trs in $(find . -name '*.trs'); do
-	p=$(grep -c '^:test-result: PASS' "$trs" || true)
-	s=$(grep -c '^:test-result: SKIP' "$trs" || true)
-	f=$(grep -c -E '^:test-result: (FAIL|ERROR|XPASS)' "$trs" || true)
-	passed=$((passed + p + s))
-	failed=$((failed + f))
-done
+tally "$rc" "make check"
 [ -f test-suite.log ] && grep -E '^(FAIL|ERROR)' test-suite.log || true
 
 # 2. The integration tests again, unprivileged, against installed binaries.
@@ -95,6 +115,105 @@ if [ "${HUTCH_DISTCHECK:-1}" = 1 ]; then
 		echo "distcheck: FAILED"
 		tail -40 distcheck.log
 	fi
+fi
+
+# 4. A second tree with ASan and UBSan runs the unit and integration tests.
+# Leak checks stay on (STYLE.md section 9). Programs that run inside jails
+# (tests/progs/try-syscall) are built without sanitizers: Makefile.am says
+# why. A tree that does not build counts as one failure.
+if [ "${HUTCH_SANITIZERS:-1}" = 1 ]; then
+	cd "$sbuild"
+	if "$top/configure" --enable-sanitizers $werror >configure.log 2>&1 &&
+		make -j"$jobs" >make.log 2>&1; then
+		before_p=$passed before_f=$failed
+		set +e
+		make -j"$jobs" check >check.log 2>&1
+		rc=$?
+		set -e
+		tally "$rc" sanitizers
+		[ "$rc" = 0 ] || grep -E '^make.*\*\*\*|error:' check.log | head -10 | sed 's/^/[sanitizers] /'
+		grep -s -E '^(FAIL|ERROR)' test-suite.log | sed 's/^/[sanitizers] /' || true
+		find tests -name '*.log' -exec grep -h -E -A12 '^==[0-9]+==ERROR|runtime error:' {} + |
+			head -60 | sed 's/^/[sanitizers] /' || true
+		echo "sanitizers: $((passed - before_p)) passed, $((failed - before_f)) failed"
+	else
+		failed=$((failed + 1))
+		tail -30 make.log configure.log 2>/dev/null
+		echo "sanitizers: the build FAILED"
+	fi
+	cd "$build"
+fi
+
+# 5. valgrind memcheck: the unit tests (through make check, so they see
+# the same environment) and a sample of CLI runs, in a dynamically linked
+# tree (memcheck cannot replace malloc in a static-pie binary). No errors,
+# no definite leaks. somalloc=nouserintercepts leaves the allocator
+# wrappers some unit tests define to themselves. Children are not traced:
+# hutch-exec and the jail are not valgrind's to run (and valgrind lacks
+# pidfd_open and Landlock, so `hutch run` here gets as far as its probe
+# failing, which still runs parsing, narrowing and the failure result).
+if [ "${HUTCH_VALGRIND:-1}" = 1 ]; then
+	vg="valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
+		--show-leak-kinds=definite --soname-synonyms=somalloc=nouserintercepts
+		--trace-children=no"
+	cd "$vbuild"
+	if "$top/configure" --disable-static-binaries >configure.log 2>&1 &&
+		make -j"$jobs" >make.log 2>&1; then
+		before_p=$passed before_f=$failed
+		set +e
+		make -j"$jobs" check TESTS='$(UNIT_TESTS)' LOG_COMPILER="$(echo $vg)" >check.log 2>&1
+		rc=$?
+		set -e
+		tally "$rc" valgrind
+		[ "$rc" = 0 ] || grep -E '^make.*\*\*\*|error:' check.log | head -10 | sed 's/^/[valgrind] /'
+		grep -s -E '^(FAIL|ERROR)' test-suite.log | sed 's/^/[valgrind] /' || true
+		# The CLI under valgrind, with its own cache: a failed probe is
+		# cached per digest, and these runs cannot pass one.
+		vcache=$(mktemp -d /tmp/hutch-valgrind-cache.XXXXXX)
+		i=0
+		while IFS= read -r cmd; do
+			i=$((i + 1))
+			if env XDG_CACHE_HOME="$vcache" HUTCH_POLICY_PATH="$top/policy" \
+				HUTCH_EXEC="$vbuild/hutch-exec" sh -c "$(echo $vg) ./hutch $cmd" \
+				</dev/null >"cli-$i.out" 2>"cli-$i.err"; then
+				passed=$((passed + 1))
+			else
+				failed=$((failed + 1))
+				echo "[valgrind] hutch $cmd: FAILED"
+				grep -v -E '^--[0-9]+-- ' "cli-$i.err" | head -40 | sed 's/^/[valgrind] /'
+			fi
+		done <<-EOF
+			policy show default
+			policy check $top/policy/strict.json
+			run --dry-run -- true
+			run --json -- /bin/echo hi
+			run --json --request $top/fuzz/corpus/request/design-example.json
+		EOF
+		rm -rf "$vcache"
+		echo "valgrind: $((passed - before_p)) passed, $((failed - before_f)) failed"
+	else
+		failed=$((failed + 1))
+		tail -30 make.log configure.log 2>/dev/null
+		echo "valgrind: the build FAILED"
+	fi
+	cd "$build"
+fi
+
+# 6. Fuzzing: each harness for a bounded time over a copy of its corpus,
+# then its regression inputs; a harness that ran clean is one pass.
+if [ "${HUTCH_FUZZ:-1}" = 1 ]; then
+	set +e
+	out=$(FUZZ_SECONDS=${HUTCH_FUZZ_SECONDS:-60} sh "$top/fuzz/run.sh" "$build" 2>&1)
+	rc=$?
+	set -e
+	printf '%s\n' "$out" | sed 's/^/[fuzz] /'
+	p=$(printf '%s\n' "$out" | grep -c -E '^fuzz-[a-z]+( regressions)?: .*: ok$' || true)
+	f=$(printf '%s\n' "$out" | grep -c -E '^fuzz-[a-z]+( regressions)?: .*: FAILED$' || true)
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		f=1 # it failed before any harness ran
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
 fi
 
 # The Debian package, as a distribution would ship it: built from the
