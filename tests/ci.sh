@@ -76,11 +76,15 @@ tally "$rc" "make check"
 
 # 2. The integration tests again, unprivileged, against installed binaries.
 make install >/dev/null
-mkdir -p "$prefix/tests/integ" "$prefix/tests/progs"
+mkdir -p "$prefix/tests/integ" "$prefix/tests/progs" "$prefix/tests/escape" "$prefix/examples"
 cp "$top"/tests/integ/*.sh "$prefix/tests/integ/"
 for p in tests/progs/*; do
 	[ -f "$p" ] && [ -x "$p" ] && cp "$p" "$prefix/tests/progs/"
 done
+# The serve tests drive the server with both example clients.
+cp "$top/examples/hutch_client.py" examples/hutch-client "$prefix/examples/"
+cp "$top"/tests/escape/run.sh "$top"/tests/escape/escape.py "$top"/tests/escape/probes.c \
+	"$prefix/tests/escape/"
 chmod -R a+rX "$prefix"
 
 # integ LABEL USER HUTCH HUTCH_EXEC: the integration tests copied under
@@ -104,6 +108,34 @@ integ() {
 	done
 }
 integ "$unpriv" "$unpriv" "$prefix/bin/hutch" "$prefix/libexec/hutch/hutch-exec"
+
+# escape_suite LABEL COMMAND...: tests/escape/run.sh, every attack probe
+# under every shipped policy plus its no-jail control; its closing
+# "N passed, N failed" line joins the totals.
+escape_suite() {
+	label=$1
+	shift
+	out=$("$@" 2>&1) || true
+	printf '%s\n' "$out" | grep -E '^(FAIL|not ok)' | sed "s|^|[$label escape] |" || true
+	line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -1 || true)
+	echo "[$label] escape: ${line:-no summary line}"
+	if [ -n "$line" ]; then
+		p=${line%% passed*}
+		f=${line#*, }
+		f=${f%% failed}
+	else
+		p=0
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+# As root from the build tree, and unprivileged against the installed tree
+# with the bare environment a daemon's system user has.
+escape_suite root env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
+	HUTCH_POLICY_PATH="$top/policy" sh "$top/tests/escape/run.sh"
+escape_suite "$unpriv" su "$unpriv" -s /bin/sh -c "cd / && env -i PATH=/usr/bin:/bin \
+	HUTCH='$prefix/bin/hutch' sh '$prefix/tests/escape/run.sh'"
 
 # 3. The release tarball builds and passes its own checks.
 if [ "${HUTCH_DISTCHECK:-1}" = 1 ]; then
