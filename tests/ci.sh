@@ -257,8 +257,9 @@ fi
 # a lock keeps two runs on one machine from installing and removing it
 # under each other's tests.
 if [ "${HUTCH_DEB:-1}" = 1 ] && [ "$(id -u)" = 0 ] && command -v dpkg-buildpackage >/dev/null 2>&1; then
-	exec 9>/tmp/hutch-ci-deb.lock
-	flock 9
+	# Descriptor 8: the tests use 9 as "surely closed" (and close it anyway).
+	exec 8>/tmp/hutch-ci-deb.lock
+	flock 8
 	debout=$(mktemp -d /tmp/hutch-deb-out.XXXXXX)
 	chmod 755 "$debout" # apt's _apt user reads the .deb from here
 	deb=$(sh "$top/packaging/build-deb.sh" "$debout" 2>"$debout/build.log" | tail -n 1) || deb=
@@ -308,8 +309,8 @@ if [ "${HUTCH_DEB:-1}" = 1 ] && [ "$(id -u)" = 0 ] && command -v dpkg-buildpacka
 		fi
 	fi
 	rm -rf "$debout"
-	flock -u 9
-	exec 9>&-
+	flock -u 8
+	exec 8>&-
 fi
 
 echo "hutch: $passed passed, $failed failed"
