@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -106,14 +107,34 @@ static int run_once(const struct variant *v, int err_fd, double *wall, double *c
 		posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
 	else
 		posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	for (int i = 0; i < v->n_redir; i++)
+	int sock[2] = { -1, -1 };
+
+	for (int i = 0; i < v->n_redir; i++) {
+		/* "N=socket": a fresh socketpair per run, one end on fd N (the
+		 * helper's control socket), ours kept until the run is reaped. */
+		if (strcmp(v->redir[i].path, "socket") == 0 && v->redir[i].flags == -1) {
+			if (sock[0] < 0 && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) == 0) {
+				/* Out of the way of the fds the other actions open. */
+				int hi = fcntl(sock[1], F_DUPFD_CLOEXEC, 100);
+
+				close(sock[1]);
+				sock[1] = hi;
+				posix_spawn_file_actions_adddup2(&fa, sock[1], v->redir[i].fd);
+			}
+			continue;
+		}
 		posix_spawn_file_actions_addopen(&fa, v->redir[i].fd, v->redir[i].path,
 						 v->redir[i].flags, 0);
+	}
 
 	t0 = now_us();
 	e = posix_spawn(&pid, v->argv[0], &fa, NULL, v->argv, v->envp);
+	if (sock[1] >= 0)
+		close(sock[1]);
 	if (e != 0) {
 		posix_spawn_file_actions_destroy(&fa);
+		if (sock[0] >= 0)
+			close(sock[0]);
 		errno = e;
 		return -1;
 	}
@@ -122,6 +143,8 @@ static int run_once(const struct variant *v, int err_fd, double *wall, double *c
 	while (r < 0 && errno == EINTR);
 	t1 = now_us();
 	posix_spawn_file_actions_destroy(&fa);
+	if (sock[0] >= 0)
+		close(sock[0]); /* and with it the descriptors the helper sent */
 	if (r < 0)
 		return -1;
 	*wall = t1 - t0;
@@ -388,7 +411,15 @@ static bool parse_redir(const char *s, struct redir *r)
 	char *end;
 	long fd = strtol(s, &end, 10);
 
-	if (end == s || fd < 3 || fd > 100 || (*end != '<' && *end != '>') || !end[1])
+	if (end == s || fd < 3 || fd > 100)
+		return false;
+	if (strcmp(end, "=socket") == 0) {
+		r->fd = (int)fd;
+		r->flags = -1;
+		r->path = "socket";
+		return true;
+	}
+	if ((*end != '<' && *end != '>') || !end[1])
 		return false;
 	r->fd = (int)fd;
 	r->flags = *end == '<' ? O_RDONLY : O_WRONLY;

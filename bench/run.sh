@@ -88,19 +88,26 @@ set -- "$@" --proc /proc --dev /dev --tmpfs /tmp "$true_bin"
 set -- "$@" :: hutch "$hutch" run -- "$true_bin"
 
 # hutch-exec alone: the spec the frontend sends for this very command,
-# captured once by standing in for the helper, then replayed on fd 3 with
-# the status pipe (fd 4) to /dev/null. The difference to "hutch" is the
+# captured once by standing in for the helper (which then runs the real
+# one), then replayed on fd 3 with
+# the status pipe (fd 4) to /dev/null and a fresh control socket on fd 6
+# (the helper sends its seccomp listener there). The difference to "hutch" is the
 # frontend's own cost (loading, seccomp compilation, pipes, supervision).
 if [ "${BENCH_HELPER:-1}" != 0 ]; then
 	if [ -n "$helper" ] && [ -x "$helper" ] && [ -x "$hutch" ]; then
+		# A stand-in that keeps a copy of each spec and hands it on to the
+		# real helper, so the frontend's probe passes and the last spec
+		# kept is the one for the command itself.
 		cat >"$tmp/capture" <<EOF
 #!/bin/sh
-exec /bin/cat <&3 >'$tmp/spec.bin'
+/bin/cat <&3 >'$tmp/spec.new' && /bin/mv '$tmp/spec.new' '$tmp/spec.bin'
+exec '$helper' 3<'$tmp/spec.bin'
 EOF
 		chmod 755 "$tmp/capture"
-		HUTCH_EXEC="$tmp/capture" "$hutch" run -- "$true_bin" </dev/null >/dev/null 2>&1 || true
+		XDG_CACHE_HOME="$tmp" HUTCH_EXEC="$tmp/capture" "$hutch" run -- "$true_bin" \
+			</dev/null >/dev/null 2>&1 || true
 		if [ -s "$tmp/spec.bin" ]; then
-			set -- "$@" :: hutch-exec "3<$tmp/spec.bin" "4>/dev/null" "$helper"
+			set -- "$@" :: hutch-exec "3<$tmp/spec.bin" "4>/dev/null" "6=socket" "$helper"
 		else
 			note "bench: hutch-exec: skipped (could not capture a spec from $hutch)"
 		fi
