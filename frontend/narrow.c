@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "narrow.h"
+#include "strv.h"
 
 #define VIOLATION HUTCH_ERR_POLICY_VIOLATION
 #define BAD HUTCH_ERR_INVALID_REQUEST
@@ -47,20 +48,6 @@ static bool env_allowed(const struct policy *pol, const char *name)
 		if (strncmp(name, pol->env_allow_prefixes[i], strlen(pol->env_allow_prefixes[i])) == 0)
 			return true;
 	return false;
-}
-
-static char **strv_copy(char *const *v, size_t n)
-{
-	char **r = calloc(n + 1, sizeof(char *));
-
-	for (size_t i = 0; r && i < n; i++)
-		if (!(r[i] = strdup(v[i]))) {
-			for (size_t k = 0; k < i; k++)
-				free(r[k]);
-			free(r);
-			return NULL;
-		}
-	return r;
 }
 
 /* The policy's variables, then the request's (which may replace one of

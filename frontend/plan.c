@@ -4,15 +4,7 @@
 #include <stdlib.h>
 
 #include "plan.h"
-
-static void free_strv(char **v, size_t n)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
+#include "strv.h"
 
 static void free_mounts(struct plan_mount *m, size_t n)
 {
@@ -25,10 +17,10 @@ static void free_mounts(struct plan_mount *m, size_t n)
 
 void plan_free(struct plan *p)
 {
-	free_strv(p->argv, p->argc);
-	free_strv(p->envp, p->envc);
-	free_strv(p->collect, p->n_collect);
-	free_strv(p->seccomp_names, p->n_seccomp_names);
+	strv_free(p->argv, p->argc);
+	strv_free(p->envp, p->envc);
+	strv_free(p->collect, p->n_collect);
+	strv_free(p->seccomp_names, p->n_seccomp_names);
 	free_mounts(p->policy_binds, p->n_policy_binds);
 	free_mounts(p->mounts, p->n_mounts);
 	for (size_t i = 0; p->files && i < p->n_files; i++) {

@@ -19,6 +19,7 @@
 #include "json-util.h"
 #include "policy.h"
 #include "spec.h"
+#include "strv.h"
 
 #define KB 1024ull
 #define MB (1024ull * KB)
@@ -130,20 +131,6 @@ static bool hostname_ok(const char *s)
 		      *p == '.'))
 			return false;
 	return true;
-}
-
-static char **strv_add(char ***v, size_t *n, const char *s)
-{
-	char **nv = realloc(*v, (*n + 2) * sizeof(char *));
-
-	if (!nv)
-		return NULL;
-	*v = nv;
-	nv[*n] = strdup(s);
-	if (!nv[*n])
-		return NULL;
-	nv[++*n] = NULL;
-	return nv;
 }
 
 /* An array of strings, each checked by ok() (may be NULL). */
@@ -814,13 +801,6 @@ int policy_digest(const struct policy *p, const char *helper_path, char ret[72])
 	return 0;
 }
 
-static void free_strv(char **v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void policy_free(struct policy *p)
 {
 	free(p->name);
@@ -833,10 +813,10 @@ void policy_free(struct policy *p)
 	free(p->mount_rules);
 	free(p->work_dir);
 	free(p->hostname);
-	free_strv(p->env_set, p->n_env_set);
-	free_strv(p->env_allow, p->n_env_allow);
-	free_strv(p->env_allow_prefixes, p->n_env_allow_prefixes);
-	free_strv(p->syscalls, p->n_syscalls);
+	strv_free(p->env_set, p->n_env_set);
+	strv_free(p->env_allow, p->n_env_allow);
+	strv_free(p->env_allow_prefixes, p->n_env_allow_prefixes);
+	strv_free(p->syscalls, p->n_syscalls);
 	free(p->canonical);
 	*p = (struct policy){ 0 };
 }

@@ -13,6 +13,7 @@
 #include "json-util.h"
 #include "request.h"
 #include "spec.h"
+#include "strv.h"
 
 #define BAD HUTCH_ERR_INVALID_REQUEST
 
@@ -435,19 +436,12 @@ int request_parse(const char *text, size_t len, struct request *ret, struct verr
 	return request_from_json(doc, ret, e);
 }
 
-static void free_strv(char **v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void request_free(struct request *r)
 {
 	free(r->policy);
-	free_strv(r->argv, r->argc);
-	free_strv(r->env_names, r->n_env);
-	free_strv(r->env_values, r->n_env);
+	strv_free(r->argv, r->argc);
+	strv_free(r->env_names, r->n_env);
+	strv_free(r->env_values, r->n_env);
 	free(r->cwd);
 	free(r->stdin_data);
 	for (size_t i = 0; r->files && i < r->n_files; i++) {
@@ -455,7 +449,7 @@ void request_free(struct request *r)
 		free(r->files[i].data);
 	}
 	free(r->files);
-	free_strv(r->collect, r->n_collect);
+	strv_free(r->collect, r->n_collect);
 	for (size_t i = 0; r->mounts && i < r->n_mounts; i++) {
 		free(r->mounts[i].source);
 		free(r->mounts[i].target);
