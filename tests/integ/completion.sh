@@ -10,7 +10,6 @@
 # pkg-config names for bash-completion.
 . "$(dirname "$0")/lib.sh"
 
-script_dir=$(cd "$(dirname "$0")" && pwd)
 script=
 if [ "${HUTCH_INSTALLED:-0}" = 1 ]; then
 	prefix=$(cd "$(dirname "$HUTCH")/.." && pwd)
@@ -19,25 +18,23 @@ if [ "${HUTCH_INSTALLED:-0}" = 1 ]; then
 		[ -f "$c" ] && { script=$c; break; }
 	done
 else
-	for c in "${HUTCH_SRCDIR:-$script_dir/../..}/contrib/bash-completion/hutch" \
-		"$script_dir/../../contrib/bash-completion/hutch"; do
+	for c in "${HUTCH_SRCDIR:-$here/../..}/contrib/bash-completion/hutch" \
+		"$here/../../contrib/bash-completion/hutch"; do
 		[ -f "$c" ] && { script=$c; break; }
 	done
 fi
 if [ -z "$script" ] || ! command -v bash >/dev/null 2>&1; then
-	tap_n=$((tap_n + 1))
 	if [ -z "$script" ]; then
-		echo "ok $tap_n - bash completion # SKIP the completion script is not installed or not found"
+		skip "bash completion" "the completion script is not installed or not found"
 	else
-		echo "ok $tap_n - bash completion # SKIP bash is not installed"
+		skip "bash completion" "bash is not installed"
 	fi
 	tap_done
 	exit
 fi
 diag "completion script: $script"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hutch-completion.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir completion
 mkdir "$tmp/subdir"
 : >"$tmp/input.txt"
 : >"$tmp/mine.json"

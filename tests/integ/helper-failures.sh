@@ -10,17 +10,12 @@
 : "${HUTCH_PROGS:?HUTCH_PROGS must name the directory of spec-send and try-syscall}"
 SEND=$HUTCH_PROGS/spec-send
 
-tmp=$(mktemp -d) || exit 99
 # The helper opens bind sources with the jail's fs ids (65534 for a root
 # caller): everything it must reach is world-traversable, and symlink-free.
-chmod 755 "$tmp"
+tap_tmpdir helper-failures
 tmp=$(cd "$tmp" && pwd -P)
 leftover=
-cleanup() {
-	for p in $leftover; do kill -KILL "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+tap_cleanup_add 'for p in $leftover; do kill -KILL "$p" 2>/dev/null; done'
 trap 'exit 1' HUP INT TERM
 
 # send WORD...: spec-send's result line (the last line it prints).
@@ -28,17 +23,8 @@ send() {
 	"$SEND" "$@" </dev/null 2>"$tmp/stderr" | tail -n 1
 }
 
-# same DESCRIPTION WANT GOT: ok when GOT is exactly WANT.
-same() {
-	if [ "$3" = "$2" ]; then
-		ok "$1"
-	else
-		not_ok "$1"
-		diag "want: $2" "got:  $3"
-		[ -s "$tmp/stderr" ] && diag "stderr: $(head -c 500 "$tmp/stderr")"
-	fi
-	: >"$tmp/stderr"
-}
+# same (lib.sh) shows and empties spec-send's stderr.
+tap_stderr=$tmp/stderr
 
 # expect DESCRIPTION WANT WORD...: spec-send's result line is exactly WANT.
 expect() {
@@ -61,11 +47,6 @@ expect_all() {
 		diag "want: $(printf '%s' "$want" | tr '\n' '|')" "got:  $(printf '%s' "$got" | tr '\n' '|')"
 		[ -s "$tmp/stderr" ] && diag "stderr: $(head -c 500 "$tmp/stderr")"
 	fi
-}
-
-skip() {
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - $1 # SKIP $2"
 }
 
 REFUSED="exit=71 signal=0 record"

@@ -7,50 +7,12 @@
 # unprivileged user; writes only in its own mktemp directory.
 . "$(dirname "$0")/lib.sh"
 
-py=/usr/bin/python3
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hutch-jail-props.XXXXXX") || exit 1
-chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-# The probe cache goes here too, not into a home nobody may lack.
-export XDG_CACHE_HOME="$tmp/cache"
+tap_tmpdir jail-props
 
 if is_root; then jail_uid=65534 jail_gid=65534; else jail_uid=$(id -u) jail_gid=$(id -g); fi
 
 # jsh SCRIPT: run a shell script in a default jail, stdout captured.
 jsh() { "$HUTCH" run -- /bin/sh -c "$1" 2>"$tmp/err"; }
-
-# json_get EXPR: evaluate a Python expression on the document d from stdin.
-json_get() {
-	"$py" -c 'import json, sys
-d = json.load(sys.stdin)
-v = eval(sys.argv[1])
-print(v if isinstance(v, str) else json.dumps(v))' "$1"
-}
-
-# has TEXT REGEX: some line of TEXT matches the extended REGEX.
-has() { printf '%s\n' "$1" | grep -q -E -- "$2"; }
-not() { ! "$@"; }
-
-# no_process MARKER [SECONDS]: true when, within the bound, no process has
-# MARKER in its command line (zombies have none).
-no_process() {
-	i=0
-	limit=$((${2:-5} * 10))
-	while [ $i -lt $limit ]; do
-		found=
-		for c in /proc/[0-9]*/cmdline; do
-			if tr '\0' ' ' 2>/dev/null <"$c" | grep -qF -- "$1"; then
-				found=${c%/cmdline}
-				break
-			fi
-		done
-		[ -z "$found" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	diag "still alive: $found: $(tr '\0' ' ' 2>/dev/null <"$found/cmdline")"
-	return 1
-}
 
 # find_pid MARKER PREFIX: the pid of a process whose command line starts
 # with PREFIX and contains MARKER, polling up to 10 s.

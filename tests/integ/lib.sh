@@ -36,3 +36,105 @@ tap_done() {
 	echo "1..$tap_n"
 	[ "$tap_failed" = 0 ]
 }
+
+# skip DESCRIPTION REASON: a test that cannot run here, for a reason other
+# than a missing kernel feature (so HUTCH_MUST_WORK does not fail it).
+skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
+
+# same DESCRIPTION WANT GOT: ok when GOT is exactly WANT. When tap_stderr
+# names a file, its start is shown on failure and it is emptied after.
+tap_stderr=
+same() {
+	if [ "$3" = "$2" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		diag "want: $2" "got:  $3"
+		[ -n "$tap_stderr" ] && [ -s "$tap_stderr" ] && diag "stderr: $(head -c 500 "$tap_stderr")"
+	fi
+	[ -z "$tap_stderr" ] || : >"$tap_stderr"
+}
+
+# The Python the tests drive documents with, and the scripts' own folder.
+py=/usr/bin/python3
+here=$(cd "$(dirname "$0")" && pwd)
+
+# tap_tmpdir NAME [PARENT]: $tmp, a fresh directory under PARENT (default
+# $TMPDIR or /tmp), world-traversable because the jail's user outside may
+# be another uid; removed at exit after the tap_cleanup_add commands run.
+# The probe cache goes there too, not into a home nobody may lack.
+tap_tmpdir() {
+	tmp=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/hutch-$1.XXXXXX") || exit 99
+	chmod 755 "$tmp"
+	trap 'eval "$tap_cleanups"; rm -rf "$tmp"' EXIT
+	export XDG_CACHE_HOME="$tmp/cache"
+}
+
+# tap_cleanup_add COMMAND: run COMMAND (shell text, expanded then) at exit.
+tap_cleanups=
+tap_cleanup_add() {
+	tap_cleanups="$tap_cleanups$1
+"
+}
+
+# json_get EXPR <DOC: a Python expression on the JSON document d.
+json_get() {
+	"$py" -c 'import json, sys
+d = json.load(sys.stdin)
+v = eval(sys.argv[1])
+print(v if isinstance(v, str) else json.dumps(v))' "$1"
+}
+
+# has TEXT REGEX: some line of TEXT matches the extended REGEX.
+has() { printf '%s\n' "$1" | grep -q -E -- "$2"; }
+
+# not COMMAND...: true when COMMAND fails (for check).
+not() { ! "$@"; }
+
+# now_ms: the wall clock in milliseconds.
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# wait_for FILE REGEX [SECONDS]: poll until FILE has a matching line
+# (default 10 s).
+wait_for() {
+	i=0
+	while [ $i -lt $((${3:-10} * 20)) ]; do
+		grep -q -E -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# no_process MARKER [SECONDS]: true when, within the bound (default 5 s),
+# no process has MARKER in its command line (zombies have none).
+no_process() {
+	i=0
+	limit=$((${2:-5} * 10))
+	while [ $i -lt $limit ]; do
+		found=
+		for c in /proc/[0-9]*/cmdline; do
+			if tr '\0' ' ' 2>/dev/null <"$c" | grep -qF -- "$1"; then
+				found=${c%/cmdline}
+				break
+			fi
+		done
+		[ -z "$found" ] && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	diag "still alive: $found: $(tr '\0' ' ' 2>/dev/null <"$found/cmdline")"
+	return 1
+}
+
+# tap_client_dir: the folder of the Python client hutch_client.py, from
+# HUTCH_CLIENT_DIR, the source tree, or next to the tests; empty if none.
+tap_client_dir() {
+	for d in ${HUTCH_CLIENT_DIR:-} ${HUTCH_SRCDIR:+"$HUTCH_SRCDIR/examples"} \
+		"$here/../../examples" "$here"; do
+		if [ -f "$d/hutch_client.py" ]; then
+			(cd "$d" && pwd)
+			return
+		fi
+	done
+}

@@ -8,24 +8,8 @@
 : "${HUTCH_PROGS:?HUTCH_PROGS must name the directory of spec-send}"
 SEND=$HUTCH_PROGS/spec-send
 
-tmp=$(mktemp -d) || exit 99
-chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir linkage
 trap 'exit 1' HUP INT TERM
-
-skip() {
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - $1 # SKIP $2"
-}
-
-same() {
-	if [ "$3" = "$2" ]; then
-		ok "$1"
-	else
-		not_ok "$1"
-		diag "want: $2" "got:  $3"
-	fi
-}
 
 # ---- no json-c in the helper ----
 if ! command -v readelf >/dev/null 2>&1; then

@@ -9,11 +9,9 @@
 # ../../man next to this script; with HUTCH_INSTALLED=1, from man -w.
 . "$(dirname "$0")/lib.sh"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hutch-manpages.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+tap_tmpdir manpages
 
-script_dir=$(cd "$(dirname "$0")" && pwd)
-srcdir=${HUTCH_SRCDIR:-$script_dir/../..}
+srcdir=${HUTCH_SRCDIR:-$here/../..}
 mandir=$srcdir/man
 
 # The 18 stable codes of DESIGN.md; shared/errors.c is checked against them.
@@ -48,8 +46,7 @@ for pg in $pages; do
 done
 if [ -n "$missing" ]; then
 	if [ "${HUTCH_INSTALLED:-0}" = 1 ]; then
-		tap_n=$((tap_n + 1))
-		echo "ok $tap_n - man pages # SKIP not installed where man -w finds them:$missing"
+		skip "man pages" "not installed where man -w finds them:$missing"
 		tap_done
 		exit
 	fi
@@ -140,8 +137,7 @@ if "$HUTCH" serve --help >"$tmp/serve-help" 2>&1; then
 	if [ -z "$bad" ]; then ok "SERVE OPTIONS in hutch.1 has a .TP entry for each hutch serve option"
 	else not_ok "SERVE OPTIONS in hutch.1 has a .TP entry for each option (missing:$bad)"; fi
 else
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - hutch serve options # SKIP this hutch has no serve command"
+	skip "hutch serve options" "this hutch has no serve command"
 fi
 
 # Every verb of the usage text is in the SYNOPSIS; the policy subcommands too.
@@ -176,8 +172,7 @@ if [ -f "$srcdir/shared/errors.c" ]; then
 		codes=$(printf '%s\n' $codes $src_codes | sort -u)
 	fi
 else
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - shared/errors.c against DESIGN.md # SKIP no source tree at $srcdir"
+	skip "shared/errors.c against DESIGN.md" "no source tree at $srcdir"
 fi
 section "$tmp/hutch.1.txt" "ERROR CODES" >"$tmp/errors"
 tags "$tmp/errors" >"$tmp/error-tags"
@@ -250,8 +245,7 @@ if [ -f "$srcdir/shared/status.c" ] && [ -f "$srcdir/shared/status.h" ]; then
 		not_ok "hutch-exec.8 gives the status record's magic as in shared/status.h"
 	fi
 else
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - stage and code tables in hutch-exec.8 # SKIP no source tree at $srcdir"
+	skip "stage and code tables in hutch-exec.8" "no source tree at $srcdir"
 fi
 
 # ---- policy limits ----
@@ -267,8 +261,7 @@ if [ -f "$srcdir/frontend/policy.c" ]; then
 	if [ "$n" -gt 0 ] && [ -z "$bad" ]; then ok "LIMITS in hutch-policy.5 has all $n limits of policy.c"
 	else not_ok "LIMITS in hutch-policy.5 has every limit of policy.c (missing:$bad)"; fi
 else
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - limits in hutch-policy.5 # SKIP no source tree at $srcdir"
+	skip "limits in hutch-policy.5" "no source tree at $srcdir"
 fi
 
 # ---- structure and cross references ----
@@ -316,8 +309,7 @@ if command -v groff >/dev/null 2>&1; then
 		fi
 	done
 else
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - groff warnings # SKIP groff is not installed"
+	skip "groff warnings" "groff is not installed"
 fi
 if command -v mandoc >/dev/null 2>&1; then
 	for pg in $pages; do
@@ -329,8 +321,7 @@ if command -v mandoc >/dev/null 2>&1; then
 		fi
 	done
 else
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n - mandoc lint # SKIP mandoc is not installed"
+	skip "mandoc lint" "mandoc is not installed"
 fi
 
 tap_done

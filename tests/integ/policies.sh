@@ -6,20 +6,7 @@
 # mechanism.
 . "$(dirname "$0")/lib.sh"
 
-py=/usr/bin/python3
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hutch-policies.XXXXXX") || exit 1
-chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-export XDG_CACHE_HOME="$tmp/cache"
-
-json_get() {
-	"$py" -c 'import json, sys
-d = json.load(sys.stdin)
-v = eval(sys.argv[1])
-print(v if isinstance(v, str) else json.dumps(v))' "$1"
-}
-has() { printf '%s\n' "$1" | grep -q -E -- "$2"; }
-not() { ! "$@"; }
+tap_tmpdir policies
 
 "$HUTCH" policy list >"$tmp/list"
 check "hutch policy list exits 0" test $? = 0

@@ -5,31 +5,7 @@
 # dozen bad invocations leave no process, temporary file or mount behind.
 . "$(dirname "$0")/lib.sh"
 
-py=/usr/bin/python3
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hutch-run-errors.XXXXXX") || exit 1
-chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-export XDG_CACHE_HOME="$tmp/cache"
-
-json_get() {
-	"$py" -c 'import json, sys
-d = json.load(sys.stdin)
-v = eval(sys.argv[1])
-print(v if isinstance(v, str) else json.dumps(v))' "$1"
-}
-has() { printf '%s\n' "$1" | grep -q -E -- "$2"; }
-not() { ! "$@"; }
-skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
-
-wait_for() {
-	i=0
-	while [ $i -lt $((${3:-10} * 20)) ]; do
-		grep -q -E -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-		i=$((i + 1))
-	done
-	return 1
-}
+tap_tmpdir run-errors
 
 # expect DESC CODE EXTRA STATUS ARGS...: `hutch run --json ARGS` gives error
 # CODE, and EXTRA (a Python expression on d, "" for none) is true; `hutch

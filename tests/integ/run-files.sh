@@ -5,18 +5,8 @@
 # names are refused with a pointer; the same through --request documents.
 . "$(dirname "$0")/lib.sh"
 
-py=/usr/bin/python3
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hutch-run-files.XXXXXX") || exit 1
-chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-export XDG_CACHE_HOME="$tmp/cache"
+tap_tmpdir run-files
 
-json_get() {
-	"$py" -c 'import json, sys
-d = json.load(sys.stdin)
-v = eval(sys.argv[1])
-print(v if isinstance(v, str) else json.dumps(v))' "$1"
-}
 # file_field NAME EXPR <DOC: EXPR on the files[] entry f named NAME.
 file_field() {
 	"$py" -c 'import base64, json, sys

@@ -5,39 +5,7 @@
 # Nothing started in the jail may survive any of it.
 . "$(dirname "$0")/lib.sh"
 
-py=/usr/bin/python3
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hutch-run-limits.XXXXXX") || exit 1
-chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-export XDG_CACHE_HOME="$tmp/cache"
-
-json_get() {
-	"$py" -c 'import json, sys
-d = json.load(sys.stdin)
-v = eval(sys.argv[1])
-print(v if isinstance(v, str) else json.dumps(v))' "$1"
-}
-has() { printf '%s\n' "$1" | grep -q -E -- "$2"; }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-
-# no_process MARKER: within 5 s, no process has MARKER in its command line.
-no_process() {
-	i=0
-	while [ $i -lt 50 ]; do
-		found=
-		for c in /proc/[0-9]*/cmdline; do
-			if tr '\0' ' ' 2>/dev/null <"$c" | grep -qF -- "$1"; then
-				found=${c%/cmdline}
-				break
-			fi
-		done
-		[ -z "$found" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	diag "still alive: $found"
-	return 1
-}
+tap_tmpdir run-limits
 
 # --- wall clock -------------------------------------------------------------
 

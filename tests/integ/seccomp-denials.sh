@@ -13,11 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 : "${HUTCH_PROGS:?HUTCH_PROGS must name the directory of try-syscall}"
 
-py=/usr/bin/python3
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hutch-seccomp.XXXXXX") || exit 1
-chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-export XDG_CACHE_HOME="$tmp/cache"
+tap_tmpdir seccomp
 probe=$HUTCH_PROGS/try-syscall
 
 # Refused with EPERM by both policies.

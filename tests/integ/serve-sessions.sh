@@ -9,25 +9,11 @@
 # closing the connection kill the workers (checked in /proc).
 . "$(dirname "$0")/lib.sh"
 
-here=$(cd "$(dirname "$0")" && pwd)
-py=/usr/bin/python3
 # Mount sources must lie where the default policy allows request mounts
 # (/tmp), whatever TMPDIR says.
-tmp=$(mktemp -d /tmp/hutch-serve-sessions.XXXXXX) || exit 1
-chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-export XDG_CACHE_HOME="$tmp/cache"
+tap_tmpdir serve-sessions /tmp
 
-skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
-
-client_dir=
-for d in ${HUTCH_CLIENT_DIR:-} ${HUTCH_SRCDIR:+"$HUTCH_SRCDIR/examples"} \
-	"$here/../../examples" "$here"; do
-	if [ -f "$d/hutch_client.py" ]; then
-		client_dir=$(cd "$d" && pwd)
-		break
-	fi
-done
+client_dir=$(tap_client_dir)
 if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
 	skip "hutch serve session tests" \
 		"no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"

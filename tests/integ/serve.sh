@@ -9,24 +9,10 @@
 # client that never reads being cut off.
 . "$(dirname "$0")/lib.sh"
 
-here=$(cd "$(dirname "$0")" && pwd)
-py=/usr/bin/python3
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hutch-serve.XXXXXX") || exit 1
-chmod 755 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-export XDG_CACHE_HOME="$tmp/cache"
-
-skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
+tap_tmpdir serve
 
 # The Python client: the source tree's, or one installed next to the tests.
-client_dir=
-for d in ${HUTCH_CLIENT_DIR:-} ${HUTCH_SRCDIR:+"$HUTCH_SRCDIR/examples"} \
-	"$here/../../examples" "$here"; do
-	if [ -f "$d/hutch_client.py" ]; then
-		client_dir=$(cd "$d" && pwd)
-		break
-	fi
-done
+client_dir=$(tap_client_dir)
 # The C client: $HUTCH_CLIENT, or the build tree's examples/ (next to
 # tests/progs), or an installed copy next to the tests.
 cclient=${HUTCH_CLIENT:-}
