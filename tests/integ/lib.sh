@@ -138,3 +138,103 @@ tap_client_dir() {
 		fi
 	done
 }
+
+# tap_pycases DIR: write DIR/tapcase.py, what the cases.py of serve.sh and
+# serve-sessions.sh share (they import it from their own directory).
+tap_pycases() {
+	cat >"$1/tapcase.py" <<'PYEOF'
+# tapcase.py (written by lib.sh): one test case per run of a cases.py
+# (argv[1]); exit 0 when it passed, diagnostics as TAP comments. Every
+# wait is bounded. CLIENT_DIR, HUTCH and TMPD come from the environment.
+import os
+import socket
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.environ["CLIENT_DIR"])
+from hutch_client import HutchClient  # noqa: E402,F401
+
+HUTCH = os.environ["HUTCH"]
+TMP = os.environ["TMPD"]
+T = 30  # bound on any one wait, in seconds
+LOG = os.path.join(TMP, "serve.log")
+
+
+class Fail(Exception):
+    pass
+
+
+def diag(*a):
+    for line in " ".join(str(x) for x in a).splitlines():
+        print("#", line, flush=True)
+
+
+def expect(cond, what):
+    if not cond:
+        raise Fail(what)
+
+
+def now():
+    return time.monotonic()
+
+
+def wait_until(pred, timeout, step=0.02):
+    """Poll pred until it is true or timeout seconds pass; its last value."""
+    end = now() + timeout
+    while True:
+        v = pred()
+        if v or now() >= end:
+            return v
+        time.sleep(step)
+
+
+def procs_with(mark):
+    """Pids whose command line holds mark (the jailed processes are
+    visible in the host's /proc)."""
+    found = []
+    m = mark.encode()
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                if m in f.read():
+                    found.append(int(d))
+        except OSError:
+            pass
+    return found
+
+
+def gone(mark, timeout=5):
+    left = wait_until(lambda: not procs_with(mark), timeout)
+    if not left:
+        diag("still running with %s: %s" % (mark, procs_with(mark)))
+    return left
+
+
+def spawn(*opts, env=None):
+    """hutch serve --fd N over a socketpair; the client end times out."""
+    ours, theirs = socket.socketpair()
+    with open(LOG, "ab") as log:
+        proc = subprocess.Popen([HUTCH, "serve", *opts, "--fd", str(theirs.fileno())],
+                                pass_fds=(theirs.fileno(),), stdout=log, stderr=log, env=env)
+    theirs.close()
+    ours.settimeout(T)
+    return HutchClient(ours, proc)
+
+
+def main(cases):
+    """Run the case named by argv[1] from cases (a module's globals)."""
+    name = sys.argv[1]
+    try:
+        cases["case_" + name]()
+        return 0
+    except Fail as e:
+        diag("%s: %s" % (name, e))
+    except Exception:
+        diag(traceback.format_exc())
+    return 1
+PYEOF
+}

@@ -81,86 +81,20 @@ while True:
 EOF
 chmod 644 "$tmp/w/worker.py"
 
+tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
-# cases.py: one session test case per invocation (argv[1]); exit 0 when it
-# passed, diagnostics as TAP comments. Every wait is bounded.
+# cases.py: one session test case per invocation (argv[1]), run by
+# tapcase.main; exit 0 when it passed, diagnostics as TAP comments. Every
+# wait is bounded.
 import base64
 import json
 import os
 import signal
-import socket
-import subprocess
 import sys
-import time
-import traceback
 
-sys.path.insert(0, os.environ["CLIENT_DIR"])
-from hutch_client import HutchClient  # noqa: E402
+from tapcase import T, TMP, Fail, expect, gone, main, now, procs_with, spawn, wait_until
 
-HUTCH = os.environ["HUTCH"]
-TMP = os.environ["TMPD"]
-T = 30
-LOG = os.path.join(TMP, "serve.log")
 STATE = os.path.join(TMP, "state")
-
-
-class Fail(Exception):
-    pass
-
-
-def diag(*a):
-    for line in " ".join(str(x) for x in a).splitlines():
-        print("#", line, flush=True)
-
-
-def expect(cond, what):
-    if not cond:
-        raise Fail(what)
-
-
-def now():
-    return time.monotonic()
-
-
-def wait_until(pred, timeout, step=0.02):
-    end = now() + timeout
-    while True:
-        v = pred()
-        if v or now() >= end:
-            return v
-        time.sleep(step)
-
-
-def procs_with(mark):
-    found = []
-    m = mark.encode()
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % d, "rb") as f:
-                if m in f.read():
-                    found.append(int(d))
-        except OSError:
-            pass
-    return found
-
-
-def gone(mark, timeout=5):
-    left = wait_until(lambda: not procs_with(mark), timeout)
-    if not left:
-        diag("still running with %s: %s" % (mark, procs_with(mark)))
-    return left
-
-
-def spawn(*opts, env=None):
-    ours, theirs = socket.socketpair()
-    with open(LOG, "ab") as log:
-        proc = subprocess.Popen([HUTCH, "serve", *opts, "--fd", str(theirs.fileno())],
-                                pass_fds=(theirs.fileno(),), stdout=log, stderr=log, env=env)
-    theirs.close()
-    ours.settimeout(T)
-    return HutchClient(ours, proc)
 
 
 class Worker:
@@ -481,19 +415,7 @@ def case_disconnect():
     expect(rc == 0, "serve --fd exit status %s" % rc)
 
 
-def main():
-    name = sys.argv[1]
-    try:
-        globals()["case_" + name]()
-        return 0
-    except Fail as e:
-        diag("%s: %s" % (name, e))
-    except Exception:
-        diag(traceback.format_exc())
-    return 1
-
-
-sys.exit(main())
+sys.exit(main(globals()))
 EOF
 
 export CLIENT_DIR="$client_dir" TMPD="$tmp"

@@ -33,9 +33,10 @@ if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
 	exit
 fi
 
+tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
-# cases.py: one test case per invocation (argv[1]); exit 0 when it passed,
-# diagnostics as TAP comments. Every wait is bounded.
+# cases.py: one test case per invocation (argv[1]), run by tapcase.main;
+# exit 0 when it passed, diagnostics as TAP comments. Every wait is bounded.
 import json
 import os
 import signal
@@ -45,20 +46,11 @@ import struct
 import subprocess
 import sys
 import time
-import traceback
 
-sys.path.insert(0, os.environ["CLIENT_DIR"])
-from hutch_client import HutchClient  # noqa: E402
+from tapcase import (HUTCH, LOG, T, TMP, Fail, HutchClient, diag, expect, gone, main, now,
+                     procs_with, spawn, wait_until)
 
-HUTCH = os.environ["HUTCH"]
-TMP = os.environ["TMPD"]
 CCLIENT = os.environ.get("CCLIENT", "")
-T = 30  # bound on any one wait, in seconds
-LOG = os.path.join(TMP, "serve.log")
-
-
-class Fail(Exception):
-    pass
 
 
 def verbose(*a):
@@ -66,56 +58,8 @@ def verbose(*a):
         diag(*a)
 
 
-def diag(*a):
-    for line in " ".join(str(x) for x in a).splitlines():
-        print("#", line, flush=True)
-
-
-def expect(cond, what):
-    if not cond:
-        raise Fail(what)
-
-
-def now():
-    return time.monotonic()
-
-
-def wait_until(pred, timeout, step=0.02):
-    """Poll pred until it is true or timeout seconds pass; its last value."""
-    end = now() + timeout
-    while True:
-        v = pred()
-        if v or now() >= end:
-            return v
-        time.sleep(step)
-
-
 def marker(tag):
     return "hutch-serve-test-%d-%s" % (os.getpid(), tag)
-
-
-def procs_with(mark):
-    """Pids whose command line holds mark (the jailed processes are
-    visible in the host's /proc)."""
-    found = []
-    m = mark.encode()
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % d, "rb") as f:
-                if m in f.read():
-                    found.append(int(d))
-        except OSError:
-            pass
-    return found
-
-
-def gone(mark, timeout=5):
-    left = wait_until(lambda: not procs_with(mark), timeout)
-    if not left:
-        diag("still running with %s: %s" % (mark, procs_with(mark)))
-    return left
 
 
 def sleeper(mark, ignore_term=False):
@@ -124,17 +68,6 @@ def sleeper(mark, ignore_term=False):
     # A wall limit far away: only what the test does may end it.
     return {"version": 1, "argv": ["/bin/sh", "-c", script, mark],
             "limits": {"wall_ms": 600000}}
-
-
-def spawn(*opts):
-    """hutch serve --fd N over a socketpair; the client end times out."""
-    ours, theirs = socket.socketpair()
-    with open(LOG, "ab") as log:
-        proc = subprocess.Popen([HUTCH, "serve", *opts, "--fd", str(theirs.fileno())],
-                                pass_fds=(theirs.fileno(),), stdout=log, stderr=log)
-    theirs.close()
-    ours.settimeout(T)
-    return HutchClient(ours, proc)
 
 
 def inode(path):
@@ -842,19 +775,7 @@ def case_c_client_fd():
             proc.kill()
 
 
-def main():
-    name = sys.argv[1]
-    try:
-        globals()["case_" + name]()
-        return 0
-    except Fail as e:
-        diag("%s: %s" % (name, e))
-    except Exception:
-        diag(traceback.format_exc())
-    return 1
-
-
-sys.exit(main())
+sys.exit(main(globals()))
 EOF
 
 export CLIENT_DIR="$client_dir" TMPD="$tmp" CCLIENT="$cclient"
