@@ -2,7 +2,7 @@
 """escape.py: the harness of tests/escape (see README); run.sh calls it.
 
 Plants canaries where no jail binds anything, starts a sentinel process and
-loopback listeners outside, runs every probe of probes.c inside `hutch run`
+loopback listeners outside, runs every probe of probes*.c inside `hutch run`
 under each shipped policy, checks what only the outside can see, then runs
 every probe once more directly on the host (the control: it must be able to
 see the attack succeed), prints a table and `N passed, N failed`.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/escape/run.sh: the escape suite. Builds probes.c (static where the
+# tests/escape/run.sh: the escape suite. Builds probes*.c (static where the
 # toolchain can), then hands over to escape.py, which plants canaries,
 # starts a sentinel and listeners outside, runs every probe inside
 # `hutch run` under each shipped policy and once on the host as a control,
@@ -35,9 +35,9 @@ trap 'exit 130' INT TERM
 
 # Static, so that the same binary runs in any jail and on the host; a
 # dynamic build still runs (the jail has /usr) when libc.a is missing.
-if ! "$cc" -static -O2 -o "$tmp/probes" "$here/probes.c" 2>"$tmp/cc.err"; then
+if ! "$cc" -static -O2 -o "$tmp/probes" "$here"/probes*.c 2>"$tmp/cc.err"; then
 	echo "run.sh: no static build ($(head -1 "$tmp/cc.err")); building dynamically" >&2
-	if ! "$cc" -O2 -o "$tmp/probes" "$here/probes.c" 2>"$tmp/cc.err"; then
+	if ! "$cc" -O2 -o "$tmp/probes" "$here"/probes*.c 2>"$tmp/cc.err"; then
 		cat "$tmp/cc.err" >&2
 		echo "0 passed, 1 failed"
 		exit 1

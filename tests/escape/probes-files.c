@@ -1,0 +1,334 @@
+/* probes-files.c: the host-files probes of tests/escape: canaries outside the jail,
+ * the inherited cwd and descriptors, writable and executable places, the
+ * environment and files returned by --collect. Linked into probes (probes.c).
+ */
+#include "probes.h"
+
+/* ------------------------------------------------------------------ */
+/* Files outside the jail */
+
+void p_host_read(void)
+{
+	const char *secret = need("secret");
+	const char *dirs[] = { arg("canary"), arg("canary2"), arg("canary3") };
+	char path[4096], buf[4096];
+
+	for (size_t i = 0; i < 3; i++) {
+		ssize_t n;
+
+		if (!dirs[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/secret", dirs[i]);
+		n = slurp(path, buf, sizeof(buf));
+		if (n < 0)
+			held((int)-n, "read %s", path);
+		else if (contains(buf, (size_t)n, secret))
+			esc("read %s: the secret", path);
+		else
+			note("read %s: %zd bytes, not the secret", path, n);
+	}
+	finish(NULL);
+}
+
+void p_host_write(void)
+{
+	const char *file = need("writable");
+	const char *dirs[] = { arg("canary"), arg("canary2"), arg("canary3") };
+	char path[4096];
+	int fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+	if (fd < 0) {
+		held(errno, "open %s for append", file);
+	} else {
+		ssize_t n = write(fd, "hx-escape-write\n", 16);
+
+		if (n == 16)
+			esc("appended to %s", file);
+		else
+			esc("opened %s for writing (write: %s)", file, n < 0 ? en(errno) : "short");
+		close(fd);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		if (!dirs[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/created-%d", dirs[i], (int)getpid());
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			held(errno, "create %s", path);
+		} else {
+			esc("created %s", path);
+			close(fd);
+		}
+	}
+	finish(NULL);
+}
+
+/* Is this directory fd the host root? Read the canary through it. */
+static void check_dir(int dfd, const char *how, const char *hostroot, const char *relsecret,
+		      const char *secret)
+{
+	char di[64], buf[4096];
+	int fd;
+
+	devino_fd(dfd, di, sizeof(di));
+	if (strcmp(di, hostroot) == 0)
+		esc("%s is the host root (%s)", how, di);
+	fd = openat(dfd, relsecret, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+		if (n > 0 && contains(buf, (size_t)n, secret))
+			esc("%s: read the canary", how);
+		close(fd);
+	} else if (strcmp(di, hostroot) != 0) {
+		held(errno, "%s (%s): canary", how, di);
+	}
+}
+
+void p_host_traverse(void)
+{
+	const char *hostroot = need("hostroot"), *rel = need("relsecret"), *secret = need("secret");
+	const char *paths[] = { "/..", "/../../../../..", "/proc/self/root/..", "/proc/1/root/..",
+				"/proc/self/cwd/../../../../../../..", "/proc/1/cwd/../../../../../.." };
+	char here[4096];
+	int fd;
+
+	if (!getcwd(here, sizeof(here)))
+		snprintf(here, sizeof(here), "(%s)", en(errno));
+	for (int i = 0; i < 64; i++)
+		if (chdir("..") < 0)
+			break;
+	fd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		check_dir(fd, "cwd after chdir(\"..\") x64", hostroot, rel, secret);
+		close(fd);
+	}
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		fd = open(paths[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			held(errno, "open %s", paths[i]);
+			continue;
+		}
+		check_dir(fd, paths[i], hostroot, rel, secret);
+		close(fd);
+	}
+	note("started in %s", here);
+	finish(NULL);
+}
+
+void p_cwd_leak(void)
+{
+	const char *canarydev = need("canarydev"), *secret = need("secret");
+	char cwd[4096], di[64], buf[4096], link[4096];
+	ssize_t n;
+
+	if (getcwd(cwd, sizeof(cwd)))
+		note("getcwd %s", cwd);
+	else
+		note("getcwd: %s", en(errno));
+	devino_path(".", di, sizeof(di));
+	if (strcmp(di, canarydev) == 0)
+		esc("cwd is the caller's directory (%s)", di);
+	else
+		miss("cwd %s is not the caller's directory", di);
+	n = slurp("secret", buf, sizeof(buf));
+	if (n >= 0 && contains(buf, (size_t)n, secret))
+		esc("read ./secret: the canary");
+	else if (n < 0)
+		held((int)-n, "read ./secret");
+	n = readlink("/proc/self/cwd", link, sizeof(link) - 1);
+	if (n > 0) {
+		link[n] = '\0';
+		note("/proc/self/cwd -> %s", link);
+	}
+	finish(NULL);
+}
+
+void p_fd_leak(void)
+{
+	const char *secret = need("secret");
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int self, seen = 0;
+
+	if (!d) {
+		/* without /proc: probe the numbers */
+		held(errno, "opendir /proc/self/fd");
+		for (int fd = 3; fd < 1024; fd++)
+			if (fcntl(fd, F_GETFD) >= 0)
+				esc("fd %d is open", fd);
+		finish(NULL);
+	}
+	self = dirfd(d);
+	while ((e = readdir(d))) {
+		char path[64], link[4096], buf[4096];
+		int fd = atoi(e->d_name);
+		ssize_t n;
+
+		if (e->d_name[0] == '.' || fd == self)
+			continue;
+		seen++;
+		if (fd <= 2)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, link, sizeof(link) - 1);
+		link[n > 0 ? n : 0] = '\0';
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+		esc("fd %d -> %s%s", fd, link,
+		    n > 0 && contains(buf, (size_t)n, secret) ? " (holds the secret)" : "");
+	}
+	closedir(d);
+	if (!st->escaped)
+		miss("%d descriptors, none beyond 0-2", seen);
+	finish(NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Writable places that execute */
+
+static void try_exec_copy(const char *dir)
+{
+	char path[256], buf[65536];
+	int in, out, fd;
+	ssize_t n;
+	pid_t p;
+	int status;
+	void *m;
+
+	snprintf(path, sizeof(path), "%s/hx-exec-%d", dir, (int)getpid());
+	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	if (in < 0 || out < 0) {
+		held(errno, "copy to %s", path);
+		if (in >= 0)
+			close(in);
+		if (out >= 0)
+			close(out);
+		return;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	close(in);
+	close(out);
+	p = fork();
+	if (p == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		execl(path, path, "--list", (char *)NULL);
+		_exit(errno & 0x7f);
+	}
+	if (p > 0 && waitpid(p, &status, 0) == p && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		esc("execve %s: ran", path);
+	else
+		held(WIFEXITED(status) ? WEXITSTATUS(status) : EINTR, "execve %s", path);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		m = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+		if (m != MAP_FAILED) {
+			esc("mmap PROT_EXEC of %s: ok", path);
+			munmap(m, 4096);
+		} else {
+			held(errno, "mmap PROT_EXEC of %s", path);
+		}
+		close(fd);
+	}
+	unlink(path);
+}
+
+void p_noexec(void)
+{
+	const char *dirs[] = { ".", "/tmp", "/dev/shm" }; /* "." is /work in a jail */
+
+	for (size_t i = 0; i < 3; i++)
+		if (access(dirs[i], W_OK) == 0)
+			try_exec_copy(dirs[i]);
+		else
+			held(errno, "write to %s", dirs[i]);
+	/* a memfd executes anywhere (the harness starts the probes that way);
+	 * anonymous PROT_EXEC memory does too: noted, not an escape */
+	note("memfd exec and anonymous PROT_EXEC memory remain (not a mount property)");
+	finish(NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* The environment and --collect */
+
+extern char **environ;
+
+void p_env_leak(void)
+{
+	const char *secret = need("secret");
+	char buf[65536];
+	ssize_t n;
+	int count = 0;
+
+	for (char **e = environ; *e; e++, count++)
+		if (strstr(*e, secret))
+			esc("environ holds %.*s=...", (int)strcspn(*e, "="), *e);
+	n = slurp("/proc/self/environ", buf, sizeof(buf));
+	if (n > 0 && contains(buf, (size_t)n, secret))
+		esc("/proc/self/environ holds the canary");
+	n = slurp("/proc/1/environ", buf, sizeof(buf));
+	if (n > 0 && contains(buf, (size_t)n, secret))
+		esc("/proc/1/environ holds the canary");
+	if (!st->escaped)
+		miss("canary in none of %d variables", count);
+	finish(NULL);
+}
+
+void p_collect_symlink(void)
+{
+	const char *canary = need("canary"), *rel = need("relsecret");
+	char target[4096];
+
+	snprintf(target, sizeof(target), "%s/secret", canary);
+	if (symlink(target, "out") < 0)
+		held(errno, "symlink out");
+	snprintf(target, sizeof(target), "../../../../../../../../%s", rel);
+	if (symlink(target, "out-rel") < 0)
+		held(errno, "symlink out-rel");
+	snprintf(target, sizeof(target), "/proc/1/root/%s", rel);
+	if (symlink(target, "out-proc") < 0)
+		held(errno, "symlink out-proc");
+	note("planted out, out-rel, out-proc pointing at the host canary; the harness collects them");
+	finish(NULL);
+}
+
+void p_collect_fifo(void)
+{
+	if (mkfifo("out-fifo", 0666) < 0)
+		held(errno, "mkfifo");
+	else
+		note("planted the FIFO out-fifo; the harness collects it");
+	finish(NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Read-only places */
+
+void p_ro_write(void)
+{
+	char p[64];
+	int fd;
+
+	snprintf(p, sizeof(p), "/usr/hx-escape-%d", (int)getpid());
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		esc("created %s (removed)", p);
+		close(fd);
+		unlink(p);
+	} else {
+		held(errno, "create %s", p);
+	}
+	snprintf(p, sizeof(p), "/hx-escape-%d", (int)getpid());
+	if (mkdir(p, 0700) == 0) {
+		esc("mkdir %s (removed)", p);
+		rmdir(p);
+	} else {
+		held(errno, "mkdir %s", p);
+	}
+	open_for_write("/etc/ld.so.cache");
+	finish(NULL);
+}
