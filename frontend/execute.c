@@ -164,6 +164,16 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	io.control_sock = sock[1];
 	x->control_sock = sock[0];
 	r = spawn_helper(helper, spec, spec_len, &io, &x->jp);
+	if (r < 0 && x->have_cgroup && !plan->require_cgroup) {
+		/* The subtree would not take the helper (clone3 refused it):
+		 * best effort means running on rlimits alone, as reported. */
+		uint64_t oom, peak;
+
+		cgroup_finish(&x->cg, &oom, &peak);
+		x->have_cgroup = false;
+		io.cgroup_fd = -1;
+		r = spawn_helper(helper, spec, spec_len, &io, &x->jp);
+	}
 	if (sock[1] >= 0)
 		close(sock[1]);
 	if (r < 0) {
