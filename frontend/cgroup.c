@@ -124,8 +124,11 @@ int cgroup_prepare(const struct cgroup_info *ci, uint64_t memory_bytes, uint64_t
 	char num[64];
 	int r;
 
-	r = snprintf(ret->dir, sizeof(ret->dir), "%s/hutch-%d-%ld", ci->path, (int)getpid(),
-		     (long)random());
+	static unsigned serial;
+
+	/* Unique while we live: our pid and a count of our runs. */
+	r = snprintf(ret->dir, sizeof(ret->dir), "%s/hutch-%d-%u", ci->path, (int)getpid(),
+		     ++serial);
 	if (r < 0 || (size_t)r >= sizeof(ret->dir))
 		return -ENAMETOOLONG;
 	if (mkdir(ret->dir, 0755) < 0)
