@@ -717,7 +717,7 @@ def case_slow_reader():
     verbose("peak %d KiB, %d bytes reached the client" % (peak, got))
     expect(got < (16 << 20) + (4 << 20), "%d bytes were queued for a client that never read" % got)
     expect(got < runs * 6000000, "the client was sent everything (%d bytes)" % got)
-    expect(gone(marker("slow")), "jails outlived the cut-off connection")
+    expect(gone(marker("slow"), 30 if san else 5), "jails outlived the cut-off connection")
 
 
 # ---- the C client ----
