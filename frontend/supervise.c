@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fd-pass.h"
 #include "fd-util.h"
 #include "hutch-abi.h"
 #include "supervise.h"
@@ -356,27 +357,14 @@ static void on_exit_of_helper(struct jail_watch *l)
 static int read_control(struct jail_watch *l)
 {
 	char tag;
-	struct iovec iov = { .iov_base = &tag, .iov_len = 1 };
-	union {
-		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.buf,
-			      .msg_controllen = sizeof(u.buf) };
-	struct cmsghdr *c;
-	ssize_t n;
-	int fd;
+	int fd, r = fdpass_recv(l->o.control_fd, &tag, &fd);
 
-	n = recvmsg(l->o.control_fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	if (r == -EAGAIN)
 		return -1;
-	c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(sizeof(int)) || (msg.msg_flags & MSG_CTRUNC)) {
+	if (r < 0) {
 		close_fd(&l->o.control_fd); /* closed, or nothing we expect */
 		return 0;
 	}
-	memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	if (tag == HUTCH_CONTROL_WORKDIR && l->res->workdir_fd < 0)
 		l->res->workdir_fd = fd;
 	else if (tag == HUTCH_CONTROL_LISTENER && l->listener_fd < 0) {
