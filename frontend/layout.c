@@ -52,8 +52,10 @@ static int add_bind(struct layout *l, const char *source, const char *target, ui
 	return 0;
 }
 
+/* bytes and inodes both bound it: a tmpfs's size counts only pages, so
+ * empty files would otherwise pin kernel memory without limit. */
 static int add_tmpfs(struct layout *l, const char *target, uint32_t mode, uint64_t bytes,
-		     uint16_t flags)
+		     uint64_t inodes, uint16_t flags)
 {
 	struct spec_mount *m = add(l, HUTCH_MOUNT_TMPFS, target);
 
@@ -61,6 +63,7 @@ static int add_tmpfs(struct layout *l, const char *target, uint32_t mode, uint64
 		return -E2BIG;
 	m->mode = mode;
 	m->size_bytes = bytes;
+	m->inodes = inodes;
 	m->flags = flags;
 	return 0;
 }
@@ -234,9 +237,11 @@ int layout_build(const struct plan *plan, bool is_root, uint8_t *filter, size_t 
 	if (r == 0)
 		r = add_dev(l);
 	if (r == 0)
-		r = add_tmpfs(l, "/tmp", 01777, plan->limits.tmp_bytes, HUTCH_MF_RW | wexec);
+		r = add_tmpfs(l, "/tmp", 01777, plan->limits.tmp_bytes, plan->limits.tmp_inodes,
+			      HUTCH_MF_RW | wexec);
 	if (r == 0)
 		r = add_tmpfs(l, plan->work_dir, 0755, plan->limits.work_bytes,
+			      plan->limits.work_inodes,
 			      HUTCH_MF_RW | wexec | (plan->n_collect ? HUTCH_MF_SEND_FD : 0));
 	for (size_t f = 0; f < plan->n_files && r == 0; f++) {
 		char *path = NULL;

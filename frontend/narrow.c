@@ -195,6 +195,8 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 		[LIM_OPEN_FILES] = &p->limits.open_files,
 		[LIM_TMP_BYTES] = &p->limits.tmp_bytes,
 		[LIM_WORK_BYTES] = &p->limits.work_bytes,
+		[LIM_TMP_INODES] = &p->limits.tmp_inodes,
+		[LIM_WORK_INODES] = &p->limits.work_inodes,
 	};
 	int r;
 

@@ -32,6 +32,7 @@ struct plan_limits {
 	uint64_t memory_bytes, stdout_bytes, stderr_bytes, file_size_bytes;
 	uint64_t processes, open_files;
 	uint64_t tmp_bytes, work_bytes;
+	uint64_t tmp_inodes, work_inodes;	/* nr_inodes of /tmp and the work dir */
 };
 
 struct plan {

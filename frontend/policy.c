@@ -38,6 +38,13 @@ const struct limit_def limit_defs[LIM_COUNT] = {
 	[LIM_OPEN_FILES] = { "open_files", 8, 1u << 20, true },
 	[LIM_TMP_BYTES] = { "tmp_bytes", 64 * KB, 1024 * GB, false },
 	[LIM_WORK_BYTES] = { "work_bytes", 64 * KB, 1024 * GB, false },
+	/* nr_inodes of /tmp and the work dir; optional, as policy files
+	 * written before them lack them. An inode and its dentry pin about
+	 * 1 KiB of kernel memory that the size limit never sees, so the
+	 * defaults cost at most some 32 and 64 MiB, and still hold a large
+	 * source tree or virtualenv (tens of thousands of files). */
+	[LIM_TMP_INODES] = { "tmp_inodes", 64, 1u << 24, false, 32768 },
+	[LIM_WORK_INODES] = { "work_inodes", 64, 1u << 24, false, 65536 },
 };
 
 static const char *const net_names[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
@@ -171,9 +178,14 @@ static void parse_limits(struct ctx *c, struct json_object *lim)
 	for (int i = 0; i < LIM_COUNT; i++) {
 		const struct limit_def *d = &limit_defs[i];
 		char ptr[VERROR_POINTER_MAX];
-		struct json_object *rule = need(c, lim, d->name, json_type_object, "/limits");
+		struct json_object *rule = NULL;
 		uint64_t def = 0, max = 0;
 
+		if (d->if_absent && !json_object_object_get_ex(lim, d->name, NULL)) {
+			c->p->limits[i] = (struct limit_rule){ d->if_absent, d->if_absent };
+			continue;
+		}
+		rule = need(c, lim, d->name, json_type_object, "/limits");
 		if (!rule)
 			continue;
 		pointer_join_key(ptr, sizeof(ptr), "/limits", d->name);

@@ -28,6 +28,8 @@ enum limit_id {
 	LIM_OPEN_FILES,
 	LIM_TMP_BYTES,
 	LIM_WORK_BYTES,
+	LIM_TMP_INODES,
+	LIM_WORK_INODES,
 	LIM_COUNT
 };
 
@@ -35,6 +37,7 @@ struct limit_def {
 	const char *name;	/* the JSON name, as in requests */
 	uint64_t min, max;	/* what any policy may say */
 	bool in_request;	/* a request may set it (else policy only) */
+	uint64_t if_absent;	/* default and max when a policy omits it; 0: required */
 };
 extern const struct limit_def limit_defs[LIM_COUNT];
 

@@ -93,7 +93,7 @@ static void hand_made(void)
 		{ .kind = HUTCH_MOUNT_BIND, .flags = HUTCH_MF_RW | HUTCH_MF_DEV,
 		  .source = "/dev/null", .target = "/dev/null" },
 		{ .kind = HUTCH_MOUNT_TMPFS, .flags = HUTCH_MF_RW | HUTCH_MF_SEND_FD, .mode = 01777,
-		  .size_bytes = UINT64_MAX, .source = "", .target = "/work" },
+		  .size_bytes = UINT64_MAX, .inodes = UINT64_MAX, .source = "", .target = "/work" },
 		{ .kind = HUTCH_MOUNT_PROC, .mode = 0555, .source = "", .target = "/proc" },
 		{ .kind = HUTCH_MOUNT_SYMLINK, .source = "../a//b/.", .target = "/l" },
 		{ .kind = HUTCH_MOUNT_FILE, .mode = 07777, .source = "", .target = "/etc/f",

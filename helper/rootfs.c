@@ -30,6 +30,10 @@
 /* Where the new root is assembled before pivot_root. Our mount namespace is
  * private by then, so covering this path hides nothing from anyone else. */
 #define STAGING_DIR "/tmp"
+/* The root tmpfs holds only what the spec puts there (mount points, the
+ * directories on their way, /etc files) and is read-only before the target
+ * runs; the count bounds what a spec with deep targets can make us create. */
+#define ROOT_OPTIONS "mode=0755,size=64m,nr_inodes=16384"
 
 static int tree_fd[HUTCH_SPEC_MAX_MOUNTS];
 static unsigned char tree_is_dir[HUTCH_SPEC_MAX_MOUNTS];
@@ -164,6 +168,9 @@ static int new_fs(const char *type, const struct spec *sp, const struct spec_mou
 		fail(STAGE_MOUNT, i, errno);
 	if (m->kind == HUTCH_MOUNT_TMPFS) {
 		set_option(fs_fd, "size", m->size_bytes, 10, i);
+		/* size counts pages only: empty files, directories and links
+		 * cost kernel memory it never sees (issue #9, finding 4). */
+		set_option(fs_fd, "nr_inodes", m->inodes, 10, i);
 		set_option(fs_fd, "mode", m->mode, 8, i);
 		set_option(fs_fd, "uid", sp->uid_inside, 10, i);
 		set_option(fs_fd, "gid", sp->gid_inside, 10, i);
@@ -309,7 +316,7 @@ void build_root(const struct spec *sp)
 			clone_bind_source(&sp->mounts[i], i);
 
 	if (mount("hutch-root", STAGING_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  "mode=0755,size=64m") < 0)
+		  ROOT_OPTIONS) < 0)
 		fail(STAGE_ROOT_TMPFS, 0, errno);
 	root_fd = open(STAGING_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root_fd < 0)

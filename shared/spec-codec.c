@@ -48,6 +48,9 @@ static int check_mount(const struct spec_mount *m)
 		return 0;
 	if ((m->flags & HUTCH_MF_SEND_FD) && m->kind != HUTCH_MOUNT_TMPFS)
 		return 0;
+	/* tmpfs reads nr_inodes=0 as unlimited: a tmpfs always says its bound. */
+	if ((m->kind == HUTCH_MOUNT_TMPFS) != (m->inodes > 0))
+		return 0;
 	if (strlen(m->target) > HUTCH_SPEC_MAX_PATH || !spec_path_is_clean(m->target, 0) ||
 	    has_ctl(m->target))
 		return 0;
@@ -213,6 +216,7 @@ int spec_encode(const struct spec *sp, uint8_t **ret_buf, size_t *ret_len)
 		put_u16(&w, m->flags);
 		put_u32(&w, m->mode);
 		put_u64(&w, m->size_bytes);
+		put_u64(&w, m->inodes);
 		put_str(&w, m->source);
 		put_str(&w, m->target);
 		put_blob(&w, m->data, m->data_len);
@@ -356,7 +360,7 @@ int spec_decode(const uint8_t *buf, size_t len, struct spec *ret_sp)
 	sp.cwd = get_str(&r, HUTCH_SPEC_MAX_PATH);
 
 	sp.n_mounts = get_u32(&r);
-	if (sp.n_mounts > HUTCH_SPEC_MAX_MOUNTS || !count_fits(&r, sp.n_mounts, 28))
+	if (sp.n_mounts > HUTCH_SPEC_MAX_MOUNTS || !count_fits(&r, sp.n_mounts, 36))
 		goto bad;
 	sp.mounts = calloc(sp.n_mounts ? sp.n_mounts : 1, sizeof(*sp.mounts));
 	if (!sp.mounts)
@@ -370,6 +374,7 @@ int spec_decode(const uint8_t *buf, size_t len, struct spec *ret_sp)
 		m->flags = get_u16(&r);
 		m->mode = get_u32(&r);
 		m->size_bytes = get_u64(&r);
+		m->inodes = get_u64(&r);
 		m->source = get_str(&r, HUTCH_SPEC_MAX_PATH);
 		m->target = get_str(&r, HUTCH_SPEC_MAX_PATH);
 		m->data = get_blob(&r, HUTCH_SPEC_MAX_FILE_BYTES, &m->data_len);

@@ -7,7 +7,8 @@
  *   u32 uid_inside, gid_inside, uid_outside, gid_outside,
  *   u64 rlimit[HUTCH_RLIM_COUNT], str hostname, str cwd,
  *   u32 n_mounts, n_mounts x { u8 kind, u8 zero, u16 flags, u32 mode,
- *                              u64 size, str source, str target, blob data },
+ *                              u64 size, u64 inodes, str source, str target,
+ *                              blob data },
  *   u32 argc, argc x str, u32 envc, envc x str, blob seccomp_filter.
  * Nothing may follow: total_len is the exact length. */
 #ifndef HUTCH_SPEC_H
@@ -17,7 +18,7 @@
 #include <stdint.h>
 
 #define HUTCH_SPEC_MAGIC 0x31505348u /* "HSP1" */
-#define HUTCH_SPEC_VERSION 1
+#define HUTCH_SPEC_VERSION 2 /* 2: a tmpfs carries its inode count */
 #define HUTCH_SPEC_HEADER_BYTES 12 /* magic, version, zero, total_len */
 
 #define HUTCH_SPEC_MAX_BYTES (64u << 20)
@@ -59,7 +60,7 @@ enum hutch_rlimit {
 
 enum hutch_mount_kind {
 	HUTCH_MOUNT_BIND = 1,	/* source: host path, no symlinks in it */
-	HUTCH_MOUNT_TMPFS,	/* size: bytes, mode */
+	HUTCH_MOUNT_TMPFS,	/* size: bytes, inodes: nr_inodes, mode */
 	HUTCH_MOUNT_PROC,	/* a new procfs for the jail's pid namespace */
 	HUTCH_MOUNT_SYMLINK,	/* source: the link text */
 	HUTCH_MOUNT_FILE,	/* data: contents, mode */
@@ -81,6 +82,7 @@ struct spec_mount {
 	uint16_t flags;
 	uint32_t mode;
 	uint64_t size_bytes;
+	uint64_t inodes;	/* tmpfs: nr_inodes, never 0 (unlimited); else 0 */
 	const char *source;	/* "" when unused */
 	const char *target;
 	const uint8_t *data;

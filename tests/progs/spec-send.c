@@ -27,9 +27,10 @@
  *                        nsswitch.conf; /bin /lib... as on the host;
  *                        /etc/passwd group hosts; /proc; /dev (null zero
  *                        full random urandom, fd links, shm); /tmp and
- *                        /work tmpfs; cwd /work
+ *                        /work tmpfs with default.json's bytes and inodes
+ *                        (/dev: a small read-only one); cwd /work
  *   --bind SRC DST       read-only, noexec bind
- *   --tmpfs DST BYTES    writable tmpfs, mode 0755
+ *   --tmpfs DST BYTES    writable tmpfs, mode 0755, 4096 inodes
  *   --proc DST           a new procfs
  *   --dir DST            an empty directory, mode 0755
  *   --file DST TEXT      a file holding TEXT, mode 0644
@@ -37,6 +38,7 @@
  *   --mflags LIST        replace the last mount's flags: comma list of
  *                        ro rw exec dev optional, or a number
  *   --mode OCTAL         the last mount's mode
+ *   --inodes N           the last mount's inode count (nr_inodes of a tmpfs)
  *   --dump               list the mounts with their indexes on stderr
  * Process:
  *   --uid N, --gid N     inside and outside alike (default: 65534 when we
@@ -161,12 +163,14 @@ static void add_bind(const char *source, const char *target, uint16_t flags)
 	m->flags = flags;
 }
 
-static void add_tmpfs(const char *target, uint32_t mode, uint64_t bytes, uint16_t flags)
+static void add_tmpfs(const char *target, uint32_t mode, uint64_t bytes, uint64_t inodes,
+		      uint16_t flags)
 {
 	struct spec_mount *m = add_mount(HUTCH_MOUNT_TMPFS, target);
 
 	m->mode = mode;
 	m->size_bytes = bytes;
+	m->inodes = inodes;
 	m->flags = flags;
 }
 
@@ -224,6 +228,7 @@ static void add_default_layout(void)
 	static const char *const etc_files[] = { "/etc/ld.so.cache", "/etc/alternatives",
 						 "/etc/localtime", "/etc/nsswitch.conf" };
 	const uint64_t tmp_bytes = 256ull << 20, work_bytes = 256ull << 20;
+	const uint64_t tmp_inodes = 32768, work_inodes = 65536;
 	const uint32_t uid = sp.uid_inside, gid = sp.gid_inside;
 	int is_nobody = uid == HUTCH_DEFAULT_JAIL_ID, is_nogroup = gid == HUTCH_DEFAULT_JAIL_ID;
 
@@ -263,14 +268,14 @@ static void add_default_layout(void)
 			       sp.hostname),
 		 0644);
 	add_mount(HUTCH_MOUNT_PROC, "/proc");
-	add_tmpfs("/dev", 0755, 64u << 10, 0);
+	add_tmpfs("/dev", 0755, 64u << 10, 64, 0);
 	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
 		add_bind(nodes[i], nodes[i], HUTCH_MF_RW | HUTCH_MF_DEV);
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
 		add_symlink(links[i][0], links[i][1]);
-	add_tmpfs("/dev/shm", 01777, tmp_bytes, HUTCH_MF_RW);
-	add_tmpfs("/tmp", 01777, tmp_bytes, HUTCH_MF_RW);
-	add_tmpfs("/work", 0755, work_bytes, HUTCH_MF_RW);
+	add_tmpfs("/dev/shm", 01777, tmp_bytes, tmp_inodes, HUTCH_MF_RW);
+	add_tmpfs("/tmp", 01777, tmp_bytes, tmp_inodes, HUTCH_MF_RW);
+	add_tmpfs("/work", 0755, work_bytes, work_inodes, HUTCH_MF_RW);
 }
 
 static uint16_t parse_mflags(const char *list)
@@ -564,7 +569,7 @@ int main(int argc, char **argv)
 			add_bind(ARG(1), ARG(2), 0);
 			i += 2;
 		} else if (strcmp(a, "--tmpfs") == 0) {
-			add_tmpfs(ARG(1), 0755, number(ARG(2)), HUTCH_MF_RW);
+			add_tmpfs(ARG(1), 0755, number(ARG(2)), 4096, HUTCH_MF_RW);
 			i += 2;
 		} else if (strcmp(a, "--proc") == 0) {
 			add_mount(HUTCH_MOUNT_PROC, ARG(1));
@@ -585,6 +590,11 @@ int main(int argc, char **argv)
 				mounts[sp.n_mounts - 1].flags = parse_mflags(ARG(1));
 			else
 				mounts[sp.n_mounts - 1].mode = (uint32_t)strtoul(ARG(1), NULL, 8);
+			i += 1;
+		} else if (strcmp(a, "--inodes") == 0) {
+			if (sp.n_mounts == 0)
+				usage("no mount to modify", a);
+			mounts[sp.n_mounts - 1].inodes = number(ARG(1));
 			i += 1;
 		} else if (strcmp(a, "--dump") == 0) {
 			dump = 1;

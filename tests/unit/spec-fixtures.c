@@ -36,9 +36,11 @@ static const struct spec_mount good_mounts[N_GOOD_MOUNTS] = {
 	[M_BIND_DEV] = { .kind = HUTCH_MOUNT_BIND, .flags = HUTCH_MF_RW | HUTCH_MF_DEV,
 			 .source = "/dev/null", .target = "/dev/null" },
 	[M_TMPFS] = { .kind = HUTCH_MOUNT_TMPFS, .flags = HUTCH_MF_RW | HUTCH_MF_EXEC,
-		      .mode = 01777, .size_bytes = 64u << 20, .source = "", .target = "/tmp" },
+		      .mode = 01777, .size_bytes = 64u << 20, .inodes = 4096, .source = "",
+		      .target = "/tmp" },
 	[M_TMPFS_ODD] = { .kind = HUTCH_MOUNT_TMPFS, .flags = HUTCH_MF_SEND_FD, .mode = 0700,
-			  .size_bytes = 0x0123456789abcdefull, .source = "", .target = "/run" },
+			  .size_bytes = 0x0123456789abcdefull, .inodes = 0xfedcba9876543210ull,
+			  .source = "", .target = "/run" },
 	[M_PROC] = { .kind = HUTCH_MOUNT_PROC, .mode = 0555, .source = "", .target = "/proc" },
 	[M_SYMLINK] = { .kind = HUTCH_MOUNT_SYMLINK, .source = "/proc/self/fd",
 			.target = "/dev/fd" },
@@ -123,6 +125,7 @@ void assert_spec_equal(const struct spec *a, const struct spec *b)
 		CU_ASSERT_EQUAL(ma->flags, mb->flags);
 		CU_ASSERT_EQUAL(ma->mode, mb->mode);
 		CU_ASSERT_EQUAL(ma->size_bytes, mb->size_bytes);
+		CU_ASSERT_EQUAL(ma->inodes, mb->inodes);
 		CU_ASSERT_STRING_EQUAL(ma->source, mb->source);
 		CU_ASSERT_STRING_EQUAL(ma->target, mb->target);
 		CU_ASSERT_EQUAL_FATAL(ma->data_len, mb->data_len);
@@ -253,7 +256,7 @@ static void layout_walk(struct wire *w)
 	for (uint32_t i = 0; i < n; i++) {
 		size_t rec = p, source, target, data;
 
-		source = rec + 16;
+		source = rec + 24;
 		target = skip_str(w, source);
 		data = skip_str(w, target);
 		p = skip_blob(w, data);

@@ -81,7 +81,8 @@ int encode_rc(const struct spec *sp);
 struct layout {
 	size_t flags, hostname, cwd, n_mounts, argc, envc, filter;
 	struct {
-		size_t rec, source, target, data; /* kind at rec, pad +1, flags +2, mode +4, size +8 */
+		/* kind at rec, pad +1, flags +2, mode +4, size +8, inodes +16 */
+		size_t rec, source, target, data;
 	} m[MAX_WALK];
 	size_t argv[MAX_WALK], envp[MAX_WALK];
 };

@@ -77,6 +77,8 @@ static const size_t lim_off[LIM_COUNT] = {
 	[LIM_OPEN_FILES] = offsetof(struct plan_limits, open_files),
 	[LIM_TMP_BYTES] = offsetof(struct plan_limits, tmp_bytes),
 	[LIM_WORK_BYTES] = offsetof(struct plan_limits, work_bytes),
+	[LIM_TMP_INODES] = offsetof(struct plan_limits, tmp_inodes),
+	[LIM_WORK_INODES] = offsetof(struct plan_limits, work_inodes),
 };
 
 static uint64_t plan_limit(const struct plan *p, int i)
@@ -299,6 +301,8 @@ static void test_limits_counted(void)
 	CU_ASSERT_EQUAL(n, 9);	/* DESIGN.md's request limits */
 	CU_ASSERT_FALSE(limit_defs[LIM_TMP_BYTES].in_request);
 	CU_ASSERT_FALSE(limit_defs[LIM_WORK_BYTES].in_request);
+	CU_ASSERT_FALSE(limit_defs[LIM_TMP_INODES].in_request);
+	CU_ASSERT_FALSE(limit_defs[LIM_WORK_INODES].in_request);
 }
 
 /* ---- network ---- */

@@ -135,6 +135,12 @@ static void test_shipped_contents(void)
 	CU_ASSERT_EQUAL(d.requires, REQ_USER_NAMESPACES | REQ_SECCOMP);
 	CU_ASSERT_EQUAL(d.limits[LIM_WALL_MS].def, 30000);
 	CU_ASSERT_EQUAL(d.limits[LIM_WALL_MS].max, 3600000);
+	/* the shipped files state the built-in inode counts explicitly */
+	CU_ASSERT_EQUAL(d.limits[LIM_TMP_INODES].max, limit_defs[LIM_TMP_INODES].if_absent);
+	CU_ASSERT_EQUAL(d.limits[LIM_WORK_INODES].max, limit_defs[LIM_WORK_INODES].if_absent);
+	CU_ASSERT(strstr(d.canonical, "\"tmp_inodes\":{\"default\":32768,\"max\":32768}") != NULL);
+	CU_ASSERT(s.limits[LIM_TMP_INODES].max < d.limits[LIM_TMP_INODES].max);
+	CU_ASSERT(s.limits[LIM_WORK_INODES].max < d.limits[LIM_WORK_INODES].max);
 	CU_ASSERT_EQUAL(d.n_binds, 5);
 	CU_ASSERT_STRING_EQUAL(d.binds[0].path, "/usr");
 	CU_ASSERT_TRUE(d.binds[0].exec);
@@ -323,6 +329,15 @@ static const struct invalid_case {
 	{ { { "/limits/work_bytes/default", "-1" } }, "/limits/work_bytes/default", 1 },
 	{ { { "/limits/idle_ms/default", "1.5" } }, "/limits/idle_ms/default", 1 },
 	{ { { "/limits/stdout_bytes/max", "68719476737" } }, "/limits/stdout_bytes/max", 2 },
+	/* the inode counts may be absent, but when present they are checked */
+	{ { { "/limits/tmp_inodes", "5" } }, "/limits/tmp_inodes", 1 },
+	{ { { "/limits/tmp_inodes", "null" } }, "/limits/tmp_inodes", 1 },
+	{ { { "/limits/tmp_inodes/default", "63" } }, "/limits/tmp_inodes/default", 1 },
+	{ { { "/limits/tmp_inodes/default", "0" } }, "/limits/tmp_inodes/default", 1 },
+	{ { { "/limits/work_inodes/default", NULL } }, "/limits/work_inodes/default", 1 },
+	{ { { "/limits/work_inodes/max", NULL } }, "/limits/work_inodes/max", 2 },
+	{ { { "/limits/work_inodes/max", "16777217" } }, "/limits/work_inodes/max", 2 },
+	{ { { "/limits/work_inodes/max", "65535" } }, "/limits/work_inodes/default", 1 },
 	/* filesystem */
 	{ { { "/filesystem", NULL } }, "/filesystem", 1 },
 	{ { { "/filesystem/work_dir", "\"work\"" } }, "/filesystem/work_dir", 1 },
@@ -687,6 +702,11 @@ static void test_canonical_changes(void)
 		{ { { "/limits/wall_ms/default", "30000" }, { NULL, NULL } }, true },
 		{ { { "/limits/wall_ms/default", "30001" }, { NULL, NULL } }, false },
 		{ { { "/limits/work_bytes/max", "268435457" }, { NULL, NULL } }, false },
+		/* absent inode counts mean the built-in ones, which default.json states */
+		{ { { "/limits/tmp_inodes", NULL }, { "/limits/work_inodes", NULL } }, true },
+		{ { { "/limits/work_inodes", NULL }, { NULL, NULL } }, true },
+		{ { { "/limits/tmp_inodes/max", "32769" }, { NULL, NULL } }, false },
+		{ { { "/limits/work_inodes/default", "65535" }, { NULL, NULL } }, false },
 		{ { { "/description", "\"other\"" }, { NULL, NULL } }, false },
 		{ { { "/filesystem/binds/0/exec", "false" }, { NULL, NULL } }, false },
 		{ { { "/filesystem/usr_symlinks", "false" }, { NULL, NULL } }, false },

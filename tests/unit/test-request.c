@@ -98,6 +98,8 @@ static const struct bad_doc bad_docs[] = {
 	BAD(DOC("\"limits\":{\"WALL_MS\":1}"), "/limits/WALL_MS"),
 	BAD(DOC("\"limits\":{\"tmp_bytes\":1048576}"), "/limits/tmp_bytes"), /* policy only */
 	BAD(DOC("\"limits\":{\"work_bytes\":1048576}"), "/limits/work_bytes"),
+	BAD(DOC("\"limits\":{\"tmp_inodes\":100}"), "/limits/tmp_inodes"), /* policy only */
+	BAD(DOC("\"limits\":{\"work_inodes\":100}"), "/limits/work_inodes"),
 	BAD(DOC("\"stdin\":{\"text\":\"\",\"mode\":1}"), "/stdin/mode"),
 	BAD(DOC("\"stdin\":{\"text\":\"\",\"name\":\"x\"}"), "/stdin/name"),
 	BAD(DOC("\"files\":[{\"name\":\"a\",\"text\":\"\",\"mode\":420}]"), "/files/0/mode"),

@@ -43,6 +43,7 @@ enum field {
 	F_M_FLAGS,
 	F_M_MODE,
 	F_M_SIZE,
+	F_M_INODES,
 	F_M_SOURCE,
 	F_M_TARGET,
 	F_M_DATA,
@@ -105,6 +106,9 @@ static void apply_struct(struct fixture *f, const struct field_case *c, char **s
 	case F_M_SIZE:
 		m->size_bytes = c->num;
 		break;
+	case F_M_INODES:
+		m->inodes = c->num;
+		break;
 	case F_M_SOURCE:
 		m->source = s;
 		break;
@@ -158,6 +162,9 @@ static void apply_wire(struct wire *w, const struct field_case *c)
 	case F_M_SIZE:
 		wr64(w->buf + rec + 8, c->num);
 		break;
+	case F_M_INODES:
+		wr64(w->buf + rec + 16, c->num);
+		break;
 	case F_M_SOURCE:
 		wire_set_str(w, at->m[c->idx].source, c->str, c->len, c->term);
 		break;
@@ -198,6 +205,9 @@ static const struct field_case good_cases[] = {
 	{ "mode: 0", F_M_MODE, M_DIR, .num = 0 },
 	{ "tmpfs size: 1", F_M_SIZE, M_TMPFS, .num = 1 },
 	{ "tmpfs size: max", F_M_SIZE, M_TMPFS, .num = UINT64_MAX },
+	{ "tmpfs inodes: 1", F_M_INODES, M_TMPFS, .num = 1 },
+	{ "tmpfs inodes: max", F_M_INODES, M_TMPFS, .num = UINT64_MAX },
+	{ "tmpfs inodes: 2^32", F_M_INODES, M_TMPFS_ODD, .num = 1ull << 32 },
 	{ "bind source: root", F_M_SOURCE, M_BIND, BYTES("/") },
 	{ "bind source: 4095 bytes", F_M_SOURCE, M_BIND, .str = long_path,
 	  .len = HUTCH_SPEC_MAX_PATH },
@@ -277,6 +287,16 @@ static const struct field_case bad_cases[] = {
 	{ "pad: 0x80", F_M_PAD, M_FILE, .num = 0x80, WIRE_ONLY },
 	{ "tmpfs size: 0", F_M_SIZE, M_TMPFS, .num = 0 },
 	{ "tmpfs size: 0 (odd one)", F_M_SIZE, M_TMPFS_ODD, .num = 0 },
+	/* nr_inodes=0 is unlimited to the kernel: a tmpfs must name its bound,
+	 * and nothing else may carry one */
+	{ "tmpfs inodes: 0", F_M_INODES, M_TMPFS, .num = 0 },
+	{ "tmpfs inodes: 0 (odd one)", F_M_INODES, M_TMPFS_ODD, .num = 0 },
+	{ "bind inodes: 1", F_M_INODES, M_BIND, .num = 1 },
+	{ "proc inodes: 1", F_M_INODES, M_PROC, .num = 1 },
+	{ "symlink inodes: 1", F_M_INODES, M_SYMLINK, .num = 1 },
+	{ "file inodes: 1", F_M_INODES, M_FILE, .num = 1 },
+	{ "dir inodes: max", F_M_INODES, M_DIR, .num = UINT64_MAX },
+	{ "kind: TMPFS becomes DIR (inodes)", F_M_KIND, M_TMPFS, .num = HUTCH_MOUNT_DIR },
 
 	/* targets: absolute and clean, no control characters */
 	{ "target: relative", F_M_TARGET, M_DIR, BYTES("relative") },
@@ -494,8 +514,8 @@ static void test_round_trip_unaligned(void)
 static void test_golden_bytes(void)
 {
 	static const uint8_t golden[] = {
-		0x48, 0x53, 0x50, 0x31, 0x01, 0x00, 0x00, 0x00, /* "HSP1", v1, zero */
-		0x9a, 0x00, 0x00, 0x00,				/* total_len 154 */
+		0x48, 0x53, 0x50, 0x31, 0x02, 0x00, 0x00, 0x00, /* "HSP1", v2, zero */
+		0xa2, 0x00, 0x00, 0x00,				/* total_len 162 */
 		0x01, 0x02, 0x00, 0x00,				/* flags PID|SECCOMP */
 		0xe8, 0x03, 0x00, 0x00, 0xe9, 0x03, 0x00, 0x00, /* uid/gid inside */
 		0xa0, 0x86, 0x01, 0x00, 0x78, 0x56, 0x34, 0x12, /* uid/gid outside */
@@ -509,6 +529,7 @@ static void test_golden_bytes(void)
 		0x01, 0x00, 0x00, 0x00,				/* n_mounts */
 		0x02, 0x00, 0x03, 0x00, 0xff, 0x03, 0x00, 0x00, /* tmpfs, RW|EXEC, 01777 */
 		0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, /* size */
+		0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* inodes */
 		0x00, 0x00, 0x00, 0x00, 0x00,			/* source "" */
 		0x02, 0x00, 0x00, 0x00, '/', 't', 0x00,	/* target */
 		0x00, 0x00, 0x00, 0x00,				/* data */
@@ -522,7 +543,7 @@ static void test_golden_bytes(void)
 	char *argv[] = { "x", NULL }, *envp[] = { "A=b", NULL };
 	struct spec_mount m = {
 		.kind = HUTCH_MOUNT_TMPFS, .flags = HUTCH_MF_RW | HUTCH_MF_EXEC, .mode = 01777,
-		.size_bytes = 0x10000, .source = "", .target = "/t",
+		.size_bytes = 0x10000, .inodes = 0x200, .source = "", .target = "/t",
 	};
 	struct spec sp = {
 		.flags = HUTCH_SPEC_NS_PID | HUTCH_SPEC_SECCOMP,
@@ -538,7 +559,7 @@ static void test_golden_bytes(void)
 	size_t len;
 	struct decoded d;
 
-	CU_ASSERT_EQUAL(sizeof(golden), 154);
+	CU_ASSERT_EQUAL(sizeof(golden), 162);
 	CU_ASSERT_EQUAL_FATAL(spec_encode(&sp, &buf, &len), 0);
 	CU_ASSERT_EQUAL(len, sizeof(golden));
 	CU_ASSERT(len == sizeof(golden) && memcmp(buf, golden, len) == 0);

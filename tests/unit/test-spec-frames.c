@@ -101,7 +101,8 @@ static void test_bad_header(void)
 		{ "magic: status record's", 0, 4, 0x48535431u, -EBADMSG },
 		{ "magic: all ones", 0, 4, UINT32_MAX, -EBADMSG },
 		{ "version: 0", 4, 2, 0, -EBADMSG },
-		{ "version: 2", 4, 2, 2, -EBADMSG },
+		{ "version: 1 (no inode counts)", 4, 2, 1, -EBADMSG },
+		{ "version: 3", 4, 2, 3, -EBADMSG },
 		{ "version: byte-swapped", 4, 2, 0x0100, -EBADMSG },
 		{ "version: 0xffff", 4, 2, 0xffff, -EBADMSG },
 		{ "reserved: 1", 6, 2, 1, -EBADMSG },
@@ -306,7 +307,7 @@ static void test_oversized_counts_and_lengths(void)
 	}
 
 	/* Counts within or at their caps that the remaining bytes cannot hold:
-	 * a str needs at least 5 bytes, a mount at least 30. */
+	 * a str needs at least 5 bytes, a mount at least 38. */
 	for (size_t k = 0; k < 3; k++) {
 		uint32_t left = (uint32_t)(w.len - count_at[k] - 4);
 		const uint32_t many[] = {
