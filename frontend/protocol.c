@@ -164,36 +164,95 @@ void proto_msg_free(struct proto_msg *m)
 	*m = (struct proto_msg){ 0 };
 }
 
-uint8_t *proto_event(uint64_t id, const char *kind, struct json_object *payload, size_t *ret_len)
+int proto_add(struct json_object *o, const char *key, struct json_object *v)
 {
-	struct json_object *o = json_object_new_object();
+	if (!o || !v || json_object_object_add(o, key, v) < 0) {
+		json_object_put(v);	/* accepts NULL; a failed add leaves v ours */
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* json-c renders into an int-sized buffer and returns NULL when it cannot
+ * grow it (past 2 GiB, or out of memory): that is a document too big to
+ * send, never a string to strlen(). */
+int proto_render(uint64_t id, const char *kind, struct json_object *payload, uint8_t **ret_frame,
+		 size_t *ret_len)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
 	const char *text;
-	size_t n;
+	size_t n = 0;
 	uint8_t *buf;
 
-	json_object_object_add(o, "version", json_object_new_int(PROTO_VERSION));
-	json_object_object_add(o, "id", json_object_new_int64((int64_t)id));
-	json_object_object_add(o, kind, payload ? payload : json_object_new_object());
-	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	n = strlen(text);
-	buf = malloc(FRAME_HEADER_BYTES + n);
-	if (buf) {
-		frame_put_header(buf, (uint32_t)n);
-		memcpy(buf + FRAME_HEADER_BYTES, text, n);
-		*ret_len = FRAME_HEADER_BYTES + n;
+	if (!payload)
+		payload = json_object_new_object();
+	if (!o) {
+		json_object_put(payload);
+		return -ENOMEM;
 	}
-	json_object_put(o);
+	if (proto_add(o, "version", json_object_new_int(PROTO_VERSION)) < 0 ||
+	    proto_add(o, "id", json_object_new_int64((int64_t)id)) < 0 ||
+	    proto_add(o, kind, payload) < 0)
+		return -ENOMEM;	/* proto_add took payload whatever happened */
+	text = json_object_to_json_string_length(o, JSON_C_TO_STRING_PLAIN |
+						    JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+	if (!text || n > UINT32_MAX)
+		return -EMSGSIZE;
+	buf = malloc(FRAME_HEADER_BYTES + n);
+	if (!buf)
+		return -ENOMEM;
+	frame_put_header(buf, (uint32_t)n);
+	memcpy(buf + FRAME_HEADER_BYTES, text, n);
+	*ret_frame = buf;
+	*ret_len = FRAME_HEADER_BYTES + n;
+	return 0;
+}
+
+uint8_t *proto_event(uint64_t id, const char *kind, struct json_object *payload, size_t *ret_len)
+{
+	uint8_t *frame = NULL;
+
+	if (proto_render(id, kind, payload, &frame, ret_len) < 0)
+		return NULL;
+	return frame;
+}
+
+/* The failed event json-c could not build: fixed text only (the code's
+ * name and message from the error table), so nothing needs escaping. */
+static uint8_t *failed_by_hand(uint64_t id, size_t *ret_len)
+{
+	char text[256];
+	int n = snprintf(text, sizeof(text),
+			 "{\"version\":1,\"id\":%llu,\"failed\":{\"code\":\"%s\",\"message\":\"%s\"}}",
+			 (unsigned long long)id, hutch_err_name(HUTCH_ERR_INTERNAL),
+			 hutch_err_message(HUTCH_ERR_INTERNAL));
+	uint8_t *buf;
+
+	if (n < 0 || (size_t)n >= sizeof(text))
+		return NULL;
+	buf = malloc(FRAME_HEADER_BYTES + (size_t)n);
+	if (!buf)
+		return NULL;
+	frame_put_header(buf, (uint32_t)n);
+	memcpy(buf + FRAME_HEADER_BYTES, text, (size_t)n);
+	*ret_len = FRAME_HEADER_BYTES + (size_t)n;
 	return buf;
 }
 
 uint8_t *proto_failed(uint64_t id, enum hutch_err code, const char *reason, size_t *ret_len)
 {
 	struct json_object *p = json_object_new_object();
+	uint8_t *frame = NULL;
 	char msg[320];
 
 	snprintf(msg, sizeof(msg), "%s%s%s", hutch_err_message(code), reason ? ": " : "",
 		 reason ? reason : "");
-	json_object_object_add(p, "code", json_object_new_string(hutch_err_name(code)));
-	json_object_object_add(p, "message", json_object_new_string(msg));
-	return proto_event(id, "failed", p, ret_len);
+	if (!p || proto_add(p, "code", json_object_new_string(hutch_err_name(code))) < 0 ||
+	    proto_add(p, "message", json_object_new_string(msg)) < 0) {
+		json_object_put(p);
+		return failed_by_hand(id, ret_len);
+	}
+	if (proto_render(id, "failed", p, &frame, ret_len) < 0)
+		return failed_by_hand(id, ret_len);
+	return frame;
 }

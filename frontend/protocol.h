@@ -37,7 +37,18 @@ struct proto_msg {
 int proto_parse(const uint8_t *frame, size_t len, struct proto_msg *ret, const char **ret_reason);
 void proto_msg_free(struct proto_msg *m);
 
-/* Events, as complete frames (header included), malloc'd. */
+/* Add v to o as key, taking v whatever happens: -ENOMEM when o or v is
+ * NULL (a json-c constructor failed) or the add fails. */
+int proto_add(struct json_object *o, const char *key, struct json_object *v);
+
+/* Events, as complete frames (header included), malloc'd. Each takes
+ * payload (NULL: an empty object) whatever happens. proto_render returns
+ * 0, -ENOMEM (json-c could not build it) or -EMSGSIZE (too big to render
+ * or to frame); proto_event is the same returning NULL on failure.
+ * proto_failed falls back to a fixed `internal` event when json-c fails,
+ * and is NULL only when not even that could be allocated. */
+int proto_render(uint64_t id, const char *kind, struct json_object *payload, uint8_t **ret_frame,
+		 size_t *ret_len);
 uint8_t *proto_event(uint64_t id, const char *kind, struct json_object *payload, size_t *ret_len);
 uint8_t *proto_failed(uint64_t id, enum hutch_err code, const char *reason, size_t *ret_len);
 

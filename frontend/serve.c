@@ -26,6 +26,7 @@
 #include "narrow.h"
 #include "probe.h"
 #include "result.h"
+#include "serve-budget.h"
 #include "serve.h"
 #include "units.h"
 
@@ -33,6 +34,7 @@
 #define LIVE_MAX_BYTES (64u << 10)
 #define MAX_POLL 4096
 #define MAX_CONNS 256
+#define MAX_BUFFERED_DEFAULT (256ull << 20)
 
 static const char serve_usage[] =
 	"Usage: hutch serve [--fd N | --socket PATH [--mode OCTAL]] [OPTIONS]\n"
@@ -50,6 +52,9 @@ static const char serve_usage[] =
 	"  --max-frame SIZE       largest request frame (default 96M)\n"
 	"  --grace DURATION       how long jails get after a disconnect or SIGTERM (default 5s)\n"
 	"  --lifetime DURATION    absolute cap on any run, whatever its policy (default 1h)\n"
+	"  --max-buffered SIZE    output held in memory for all runs together (default 256M)\n"
+	"  --idle-timeout DURATION  close a socket client idle this long; 0: never (default 60s)\n"
+	"  --max-conn-per-uid N   socket connections per client user (default 32)\n"
 	"  -h, --help             show this help\n";
 
 uint64_t serve_now_ms(void)
@@ -61,6 +66,15 @@ uint64_t serve_now_ms(void)
 }
 
 /* ---- connections ---- */
+
+/* Queued frames count against the output budget until they are sent. */
+static void conn_drop_queue(struct conn *c)
+{
+	budget_give(&c->srv->budget, c->out_len - c->out_off);
+	free(c->out);
+	c->out = NULL;
+	c->out_off = c->out_len = 0;
+}
 
 static void conn_flush(struct conn *c)
 {
@@ -74,13 +88,15 @@ static void conn_flush(struct conn *c)
 			return;
 		if (n < 0) {
 			c->dead = true;
-			c->out_off = c->out_len = 0;
+			conn_drop_queue(c);
 			return;
 		}
 		c->out_off += (size_t)n;
+		budget_give(&c->srv->budget, (uint64_t)n);
 	}
+	/* All sent: a large result's buffer goes now, not with the next one. */
 	if (c->out_off == c->out_len)
-		c->out_off = c->out_len = 0;
+		conn_drop_queue(c);
 }
 
 void conn_send(struct conn *c, uint8_t *frame, size_t len)
@@ -101,6 +117,16 @@ void conn_send(struct conn *c, uint8_t *frame, size_t len)
 		c->dead = true;
 		return;
 	}
+	budget_take(&c->srv->budget, len);
+	if (!pending) {
+		/* Nothing waits: the frame becomes the queue, no second copy. */
+		free(c->out);
+		c->out = frame;
+		c->out_off = 0;
+		c->out_len = len;
+		conn_flush(c);
+		return;
+	}
 	if (c->out_off) {
 		memmove(c->out, c->out + c->out_off, pending);
 		c->out_off = 0;
@@ -109,6 +135,7 @@ void conn_send(struct conn *c, uint8_t *frame, size_t len)
 	nb = realloc(c->out, c->out_len + len);
 	if (!nb) {
 		free(frame);
+		budget_give(&c->srv->budget, len);
 		c->dead = true;
 		return;
 	}
@@ -124,15 +151,26 @@ void conn_fail(struct conn *c, uint64_t id, enum hutch_err code, const char *rea
 	size_t len = 0;
 	uint8_t *frame = proto_failed(id, code, reason, &len);
 
+	/* Every request gets its final event: without one, the end. */
+	if (!frame) {
+		c->dead = true;
+		return;
+	}
 	conn_send(c, frame, len);
 }
 
 void conn_event(struct conn *c, uint64_t id, const char *kind, struct json_object *payload)
 {
 	size_t len = 0;
-	uint8_t *frame = proto_event(id, kind, payload, &len);
+	uint8_t *frame = NULL;
+	int r = proto_render(id, kind, payload, &frame, &len);
 
-	conn_send(c, frame, len);
+	if (r == -EMSGSIZE)
+		conn_fail(c, id, HUTCH_ERR_OUTPUT_OVERFLOW, "the event is too large to send");
+	else if (r < 0)
+		conn_fail(c, id, HUTCH_ERR_INTERNAL, "the event could not be built");
+	else
+		conn_send(c, frame, len);
 }
 
 static bool id_in_flight(struct conn *c, uint64_t id)
@@ -246,6 +284,20 @@ static void start_run(struct conn *c, struct proto_msg *m)
 		return;
 	}
 	r->w = exec_watch(r->x);
+	if (!r->w) {
+		struct collected files;
+
+		exec_finish(r->x, &files);
+		collected_free(&files);
+		outcome_free(&r->o);
+		plan_free(&r->plan);
+		request_free(&r->req);
+		free(r);
+		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, NULL);
+		return;
+	}
+	held_init(&r->h_out, &r->o.out);
+	held_init(&r->h_err, &r->o.errc);
 	r->lifetime_deadline = serve_now_ms() + s->lifetime_ms;
 	r->next_live_ms = serve_now_ms() + LIVE_INTERVAL_MS;
 	r->next = c->runs;
@@ -254,21 +306,26 @@ static void start_run(struct conn *c, struct proto_msg *m)
 	s->n_runs_total++;
 }
 
+/* One stream's part of a live event, or NULL when json-c failed. */
 static struct json_object *live_part(const struct capture *cap, size_t *sent)
 {
 	struct json_object *o = json_object_new_object();
 	size_t from = *sent, n = cap->len > from ? cap->len - from : 0;
 	const uint8_t *p = cap->buf ? cap->buf + from : (const uint8_t *)"";
+	_cleanup_free_ char *b = NULL;
+	int r;
 
 	if (n > LIVE_MAX_BYTES)
 		n = LIVE_MAX_BYTES; /* the rest goes in the next snapshot */
 	if (utf8_valid(p, n) && !memchr(p, 0, n)) {
-		json_object_object_add(o, "text", json_object_new_string_len((const char *)p, (int)n));
+		r = proto_add(o, "text", json_object_new_string_len((const char *)p, (int)n));
 	} else {
-		char *b = base64_encode_alloc(p, n);
-
-		json_object_object_add(o, "base64", json_object_new_string(b ? b : ""));
-		free(b);
+		b = base64_encode_alloc(p, n);
+		r = proto_add(o, "base64", b ? json_object_new_string(b) : NULL);
+	}
+	if (r < 0) {
+		json_object_put(o);
+		return NULL;
 	}
 	*sent = from + n;
 	return o;
@@ -279,7 +336,9 @@ static struct json_object *live_part(const struct capture *cap, size_t *sent)
  * behind on reading. */
 static void maybe_live(struct srun *r, uint64_t now)
 {
+	size_t live_out = r->live_out, live_err = r->live_err, len = 0;
 	struct json_object *p;
+	uint8_t *frame = NULL;
 
 	if (now < r->next_live_ms || r->c->dead)
 		return;
@@ -288,10 +347,19 @@ static void maybe_live(struct srun *r, uint64_t now)
 		return;
 	if (r->c->out_len - r->c->out_off > r->c->srv->max_out / 2)
 		return;
+	/* A snapshot json-c cannot build is skipped, never a final event:
+	 * its bytes go in the next one or the result. */
 	p = json_object_new_object();
-	json_object_object_add(p, "stdout", live_part(&r->o.out, &r->live_out));
-	json_object_object_add(p, "stderr", live_part(&r->o.errc, &r->live_err));
-	conn_event(r->c, r->id, "live", p);
+	if (proto_add(p, "stdout", live_part(&r->o.out, &live_out)) < 0 ||
+	    proto_add(p, "stderr", live_part(&r->o.errc, &live_err)) < 0) {
+		json_object_put(p);
+		return;
+	}
+	if (proto_render(r->id, "live", p, &frame, &len) < 0)
+		return;
+	r->live_out = live_out;
+	r->live_err = live_err;
+	conn_send(r->c, frame, len);
 }
 
 static void finish_run(struct srun *r)
@@ -307,12 +375,40 @@ static void finish_run(struct srun *r)
 		conn_fail(r->c, r->id, HUTCH_ERR_CANCELLED, NULL);
 	} else {
 		doc = result_for_outcome(&r->plan, &r->o, &files, &jr);
-		conn_event(r->c, r->id, "exit", doc);
+		/* The output is in the document now: its captures go before
+		 * rendering, which the budget charged for (serve-budget.c). */
+		outcome_free(&r->o);
+		if (doc)
+			conn_event(r->c, r->id, "exit", doc);
+		else
+			conn_fail(r->c, r->id, HUTCH_ERR_INTERNAL, "the result could not be built");
 	}
+	held_release(&s->budget, &r->h_out);
+	held_release(&s->budget, &r->h_err);
 	collected_free(&files);
 	outcome_free(&r->o);
 	plan_free(&r->plan);
 	request_free(&r->req);
+}
+
+/* A run's watch, within the output budget: what it may keep this turn
+ * fits what is left, and the budget, not the run's cap, is named when it
+ * is what stopped the run. */
+static void run_dispatch(struct srun *r, const struct pollfd *p)
+{
+	struct budget *b = &r->c->srv->budget;
+	const char *limit;
+
+	held_clamp(b, &r->h_out, &r->o.out);
+	held_clamp(b, &r->h_err, &r->o.errc);
+	watch_dispatch(r->w, p);
+	held_charge(b, &r->h_out, &r->o.out);
+	held_charge(b, &r->h_err, &r->o.errc);
+	limit = r->o.limit;
+	if (r->o.err == HUTCH_ERR_OUTPUT_OVERFLOW && limit &&
+	    ((strcmp(limit, "stdout_bytes") == 0 && held_overflowed(&r->h_out, &r->o.out)) ||
+	     (strcmp(limit, "stderr_bytes") == 0 && held_overflowed(&r->h_err, &r->o.errc))))
+		r->o.limit = "max_buffered";
 }
 
 static void reap_runs(struct conn *c, uint64_t now)
@@ -422,13 +518,18 @@ static void conn_read(struct conn *c)
 			size_t len;
 			uint8_t *frame = frame_reader_take(&c->rd, &len);
 
+			/* Only a whole frame counts: a client dribbling bytes
+			 * of one is as idle as a silent one. */
+			c->idle_since = serve_now_ms();
 			handle_frame(c, frame, len);
 			free(frame);
 		}
 	}
 }
 
-static struct conn *conn_new(struct srv *s, int fd)
+/* timed: a client of a listening socket, which the idle timeout and the
+ * per-user bound apply to (a --fd peer is the daemon that started us). */
+static struct conn *conn_new(struct srv *s, int fd, bool timed, uid_t uid)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 
@@ -441,6 +542,9 @@ static struct conn *conn_new(struct srv *s, int fd)
 	c->fd = fd;
 	c->pidx = -1;
 	c->srv = s;
+	c->timed = timed;
+	c->uid = uid;
+	c->idle_since = serve_now_ms();
 	c->rd.max = s->max_frame;
 	c->next = s->conns;
 	s->conns = c;
@@ -465,7 +569,7 @@ static void conn_sweep(struct srv *s)
 		if (c->fd < 0 && !c->runs && !c->sessions) {
 			*pp = c->next;
 			frame_reader_reset(&c->rd);
-			free(c->out);
+			conn_drop_queue(c);
 			free(c);
 			continue;
 		}
@@ -473,37 +577,68 @@ static void conn_sweep(struct srv *s)
 	}
 }
 
-/* ---- setup ---- */
-
-static int listen_unix(const char *path, mode_t mode)
+/* The peer's uid, or (uid_t)-1 when the kernel cannot say: such a peer
+ * shares one bound with every other unknown one. */
+static uid_t peer_uid(int fd)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stat st;
-	int fd;
-	mode_t old;
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
 
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(sa.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	/* A stale socket from an earlier run goes; anything else at PATH
-	 * stays, and bind() then fails. */
-	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
-		unlink(path);
-	/* The socket is born with its final mode: no window where it is wider. */
-	old = umask((mode_t)(~mode & 0777));
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
-		int r = -errno;
-
-		umask(old);
-		close(fd);
-		return r;
-	}
-	umask(old);
-	return fd;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0 || l != sizeof(cr))
+		return (uid_t)-1;
+	return cr.uid;
 }
+
+/* A new client of a listening socket, within --max-conn-per-uid: one user
+ * holding connections open cannot take every slot from the others. Over
+ * the bound it gets one failed busy event and the end. */
+static void conn_accept(struct srv *s, int fd)
+{
+	uid_t uid = peer_uid(fd);
+	size_t n = 0, len = 0;
+	uint8_t *frame;
+
+	for (struct conn *c = s->conns; c; c = c->next)
+		if (c->fd >= 0 && c->timed && c->uid == uid)
+			n++;
+	if (n < s->max_conn_uid) {
+		conn_new(s, fd, true, uid);
+		return;
+	}
+	frame = proto_failed(0, HUTCH_ERR_BUSY, "too many connections from this user "
+				"(--max-conn-per-uid)", &len);
+	if (frame)
+		(void)send(fd, frame, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	free(frame);
+	close(fd);
+}
+
+/* A socket client with nothing in flight and no whole frame in for
+ * --idle-timeout is closed (a half-sent frame does not count), with one
+ * failed timeout event. Adds the next idle deadline to *next. */
+static void conn_idle_check(struct srv *s, uint64_t now, uint64_t *next)
+{
+	for (struct conn *c = s->conns; c && s->idle_ms; c = c->next) {
+		bool waiting = c->runs != NULL;
+
+		for (struct session *se = c->sessions; se; se = se->next)
+			waiting |= se->state == SESSION_INFLIGHT;
+		if (!c->timed || c->dead || c->fd < 0)
+			continue;
+		if (waiting) {
+			c->idle_since = now; /* the clock starts when the last answer is out */
+			continue;
+		}
+		if (now - c->idle_since >= s->idle_ms) {
+			conn_fail(c, 0, HUTCH_ERR_TIMEOUT, "the connection was idle (--idle-timeout)");
+			c->dead = true;
+		} else if (c->idle_since + s->idle_ms < *next) {
+			*next = c->idle_since + s->idle_ms;
+		}
+	}
+}
+
+/* ---- setup ---- */
 
 /* systemd socket activation without libsystemd: LISTEN_PID must be us. */
 static int take_listen_fds(struct srv *s)
@@ -526,7 +661,7 @@ static int take_listen_fds(struct srv *s)
 		if (acc) {
 			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 			s->listen_fds[s->n_listen++] = fd;
-		} else if (!conn_new(s, fd)) { /* Accept=yes: one connection each */
+		} else if (!conn_new(s, fd, true, peer_uid(fd))) { /* Accept=yes: one connection each */
 			return -ENOMEM;
 		}
 	}
@@ -614,6 +749,7 @@ static int loop(struct srv *s, int sig_fd)
 		for (struct conn *c = s->conns; c && s->draining; c = c->next)
 			if (!c->runs && !c->sessions && c->out_off == c->out_len)
 				c->dead = true;
+		conn_idle_check(s, now, &next);
 		conn_sweep(s);
 		for (struct conn *c = s->conns; c; c = c->next)
 			busy |= c->runs || c->sessions || c->fd >= 0;
@@ -685,14 +821,14 @@ static int loop(struct srv *s, int sig_fd)
 				/* New clients are refused at once, not left waiting. */
 				for (size_t i = 0; i < s->n_listen; i++)
 					close(s->listen_fds[i]);
-				s->drained_listen = s->n_listen;
+				s->sock.fd = -1;	/* closed above; the path goes at exit */
 				s->n_listen = 0;
 			}
 		}
 		/* Jails first: what a client sends next may start new ones. */
 		for (struct conn *c = s->conns; c; c = c->next) {
 			for (struct srun *r = c->runs; r; r = r->next)
-				watch_dispatch(r->w, p);
+				run_dispatch(r, p);
 			for (struct session *se = c->sessions; se; se = se->next)
 				session_dispatch(se, p);
 		}
@@ -713,7 +849,7 @@ static int loop(struct srv *s, int sig_fd)
 						 SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 				if (fd >= 0)
-					conn_new(s, fd);
+					conn_accept(s, fd);
 			}
 	}
 }
@@ -727,10 +863,16 @@ int cmd_serve(int argc, char **argv)
 		{ "max-sessions", required_argument, NULL, 'S' },
 		{ "max-frame", required_argument, NULL, 'F' }, { "grace", required_argument, NULL, 'g' },
 		{ "lifetime", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' },
+		{ "max-buffered", required_argument, NULL, 'B' },
+		{ "idle-timeout", required_argument, NULL, 'I' },
+		{ "max-conn-per-uid", required_argument, NULL, 'U' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct srv s = { .max_runs_conn = 8, .max_runs_total = 64, .max_sessions = 4,
-			 .grace_ms = 5000, .lifetime_ms = 3600 * 1000, .max_frame = 96u << 20 };
+			 .grace_ms = 5000, .lifetime_ms = 3600 * 1000, .max_frame = 96u << 20,
+			 .budget = { .max = MAX_BUFFERED_DEFAULT }, .idle_ms = 60000,
+			 .max_conn_uid = 32, .sock = { .fd = -1 } };
+	const char *why = NULL;
 	const char *policy = "default", *sock_path = NULL;
 	struct verrors e = { 0 };
 	long fd_arg = -1;
@@ -787,6 +929,21 @@ int cmd_serve(int argc, char **argv)
 				return serve_error("--lifetime", "not a duration");
 			s.lifetime_ms = v;
 			break;
+		case 'B':
+			if (units_parse_size(optarg, &v) < 0 || v < (1u << 20) || v > (1ull << 40))
+				return serve_error("--max-buffered", "not a size from 1M to 1T");
+			s.budget.max = v;
+			break;
+		case 'I':
+			if (units_parse_duration(optarg, &v) < 0 || v > 24 * 3600 * 1000)
+				return serve_error("--idle-timeout", "not a duration up to 24h (0: never)");
+			s.idle_ms = v;
+			break;
+		case 'U':
+			if (parse_uint(optarg, MAX_CONNS, &v) < 0 || v < 1)
+				return serve_error("--max-conn-per-uid", "not a number from 1 to 256");
+			s.max_conn_uid = v;
+			break;
 		case 'h':
 			fputs(serve_usage, stdout);
 			return 0;
@@ -818,18 +975,18 @@ int cmd_serve(int argc, char **argv)
 
 	if (fd_arg >= 0) {
 		s.single = true;
-		if (!conn_new(&s, (int)fd_arg)) {
+		if (!conn_new(&s, (int)fd_arg, false, 0)) {
 			r = serve_error("--fd", "out of memory");
 			goto out;
 		}
 	} else if (sock_path) {
-		int fd = listen_unix(sock_path, mode);
-
-		if (fd < 0) {
-			r = serve_error(sock_path, strerror(-fd));
+		r = serve_socket_open(sock_path, mode, &s.sock, &why);
+		if (r < 0) {
+			fprintf(stderr, "hutch serve: --socket %s: %s (%s)\n", sock_path, why, strerror(-r));
+			r = 125;
 			goto out;
 		}
-		s.listen_fds[s.n_listen++] = fd;
+		s.listen_fds[s.n_listen++] = s.sock.fd;
 	} else if ((r = take_listen_fds(&s)) <= 0) {
 		r = serve_error("serve", r == 0 ? "give --fd, --socket, or socket activation (LISTEN_FDS)"
 					  : "bad LISTEN_FDS");
@@ -838,9 +995,9 @@ int cmd_serve(int argc, char **argv)
 	r = loop(&s, sig_fd);
 out:
 	for (size_t i = 0; i < s.n_listen; i++)
-		close(s.listen_fds[i]);
-	if (sock_path && (s.n_listen || s.drained_listen))	/* ours only: a failed --socket removes nothing */
-		unlink(sock_path);
+		if (s.listen_fds[i] != s.sock.fd)
+			close(s.listen_fds[i]);
+	serve_socket_close(&s.sock);	/* ours only: a failed --socket removes nothing */
 	policy_free(&s.pol);
 	return r;
 }

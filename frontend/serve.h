@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <json-c/json.h>
 
@@ -19,6 +20,8 @@
 #include "policy.h"
 #include "protocol.h"
 #include "request.h"
+#include "serve-budget.h"
+#include "serve-socket.h"
 #include "supervise.h"
 
 #define SESSIONS_TOTAL_MAX 64
@@ -39,6 +42,7 @@ struct srun {
 	uint64_t lifetime_deadline;	/* absolute cap, whatever the policy says */
 	uint64_t next_live_ms;
 	size_t live_out, live_err;	/* bytes already sent in live events */
+	struct held h_out, h_err;	/* their share of the output budget */
 };
 
 enum session_state { SESSION_IDLE, SESSION_INFLIGHT, SESSION_LOST };
@@ -60,6 +64,7 @@ struct session {
 	uint8_t *pending;	/* frame bytes not yet written to the worker */
 	size_t pending_len, pending_off;
 	size_t out_used;	/* worker stdout bytes already taken as replies */
+	struct held h_out, h_err;	/* their share of the output budget */
 	uint64_t call_id;	/* the call in flight */
 	uint64_t call_deadline;
 	uint64_t lifetime_deadline;	/* --lifetime, from the worker's start */
@@ -71,6 +76,9 @@ struct conn {
 	int fd;
 	int pidx;		/* its place in this turn's poll set, or -1 */
 	bool dead;		/* read side gone, protocol broken or stuck: closing */
+	bool timed;		/* accepted from a listening socket: idle timeout applies */
+	uid_t uid;		/* the peer's, from SO_PEERCRED when accepted */
+	uint64_t idle_since;	/* last frame in, or the end of its last request */
 	struct frame_reader rd;
 	uint8_t *out;
 	size_t out_len, out_off;
@@ -92,8 +100,11 @@ struct srv {
 	uint64_t grace_ms, lifetime_ms;
 	uint32_t max_frame;
 	size_t max_out;
+	struct budget budget;	/* --max-buffered */
+	uint64_t idle_ms;	/* --idle-timeout; 0: none */
+	size_t max_conn_uid;	/* --max-conn-per-uid */
 	bool draining, single;	/* single: --fd, exit when it closes */
-	size_t drained_listen;	/* listening sockets closed by the drain */
+	struct serve_socket sock;	/* --socket; fd -1 when none or drained */
 	uint64_t drain_deadline;
 };
 

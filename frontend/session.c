@@ -36,10 +36,13 @@ static void stop_worker(struct session *se)
 
 	if (!se->x)
 		return;
-	watch_kill(se->w, HUTCH_ERR_CANCELLED);
+	if (se->w)
+		watch_kill(se->w, HUTCH_ERR_CANCELLED);
 	exec_finish(se->x, &files); /* bounded: SIGKILL after the grace */
 	collected_free(&files);
 	outcome_free(&se->o);
+	held_release(&se->c->srv->budget, &se->h_out);
+	held_release(&se->c->srv->budget, &se->h_err);
 	plan_free(&se->plan);
 	request_free(&se->req);
 	se->x = NULL;
@@ -123,6 +126,14 @@ static int start_worker(struct session *se, struct json_object *worker, enum hut
 		return -1;
 	}
 	se->w = exec_watch(se->x);
+	if (!se->w) {
+		*ret_code = HUTCH_ERR_INTERNAL;
+		*ret_reason = NULL;
+		stop_worker(se);
+		return -1;
+	}
+	held_init(&se->h_out, &se->o.out);
+	held_init(&se->h_err, &se->o.errc);
 	se->lifetime_deadline = serve_now_ms() + s->lifetime_ms;
 	memcpy(se->digest, s->digest, sizeof(se->digest));
 	return 0;
@@ -158,6 +169,10 @@ void session_call(struct conn *c, struct proto_msg *m)
 	enum hutch_err code;
 	const char *reason;
 
+	if (!text) {
+		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, "the worker document could not be rendered");
+		return;
+	}
 	if (s->draining) {
 		conn_fail(c, m->id, HUTCH_ERR_BUSY, "the server is shutting down");
 		return;
@@ -193,7 +208,7 @@ void session_call(struct conn *c, struct proto_msg *m)
 		/* Explicit: whatever the worker held is gone, start afresh. */
 		stop_worker(se);
 		free(se->worker_text);
-		se->worker_text = strdup(text);
+		se->worker_text = strdup(text);	/* NULL: refused below */
 		se->state = SESSION_IDLE;
 	}
 	if (se->state == SESSION_LOST) {
@@ -305,20 +320,46 @@ static void take_reply(struct session *se)
 	}
 	b64 = base64_encode_alloc(frame + FRAME_HEADER_BYTES, len);
 	p = json_object_new_object();
-	json_object_object_add(p, "base64", json_object_new_string(b64 ? b64 : ""));
+	r = proto_add(p, "base64", b64 ? json_object_new_string(b64) : NULL);
 	free(b64);
-	conn_event(se->c, se->call_id, "reply", p);
-	/* The reply is out: drop it from the buffer, the call is done. */
+	/* The reply is in the document: the worker's buffer goes before
+	 * rendering, which the budget charged for. */
+	free(out->buf);
+	out->buf = NULL;
 	out->len = 0;
 	se->out_used = 0;
+	if (r < 0) {
+		json_object_put(p);
+		lose(se, HUTCH_ERR_INTERNAL, "the reply could not be built");
+		return;
+	}
 	se->state = SESSION_IDLE;
+	conn_event(se->c, se->call_id, "reply", p);
+	held_release(&se->c->srv->budget, &se->h_out);
+}
+
+/* The worker's watch, within the output budget (serve-budget.h): a
+ * worker whose output the budget cannot hold loses its session. */
+static void watch_budgeted(struct session *se, const struct pollfd *p)
+{
+	struct budget *b = &se->c->srv->budget;
+
+	held_clamp(b, &se->h_out, &se->o.out);
+	held_clamp(b, &se->h_err, &se->o.errc);
+	watch_dispatch(se->w, p);
+	held_charge(b, &se->h_out, &se->o.out);
+	held_charge(b, &se->h_err, &se->o.errc);
+	if (held_overflowed(&se->h_out, &se->o.out) || held_overflowed(&se->h_err, &se->o.errc))
+		lose(se, HUTCH_ERR_OUTPUT_OVERFLOW, "the server's output budget (--max-buffered) is spent");
 }
 
 void session_dispatch(struct session *se, const struct pollfd *p)
 {
 	if (!se->x)
 		return;
-	watch_dispatch(se->w, p);
+	watch_budgeted(se, p);
+	if (!se->x)
+		return;
 	if (se->pidx >= 0 && (p[se->pidx].revents & (POLLOUT | POLLERR | POLLHUP)))
 		send_input(se);
 	if (se->x)
