@@ -196,6 +196,8 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	x->so.truncate_on_overflow = plan->overflow_truncate;
 	x->so.frame_mode = plan->stdout_mode == STDOUT_FRAME;
 	x->so.control_fd = x->control_sock; /* the watch owns it from here */
+	x->so.memfd_sealed = filter_memfd_sealed(plan->seccomp, plan->seccomp_names,
+						 plan->n_seccomp_names);
 	x->control_sock = -1;
 	if (eo->unbounded_stdout)
 		x->so.stdout_bytes = 0;

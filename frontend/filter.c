@@ -3,8 +3,9 @@
  * by name. clone3 fails with ENOSYS so that libc falls back to clone, whose
  * namespace flags we can see. Argument checks here: clone namespace flags,
  * the TIOCSTI and TIOCLINUX ioctls (compared on the low 32 bits,
- * CVE-2019-10063); personality and socket families are checked by the
- * block in filter-prefix.c, which runs first.
+ * CVE-2019-10063), memfd_create's exec flags (see add_memfd_rules);
+ * personality and socket families are checked by the block in
+ * filter-prefix.c, which runs first.
  * Frontend only. */
 #include "config.h"
 
@@ -28,6 +29,7 @@
 #include "cleanup.h"
 #include "fd-util.h"
 #include "filter.h"
+#include "memfd-notify.h"
 
 const char *const filter_default_deny[] = {
 	/* kernel modules and kexec */
@@ -106,6 +108,40 @@ static int add_arg_rules(scmp_filter_ctx ctx, uint32_t eperm)
 		r = seccomp_rule_add(ctx, eperm, SCMP_SYS(ioctl), 1,
 				     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCLINUX));
 	return r;
+}
+
+/* Nothing writable may become a program: a memfd lives on an internal
+ * mount that no noexec reaches, so fexecve() of one would run what the jail
+ * wrote. memfd_create with MFD_NOEXEC_SEAL (Linux 6.3) makes it for good
+ * non-executable; without the flag the call goes to the listener, which
+ * creates the memfd itself with the seal and installs it (memfd-notify.c);
+ * MFD_EXEC is EINVAL, as under vm.memfd_noexec=2, which an unprivileged
+ * user namespace cannot set. The tests are on the low 32 bits (flags is
+ * an unsigned int) and disjoint, so no two rules of one call compete. */
+static int add_memfd_rules(scmp_filter_ctx ctx, enum seccomp_mode mode)
+{
+	const unsigned long both = MFD_EXEC | MFD_NOEXEC_SEAL;
+	int r;
+
+	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EINVAL), SCMP_SYS(memfd_create), 1,
+			     SCMP_A1(SCMP_CMP_MASKED_EQ, MFD_EXEC, MFD_EXEC));
+	if (r == 0 && mode == SECCOMP_DENY_LIST) /* allow-list: the default action */
+		r = seccomp_rule_add(ctx, SCMP_ACT_NOTIFY, SCMP_SYS(memfd_create), 1,
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, both, 0));
+	if (r == 0 && mode == SECCOMP_ALLOW_LIST)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(memfd_create), 1,
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, both, MFD_NOEXEC_SEAL));
+	return r;
+}
+
+bool filter_memfd_sealed(enum seccomp_mode mode, char *const *names, size_t n_names)
+{
+	bool named = false;
+
+	for (size_t i = 0; i < n_names; i++)
+		if (strcmp(names[i], "memfd_create") == 0)
+			named = true;
+	return mode == SECCOMP_ALLOW_LIST ? named : !named;
 }
 
 static int export_bpf(scmp_filter_ctx ctx, uint8_t **ret_bpf, size_t *ret_len)
@@ -187,10 +223,11 @@ int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
 			return -ENOENT;
 		}
 		if (mode == SECCOMP_ALLOW_LIST) {
-			/* clone, ioctl and personality are allowed only through
-			 * the argument rules below. */
+			/* clone, ioctl, personality and memfd_create are
+			 * allowed only through the argument rules below. */
 			if (nr == SCMP_SYS(clone) || nr == SCMP_SYS(clone3) ||
-			    nr == SCMP_SYS(ioctl) || nr == SCMP_SYS(personality))
+			    nr == SCMP_SYS(ioctl) || nr == SCMP_SYS(personality) ||
+			    nr == SCMP_SYS(memfd_create))
 				continue;
 			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
 		} else {
@@ -237,6 +274,8 @@ int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
 		if (r < 0)
 			return r;
 	}
+	if (filter_memfd_sealed(mode, names, n_names) && (r = add_memfd_rules(ctx, mode)) < 0)
+		return r;
 	return export_bpf(ctx, ret_bpf, ret_len);
 }
 
@@ -249,7 +288,7 @@ static void cache_name(enum seccomp_mode mode, char *const *names, size_t n_name
 	uint8_t d[SHA256_DIGEST_SIZE];
 	char head[128];
 
-	snprintf(head, sizeof(head), "hutch-filter-3 %s libseccomp %u.%u.%u mode %d ptrace %d\n",
+	snprintf(head, sizeof(head), "hutch-filter-4 %s libseccomp %u.%u.%u mode %d ptrace %d\n",
 		 HUTCH_VERSION, v->major, v->minor, v->micro, (int)mode, (int)allow_ptrace);
 	sha256_init(&ctx);
 	sha256_update(&ctx, strlen(head), (const uint8_t *)head);

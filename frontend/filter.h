@@ -27,6 +27,12 @@ int filter_compile_cached(enum seccomp_mode mode, char *const *names, size_t n_n
 			  bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len,
 			  size_t *ret_bad_index);
 
+/* Whether this policy's filter lets memfd_create through, made
+ * non-executable: then a memfd_create notification is not a denial but the
+ * supervisor's to answer (memfd-notify.c). Otherwise memfd_create is
+ * denied outright, and counted like any denial. */
+bool filter_memfd_sealed(enum seccomp_mode mode, char *const *names, size_t n_names);
+
 /* filter-prefix.c: the hand-written block that runs ahead of libseccomp's
  * program (personality values, socket families, socketcall). */
 struct sock_filter;

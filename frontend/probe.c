@@ -25,6 +25,7 @@
 #include "cleanup.h"
 #include "execute.h"
 #include "json-util.h"
+#include "memfd-notify.h"
 #include "narrow.h"
 #include "probe.h"
 #include "request.h"
@@ -341,7 +342,7 @@ int cmd_probe(int argc, char **argv)
 	struct json_object *doc = NULL, *arr = NULL;
 	struct policy pol = { 0 };
 	struct verrors e = { 0 };
-	struct mech m[6];
+	struct mech m[7];
 	struct cgroup_info ci;
 	bool json = false, tty = isatty(1), ok;
 	char digest[72] = "", why[320] = "";
@@ -402,6 +403,9 @@ int cmd_probe(int argc, char **argv)
 		snprintf(m[n].detail, sizeof(m[n].detail),
 			 "kernel.apparmor_restrict_unprivileged_userns=1: " APPARMOR_REMEDY);
 	}
+	n++;
+	m[n].name = "memfd_noexec";
+	m[n].available = memfd_notify_probe(m[n].detail, sizeof(m[n].detail));
 	n++;
 
 	r = policy_load(policy_name, &pol, &e);

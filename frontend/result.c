@@ -108,6 +108,8 @@ static struct json_object *jjail(const struct jail_report *jr, const struct plan
 									: "deny-list"));
 	json_object_object_add(o, "cgroup",
 			       json_object_new_string(jr && jr->cgroup ? jr->cgroup : "unavailable"));
+	/* Every policy's filter refuses it: filter.c add_memfd_rules. */
+	json_object_object_add(o, "memfd_exec", json_object_new_string("refused"));
 	return o;
 }
 

@@ -23,6 +23,7 @@
 #include "fd-pass.h"
 #include "fd-util.h"
 #include "hutch-abi.h"
+#include "memfd-notify.h"
 #include "supervise.h"
 
 #define IO_CHUNK (64u << 10)
@@ -396,6 +397,10 @@ static void read_notification(struct jail_watch *l)
 		if (errno != EINTR && errno != ENOENT)
 			close_fd(&l->listener_fd);
 		return;
+	}
+	if (l->o.memfd_sealed && memfd_notify_is_memfd(&l->notif->data)) {
+		memfd_notify_answer(l->listener_fd, l->notif, l->notif_resp, l->resp_size);
+		return; /* not a denial: the memfd, sealed against exec */
 	}
 	count_denial(l->res, l->notif->data.nr, l->notif->data.arch);
 	memset(l->notif_resp, 0, l->resp_size);

@@ -34,6 +34,7 @@ struct supervise_opts {
 	bool truncate_on_overflow;	/* else the jail is killed */
 	bool frame_mode;		/* stdout is one length-prefixed frame */
 	int control_fd;			/* pid 1 sends descriptors here, or -1 */
+	bool memfd_sealed;		/* memfd_create waits are memfd-notify.c's */
 };
 
 #define DENIALS_MAX 64
