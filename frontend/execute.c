@@ -15,6 +15,7 @@
 #include "execute.h"
 #include "filter.h"
 #include "layout.h"
+#include "result.h"
 #include "spawn.h"
 
 const char *execute_helper_path(void)
@@ -199,6 +200,14 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	x->so.memfd_sealed = filter_memfd_sealed(plan->seccomp, plan->seccomp_names,
 						 plan->n_seccomp_names);
 	x->control_sock = -1;
+	/* Kept output ends up in a result document, whose caps bound the
+	 * rendering (result_fit) and never exceed RESULT_STREAM_MAX_BYTES:
+	 * the supervisor kills or stops keeping once it is certainly past. */
+	if (!eo->passthrough) {
+		x->so.rendered_caps = true;
+		x->so.stdout_bytes = result_stream_cap(x->so.stdout_bytes);
+		x->so.stderr_bytes = result_stream_cap(x->so.stderr_bytes);
+	}
 	if (eo->unbounded_stdout)
 		x->so.stdout_bytes = 0;
 	*ret = x;

@@ -22,6 +22,7 @@
 #include "json-util.h"
 #include "narrow.h"
 #include "plan-json.h"
+#include "policy-choice.h"
 #include "policy.h"
 #include "probe.h"
 #include "request.h"
@@ -37,6 +38,7 @@ static const char usage[] =
 	"Run COMMAND in a jail narrowed from a policy. Options only narrow the policy.\n"
 	"\n"
 	"  --policy NAME|FILE     policy to narrow (default: default)\n"
+	"  --allow-policies LIST  names a --request document may pick (comma-separated)\n"
 	"  --timeout DURATION     wall-clock limit (wall_ms)\n"
 	"  --cpu DURATION         CPU time limit (cpu_ms)\n"
 	"  --idle-timeout DURATION  kill after this long without output (idle_ms)\n"
@@ -88,10 +90,12 @@ enum {
 	OPT_JSON,
 	OPT_RESULT_FD,
 	OPT_DRY_RUN,
+	OPT_ALLOW_POLICIES,
 };
 
 static const struct option options[] = {
 	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "allow-policies", required_argument, NULL, OPT_ALLOW_POLICIES },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "cpu", required_argument, NULL, OPT_CPU },
 	{ "idle-timeout", required_argument, NULL, OPT_IDLE },
@@ -118,11 +122,12 @@ static const struct option options[] = {
 };
 
 struct run_cli {
-	const char *policy;
+	struct policy_choice choice;
 	const char *request_file;
 	bool json, dry_run, any_request_option;
 	int result_fd;
 	struct json_object *doc;	/* built from options */
+	bool oom;			/* json-c could not allocate a member */
 };
 
 /* One line naming the option or argument and the problem, then a hint. */
@@ -132,15 +137,34 @@ static int usage_error(const char *what, const char *problem)
 	return -EINVAL;
 }
 
-static struct json_object *sub(struct json_object *doc, const char *key, enum json_type type)
+/* Members of the request document built from options: json-c returns
+ * NULL when it cannot allocate; that is noted (c->oom), never added. */
+static void jset(struct run_cli *c, struct json_object *o, const char *key, struct json_object *v)
+{
+	if (o && v && json_object_object_add(o, key, v) == 0)
+		return;
+	json_object_put(v);
+	c->oom = true;
+}
+
+static void jpush(struct run_cli *c, struct json_object *a, struct json_object *v)
+{
+	if (a && v && json_object_array_add(a, v) == 0)
+		return;
+	json_object_put(v);
+	c->oom = true;
+}
+
+static struct json_object *sub(struct run_cli *c, struct json_object *doc, const char *key,
+			       enum json_type type)
 {
 	struct json_object *v;
 
-	if (json_object_object_get_ex(doc, key, &v))
+	if (doc && json_object_object_get_ex(doc, key, &v))
 		return v;
 	v = type == json_type_array ? json_object_new_array() : json_object_new_object();
-	json_object_object_add(doc, key, v);
-	return v;
+	jset(c, doc, key, v);
+	return c->oom ? NULL : v;
 }
 
 static int set_limit(struct run_cli *c, const char *name, const char *arg, const char *opt,
@@ -150,8 +174,7 @@ static int set_limit(struct run_cli *c, const char *name, const char *arg, const
 
 	if (parse(arg, &v) < 0 || v > INT64_MAX)
 		return usage_error(opt, "not a valid value");
-	json_object_object_add(sub(c->doc, "limits", json_type_object), name,
-			       json_object_new_int64((int64_t)v));
+	jset(c, sub(c, c->doc, "limits", json_type_object), name, json_object_new_int64((int64_t)v));
 	return 0;
 }
 
@@ -171,11 +194,33 @@ static int add_mount(struct run_cli *c, const char *arg, const char *mode)
 		json_object_put(m);
 		return -ENOMEM;
 	}
-	json_object_object_add(m, "source", json_object_new_string(src));
-	json_object_object_add(m, "target", json_object_new_string(colon ? colon + 1 : src));
-	json_object_object_add(m, "mode", json_object_new_string(mode));
-	json_object_array_add(sub(c->doc, "mounts", json_type_array), m);
+	jset(c, m, "source", json_object_new_string(src));
+	jset(c, m, "target", json_object_new_string(colon ? colon + 1 : src));
+	jset(c, m, "mode", json_object_new_string(mode));
+	jpush(c, sub(c, c->doc, "mounts", json_type_array), m);
 	free(src);
+	return 0;
+}
+
+/* A file named on our command line, opened before any deadline exists:
+ * nothing may block (a FIFO waits for a writer at open(), /dev/zero never
+ * ends), so the open is non-blocking, follows no final symlink, and only
+ * a regular file is read. One line naming opt and the remedy otherwise. */
+static int open_regular(const char *opt, const char *path, int *ret_fd)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	char why[128];
+
+	if (fd < 0 && errno == ELOOP)
+		return usage_error(opt, "is a symbolic link; name the file itself");
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "cannot open the file (%s)", strerrorname_np(errno));
+		return usage_error(opt, why);
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return usage_error(opt, "not a regular file (a FIFO, device or directory is refused); copy it to a file");
+	*ret_fd = TAKE_FD(fd);
 	return 0;
 }
 
@@ -191,26 +236,24 @@ static int add_input(struct run_cli *c, const char *arg)
 	if (!eq || eq == arg || !eq[1])
 		return usage_error("--input", "expected NAME=FILE");
 	name = strndup(arg, (size_t)(eq - arg));
-	fd = open(eq + 1, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (!name || fd < 0)
-		return usage_error("--input", "cannot open the file");
+	if (!name)
+		return -ENOMEM;
+	r = open_regular("--input", eq + 1, &fd);
+	if (r < 0)
+		return r;
 	r = fd_slurp(fd, HUTCH_SPEC_MAX_FILE_BYTES, &data, &len);
 	if (r < 0)
 		return usage_error("--input", "cannot read the file (or it is over 32 MiB)");
 	f = json_object_new_object();
-	json_object_object_add(f, "name", json_object_new_string(name));
+	jset(c, f, "name", json_object_new_string(name));
 	if (utf8_valid((const uint8_t *)data, len) && !memchr(data, 0, len)) {
-		json_object_object_add(f, "text", json_object_new_string_len(data, (int)len));
+		jset(c, f, "text", json_object_new_string_len(data, (int)len)); /* len <= 32 MiB */
 	} else {
 		b64 = base64_encode_alloc((const uint8_t *)data, len);
-		if (!b64) {
-			json_object_put(f);
-			return -ENOMEM;
-		}
-		json_object_object_add(f, "base64", json_object_new_string(b64));
+		jset(c, f, "base64", b64 ? json_object_new_string(b64) : NULL);
 	}
-	json_object_array_add(sub(c->doc, "files", json_type_array), f);
-	return 0;
+	jpush(c, sub(c, c->doc, "files", json_type_array), f);
+	return c->oom ? -ENOMEM : 0;
 }
 
 static int parse_options(int argc, char **argv, struct run_cli *c)
@@ -218,17 +261,24 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 	int opt, r = 0;
 
 	c->doc = json_object_new_object();
-	json_object_object_add(c->doc, "version", json_object_new_int(1));
+	jset(c, c->doc, "version", json_object_new_int(1));
 	c->result_fd = -1;
 	optind = 1;
 	/* '+': the first non-option ends option parsing, so the command's own
 	 * options are never ours (CVE-2024-32462). */
 	while (r == 0 && (opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-		if (opt != OPT_POLICY && opt != OPT_REQUEST && opt != OPT_JSON &&
+		if (opt != OPT_POLICY && opt != OPT_ALLOW_POLICIES && opt != OPT_REQUEST &&
+		    opt != OPT_JSON &&
 		    opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h')
 			c->any_request_option = true;
 		switch (opt) {
-		case OPT_POLICY: c->policy = optarg; break;
+		case OPT_POLICY: c->choice.cli = optarg; break;
+		case OPT_ALLOW_POLICIES:
+			if (policy_choice_check_list(optarg) < 0)
+				return usage_error("--allow-policies",
+						   "expected policy names separated by commas");
+			c->choice.allowed = optarg;
+			break;
 		case OPT_TIMEOUT: r = set_limit(c, "wall_ms", optarg, "--timeout", units_parse_duration); break;
 		case OPT_CPU: r = set_limit(c, "cpu_ms", optarg, "--cpu", units_parse_duration); break;
 		case OPT_IDLE: r = set_limit(c, "idle_ms", optarg, "--idle-timeout", units_parse_duration); break;
@@ -239,7 +289,7 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 		case OPT_PROCESSES: r = set_limit(c, "processes", optarg, "--processes", parse_count); break;
 		case OPT_OPEN_FILES: r = set_limit(c, "open_files", optarg, "--open-files", parse_count); break;
 		case OPT_NETWORK:
-			json_object_object_add(c->doc, "network", json_object_new_string(optarg));
+			jset(c, c->doc, "network", json_object_new_string(optarg));
 			break;
 		case OPT_ENV: {
 			const char *eq = strchr(optarg, '=');
@@ -250,8 +300,8 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 			name = strndup(optarg, (size_t)(eq - optarg));
 			if (!name)
 				return -ENOMEM;
-			json_object_object_add(sub(c->doc, "env", json_type_object), name,
-					       json_object_new_string(eq + 1));
+			jset(c, sub(c, c->doc, "env", json_type_object), name,
+			     json_object_new_string(eq + 1));
 			free(name);
 			break;
 		}
@@ -259,14 +309,14 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 		case OPT_RW: r = add_mount(c, optarg, "rw"); break;
 		case OPT_INPUT: r = add_input(c, optarg); break;
 		case OPT_COLLECT:
-			json_object_array_add(sub(c->doc, "collect", json_type_array),
-					      json_object_new_string(optarg));
+			jpush(c, sub(c, c->doc, "collect", json_type_array),
+			      json_object_new_string(optarg));
 			break;
 		case OPT_CWD:
-			json_object_object_add(c->doc, "cwd", json_object_new_string(optarg));
+			jset(c, c->doc, "cwd", json_object_new_string(optarg));
 			break;
 		case OPT_FRAME:
-			json_object_object_add(c->doc, "stdout_mode", json_object_new_string("frame"));
+			jset(c, c->doc, "stdout_mode", json_object_new_string("frame"));
 			break;
 		case OPT_REQUEST: c->request_file = optarg; break;
 		case OPT_JSON: c->json = true; break;
@@ -286,6 +336,8 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 		default: return -EINVAL; /* getopt said which */
 		}
 	}
+	if (r == 0 && c->oom)
+		r = usage_error("run", "out of memory building the request");
 	if (r < 0)
 		return r;
 	if (c->request_file) {
@@ -297,26 +349,42 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 	if (optind >= argc)
 		return usage_error("run", "missing COMMAND");
 	{
-		struct json_object *a = sub(c->doc, "argv", json_type_array);
+		struct json_object *a = sub(c, c->doc, "argv", json_type_array);
 
 		for (int i = optind; i < argc; i++)
-			json_object_array_add(a, json_object_new_string(argv[i]));
+			jpush(c, a, json_object_new_string(argv[i]));
 	}
-	return 0;
+	return c->oom ? usage_error("run", "out of memory building the request") : 0;
 }
 
+/* What is printed when json-c can render no document at all (it cannot
+ * allocate): the shape of any failed result, from fixed text. */
+static const char unrenderable[] =
+	"{\"version\":1,\"status\":\"failed\",\"exit_code\":null,\"signal\":null,"
+	"\"error\":{\"code\":\"internal\",\"message\":\"internal error: cannot render the result\"},"
+	"\"stdout\":{\"text\":\"\",\"truncated\":true,\"bytes\":0},"
+	"\"stderr\":{\"text\":\"\",\"truncated\":true,\"bytes\":0},"
+	"\"files\":[],\"usage\":null,\"jail\":null}";
+
+/* The document as one line. json-c returns NULL when it cannot render
+ * (memory; a document past its int lengths, which the rendered caps rule
+ * out): then the fixed failure, never strlen(NULL). */
 static void emit(struct run_cli *c, struct json_object *doc)
 {
-	const char *text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
-								       JSON_C_TO_STRING_NOSLASHESCAPE);
+	int fd = c->result_fd >= 0 ? c->result_fd : c->json ? 1 : -1;
+	size_t len = 0;
+	const char *text = doc ? json_object_to_json_string_length(
+					 doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len)
+			       : NULL;
 
-	if (c->result_fd >= 0) {
-		(void)fd_write_all(c->result_fd, text, strlen(text));
-		(void)fd_write_all(c->result_fd, "\n", 1);
-	} else if (c->json) {
-		(void)fd_write_all(1, text, strlen(text));
-		(void)fd_write_all(1, "\n", 1);
+	if (fd < 0)
+		return;
+	if (!text) {
+		text = unrenderable;
+		len = strlen(unrenderable);
 	}
+	(void)fd_write_all(fd, text, len);
+	(void)fd_write_all(fd, "\n", 1);
 }
 
 /* Print the document (or the error line) and say what to exit with. */
@@ -325,8 +393,10 @@ static int finish(struct run_cli *c, struct json_object *doc)
 	int status = result_exit_status(doc);
 
 	emit(c, doc);
-	if (!c->json)
+	if (!c->json && doc)
 		result_print_error(doc);
+	else if (!c->json)
+		fputs("hutch: internal: internal error: cannot render the result\n", stderr);
 	json_object_put(doc);
 	return c->json ? 0 : status;
 }
@@ -339,15 +409,25 @@ static int fail_with(struct run_cli *c, const struct verrors *e, const struct ja
 					  NULL, jr));
 }
 
+/* --request FILE: like --input, a regular file, opened without blocking
+ * or following a symlink; a pipe is read as "-" (stdin). */
 static int read_request(const char *file, struct request *req, struct verrors *e)
 {
-	_cleanup_close_ int fd = strcmp(file, "-") == 0 ? -1 : open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	bool is_stdin = strcmp(file, "-") == 0;
+	_cleanup_close_ int fd = is_stdin ? -1 : open(file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+								O_NOCTTY | O_CLOEXEC);
 	_cleanup_free_ char *text = NULL;
+	struct stat st;
 	size_t len;
 	int r;
 
-	if (strcmp(file, "-") != 0 && fd < 0)
-		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "", "cannot open the request file");
+	if (!is_stdin && fd < 0)
+		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "",
+				  errno == ELOOP ? "the request file is a symbolic link"
+						 : "cannot open the request file");
+	if (!is_stdin && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
+		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "",
+				  "the request file is not a regular file (give a pipe as -)");
 	r = fd_slurp(fd >= 0 ? fd : 0, REQ_MAX_DOC_BYTES, &text, &len);
 	if (r == -EFBIG)
 		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "", "document too large");
@@ -368,7 +448,6 @@ int cmd_run(int argc, char **argv)
 	struct outcome o;
 	struct collected files;
 	char digest[72];
-	const char *policy_name;
 	int r, status;
 
 	r = parse_options(argc, argv, &c);
@@ -385,20 +464,13 @@ int cmd_run(int argc, char **argv)
 	if (r < 0)
 		return fail_with(&c, &e, NULL);
 
-	policy_name = c.policy ? c.policy : req.policy ? req.policy : "default";
-	if (c.policy && req.policy && strcmp(c.policy, req.policy) != 0) {
-		verror_add(&e, HUTCH_ERR_POLICY_VIOLATION, "/policy", "differs from --policy");
-		request_free(&req);
-		return fail_with(&c, &e, NULL);
-	}
-	r = policy_load(policy_name, &pol, &e);
+	r = policy_choose(&c.choice, req.policy, &pol, &e);
 	if (r < 0) {
-		if (e.n == 0)
-			verror_add(&e, HUTCH_ERR_POLICY_INVALID, "/policy", r == -ENOENT ? "no such policy" : "cannot be read");
 		request_free(&req);
 		return fail_with(&c, &e, NULL);
 	}
 	jr.policy = pol.name;
+	jr.policy_file = pol.file;
 	jr.have_modes = true;
 	jr.network = req.network_set ? req.network : pol.net_default;
 	jr.seccomp = pol.seccomp_mode;
@@ -420,12 +492,16 @@ int cmd_run(int argc, char **argv)
 	jr.landlock_abi = plan.landlock == LANDLOCK_OFF ? 0 : probe_landlock_abi();
 	if (c.dry_run) {
 		struct json_object *d = plan_to_json(&plan, &pol);
-		const char *t = json_object_to_json_string_ext(d, JSON_C_TO_STRING_PRETTY |
-								    JSON_C_TO_STRING_NOSLASHESCAPE);
+		const char *t = d ? json_object_to_json_string_ext(d, JSON_C_TO_STRING_PRETTY |
+									 JSON_C_TO_STRING_NOSLASHESCAPE)
+				  : NULL;
 
-		printf("%s\n", t);
+		if (t)
+			printf("%s\n", t);
+		else
+			fputs("hutch: internal: internal error: cannot render the plan\n", stderr);
 		json_object_put(d);
-		status = 0;
+		status = t ? 0 : HUTCH_EXIT_FAILURE;
 		goto out;
 	}
 	/* Mechanisms the policy requires, and the canary for this digest. */

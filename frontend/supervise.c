@@ -8,12 +8,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -24,6 +26,7 @@
 #include "fd-util.h"
 #include "hutch-abi.h"
 #include "memfd-notify.h"
+#include "result.h"
 #include "supervise.h"
 
 #define IO_CHUNK (64u << 10)
@@ -84,37 +87,51 @@ int jail_kill_and_reap(struct jail_proc *jp, uint64_t grace_ms, void *ret_rusage
 	return reap(jp, 0, ret_rusage);
 }
 
-/* Take n bytes the target wrote into a capture. Returns true when the cap
- * was crossed by this chunk. */
-static bool capture_take(struct capture *c, const uint8_t *data, size_t n, bool keep_all)
+static uint64_t capture_room(const struct capture *c)
 {
-	uint64_t room = c->limit == 0 ? UINT64_MAX
-		      : c->bytes >= c->limit ? 0
-					     : c->limit - c->bytes;
-	size_t use = n < room ? n : (size_t)room;
-	bool crossed = n > room;
+	return c->limit == 0 ? UINT64_MAX : c->bytes >= c->limit ? 0 : c->limit - c->bytes;
+}
+
+/* Count n bytes the target wrote; returns how many of them are within the
+ * cap (to keep or pass on), and sets *ret_crossed when this chunk crossed
+ * it. */
+static size_t capture_count(struct capture *c, size_t n, bool *ret_crossed)
+{
+	uint64_t room = capture_room(c);
 
 	c->bytes += n;
-	if (crossed)
+	*ret_crossed = n > room;
+	if (n > room)
 		c->truncated = true;
-	if (keep_all)
-		use = n;
-	if (use == 0)
-		return crossed;
-	if (c->echo_fd >= 0) {
-		(void)fd_write_all(c->echo_fd, data, use);
-	} else {
-		uint8_t *nb = realloc(c->buf, c->len + use);
+	return n < room ? n : (size_t)room;
+}
 
-		if (nb) {
-			memcpy(nb + c->len, data, use);
-			c->buf = nb;
-			c->len += use;
-		} else {
-			c->truncated = true;
-		}
+/* Keep bytes for the result document. With rendered caps, the cap bounds
+ * the field as rendered (result_fit); whether it will be text or base64
+ * is known only at the end, but once both renderings of what is kept
+ * exceed the cap, any rendering of more does too: the cap is crossed.
+ * Returns true then. */
+static bool capture_keep(struct capture *c, const uint8_t *data, size_t use, bool rendered)
+{
+	uint8_t *nb;
+
+	if (use == 0)
+		return false;
+	nb = realloc(c->buf, c->len + use);
+	if (!nb) {
+		c->truncated = true;
+		return false;
 	}
-	return crossed;
+	memcpy(nb + c->len, data, use);
+	c->buf = nb;
+	c->len += use;
+	if (!rendered || c->limit == 0)
+		return false;
+	c->escaped += result_escaped_len(data, use);
+	if (c->escaped <= c->limit || result_base64_len(c->len) <= c->limit)
+		return false;
+	c->truncated = true;
+	return true;
 }
 
 void outcome_free(struct outcome *o)
@@ -122,6 +139,100 @@ void outcome_free(struct outcome *o)
 	free(o->out.buf);
 	free(o->errc.buf);
 	o->out.buf = o->errc.buf = NULL;
+}
+
+/* Where pass-through output goes. A reader that stops reading must not
+ * stop this loop, or no deadline fires while it stalls (issue 9, finding
+ * 7): every write to a sink is non-blocking; while it is full we stop
+ * reading the target, which then blocks on its own pipe, and poll the
+ * sink for POLLOUT instead. Our fds 1 and 2 may share their description
+ * with other processes (a shell, a pipeline), so O_NONBLOCK is set on it
+ * only as the last resort, and put back:
+ *  - a pipe, a FIFO or a terminal is reopened through /proc/self/fd: a
+ *    description of our own, non-blocking, that nobody else sees;
+ *  - a socket (cannot be reopened) gets send(MSG_DONTWAIT) per call;
+ *  - a regular file, a block device or another device is written as
+ *    before: it does not wait for a reader;
+ *  - a pipe or terminal we may not reopen (another user's) is made
+ *    non-blocking for the run and its flags restored in watch_finish. */
+struct sink {
+	int fd;			/* where we write; -1: no pass-through */
+	int own_fd;		/* our reopened description, or -1 */
+	int restore_fd;		/* shared description made non-blocking, or -1 */
+	int restore_flags;
+	bool is_socket, no_splice;
+	bool waiting;		/* full: wait for POLLOUT before reading more */
+	bool broken;		/* the reader is gone: output is counted, dropped */
+	size_t off, len;	/* undelivered bytes in buf */
+	uint8_t buf[IO_CHUNK];
+};
+
+static bool may_stall(int fd, const struct stat *st)
+{
+	return S_ISFIFO(st->st_mode) || (S_ISCHR(st->st_mode) && isatty(fd));
+}
+
+static void sink_open(struct sink *s, int fd)
+{
+	struct stat st;
+	char path[32];
+	int fl;
+
+	s->fd = fd;
+	s->own_fd = s->restore_fd = -1;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return;
+	if (S_ISSOCK(st.st_mode)) {
+		s->is_socket = s->no_splice = true;
+		return;
+	}
+	if (!may_stall(fd, &st))
+		return;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	s->own_fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (s->own_fd >= 0) {
+		s->fd = s->own_fd;
+		return;
+	}
+	fl = fcntl(fd, F_GETFL);
+	if (fl >= 0 && !(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0) {
+		s->restore_fd = fd;
+		s->restore_flags = fl;
+	}
+}
+
+static void sink_close(struct sink *s)
+{
+	if (s->restore_fd >= 0)
+		(void)fcntl(s->restore_fd, F_SETFL, s->restore_flags);
+	close_fd(&s->own_fd);
+	s->restore_fd = s->fd = -1;
+}
+
+static bool sink_pending(const struct sink *s)
+{
+	return s->fd >= 0 && !s->broken && (s->waiting || s->off < s->len);
+}
+
+/* Deliver what is buffered, as far as the reader takes it now. */
+static void sink_flush(struct sink *s)
+{
+	while (s->off < s->len && !s->broken) {
+		size_t n = s->len - s->off;
+		ssize_t k = s->is_socket ? send(s->fd, s->buf + s->off, n, MSG_DONTWAIT | MSG_NOSIGNAL)
+					 : write(s->fd, s->buf + s->off, n);
+
+		if (k < 0 && (errno == EAGAIN || errno == EINTR)) {
+			s->waiting = true;
+			return;
+		}
+		if (k <= 0)
+			s->broken = true; /* EPIPE: nobody reads our output any more */
+		else
+			s->off += (size_t)k;
+	}
+	s->off = s->len = 0;
+	s->waiting = false;
 }
 
 struct jail_watch {
@@ -139,10 +250,12 @@ struct jail_watch {
 	uint64_t frame_len;	/* declared, once the header is in */
 	bool frame_known;
 	int idx_pid, idx_status, idx_out, idx_err, idx_in, idx_src, idx_ctl, idx_lis;
+	int idx_sink_out, idx_sink_err;	/* a full sink, polled for POLLOUT */
 	int listener_fd;	/* seccomp user notifications of the jail */
 	struct seccomp_notif *notif;
 	struct seccomp_notif_resp *notif_resp;
 	size_t notif_size, resp_size;
+	struct sink sink_out, sink_err;
 	uint8_t in_buf[IO_CHUNK];
 };
 
@@ -177,51 +290,75 @@ static void frame_check(struct jail_watch *l)
 		request_kill(l, HUTCH_ERR_OUTPUT_OVERFLOW, "stdout_bytes");
 }
 
-/* Pass-through without copying: the target's pipe pages move straight to
- * our output when it can take them (a pipe, a file, a socket). Returns the
- * bytes moved, 0 at EOF, -1 when splice is not possible here. */
-static ssize_t splice_out(struct capture *c, int fd)
+static void output_seen(struct jail_watch *l)
 {
-	uint64_t room = c->limit == 0 ? UINT64_MAX : c->bytes >= c->limit ? 0 : c->limit - c->bytes;
-	ssize_t n;
-
-	if (c->no_splice || room == 0)
-		return -1; /* at the cap: read() sees what crosses it */
-	n = splice(fd, NULL, c->echo_fd, NULL, room < SPLICE_CHUNK ? (size_t)room : SPLICE_CHUNK,
-		   SPLICE_F_MOVE);
-	if (n < 0 && errno != EINTR && errno != EAGAIN)
-		c->no_splice = true; /* a terminal, an O_APPEND file: copy instead */
-	return n;
+	if (l->o.idle_ms)
+		l->idle_deadline = now_ms() + l->o.idle_ms;
 }
 
-static void read_output(struct jail_watch *l, int *fd, struct capture *c, const char *limit_name)
+static void output_eof(int *fd, struct capture *c)
 {
-	uint8_t buf[IO_CHUNK];
+	close_fd(fd);
+	c->open = false;
+}
+
+/* Pass-through without copying: the target's pipe pages move straight to
+ * the sink when it can take them (a pipe, a file). SPLICE_F_NONBLOCK: a
+ * full pipe says EAGAIN rather than blocking, whatever the flags of its
+ * description. Returns false when splice is not possible here (then read
+ * and write). */
+static bool splice_out(struct jail_watch *l, int *fd, struct capture *c, struct sink *s)
+{
+	uint64_t room = capture_room(c);
 	ssize_t n;
 
-	if (c->echo_fd >= 0 && (n = splice_out(c, *fd)) >= 0) {
-		if (n == 0) {
-			close_fd(fd);
-			c->open = false;
-			return;
-		}
+	if (s->no_splice || s->broken || room == 0)
+		return false; /* at the cap: read() sees what crosses it */
+	n = splice(*fd, NULL, s->fd, NULL, room < SPLICE_CHUNK ? (size_t)room : SPLICE_CHUNK,
+		   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	if (n > 0) {
 		c->bytes += (uint64_t)n;
-		if (l->o.idle_ms)
-			l->idle_deadline = now_ms() + l->o.idle_ms;
-		return;
+		output_seen(l);
+	} else if (n == 0) {
+		output_eof(fd, c);
+	} else if (errno == EAGAIN) {
+		s->waiting = true; /* the sink is full (POLLOUT says when not) */
+	} else if (errno != EINTR) {
+		s->no_splice = true; /* a terminal, an O_APPEND file, a gone reader */
+		return false;
 	}
-	n = read(*fd, buf, sizeof(buf));
+	return true;
+}
 
+static void read_output(struct jail_watch *l, int *fd, struct capture *c, struct sink *s,
+			const char *limit_name)
+{
+	uint8_t kbuf[IO_CHUNK];
+	uint8_t *buf = s->fd >= 0 ? s->buf : kbuf;
+	bool crossed, over;
+	size_t use;
+	ssize_t n;
+
+	if (s->fd >= 0 && splice_out(l, fd, c, s))
+		return;
+	n = read(*fd, buf, IO_CHUNK);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
 	if (n <= 0) {
-		close_fd(fd);
-		c->open = false;
+		output_eof(fd, c);
 		return;
 	}
-	if (l->o.idle_ms)
-		l->idle_deadline = now_ms() + l->o.idle_ms;
-	if (capture_take(c, buf, (size_t)n, false) && !l->o.truncate_on_overflow)
+	output_seen(l);
+	use = capture_count(c, (size_t)n, &crossed);
+	if (s->fd >= 0) {
+		s->off = 0;
+		s->len = s->broken ? 0 : use;
+		sink_flush(s);
+		over = crossed;
+	} else {
+		over = capture_keep(c, buf, use, l->o.rendered_caps) || crossed;
+	}
+	if (over && !l->o.truncate_on_overflow)
 		request_kill(l, HUTCH_ERR_OUTPUT_OVERFLOW, limit_name);
 	if (l->o.frame_mode && c == &l->res->out)
 		frame_check(l);
@@ -426,7 +563,7 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 	l->listener_fd = -1;
 	res->workdir_fd = -1;
 	l->idx_pid = l->idx_status = l->idx_out = l->idx_err = l->idx_in = l->idx_src = -1;
-	l->idx_ctl = l->idx_lis = -1;
+	l->idx_ctl = l->idx_lis = l->idx_sink_out = l->idx_sink_err = -1;
 	/* The kernel may use larger structures than our headers know. */
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
 		sizes = (struct seccomp_notif_sizes){ sizeof(struct seccomp_notif),
@@ -455,6 +592,8 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 	l->start = now_ms();
 	l->deadline = o->wall_ms ? l->start + o->wall_ms : 0;
 	l->idle_deadline = o->idle_ms ? l->start + o->idle_ms : 0;
+	sink_open(&l->sink_out, res->out.echo_fd);
+	sink_open(&l->sink_err, res->errc.echo_fd);
 	if (jp->stdin_wr >= 0)
 		fcntl(jp->stdin_wr, F_SETFL, O_NONBLOCK);
 	if (jp->stdin_wr >= 0 && !o->stdin_data && o->stdin_src_fd < 0)
@@ -468,7 +607,7 @@ int watch_pollfds(struct jail_watch *l, struct pollfd *p, int n)
 	const struct supervise_opts *o = &l->o;
 
 	l->idx_pid = l->idx_status = l->idx_out = l->idx_err = l->idx_in = l->idx_src = -1;
-	l->idx_ctl = l->idx_lis = -1;
+	l->idx_ctl = l->idx_lis = l->idx_sink_out = l->idx_sink_err = -1;
 	if (l->o.control_fd >= 0)
 		l->idx_ctl = n, p[n++] = (struct pollfd){ .fd = l->o.control_fd, .events = POLLIN };
 	if (l->listener_fd >= 0)
@@ -477,9 +616,14 @@ int watch_pollfds(struct jail_watch *l, struct pollfd *p, int n)
 		l->idx_pid = n, p[n++] = (struct pollfd){ .fd = jp->pidfd, .events = POLLIN };
 	if (l->status_open)
 		l->idx_status = n, p[n++] = (struct pollfd){ .fd = jp->status_rd, .events = POLLIN };
-	if (jp->stdout_rd >= 0)
+	/* A full sink is polled instead of the stream that feeds it. */
+	if (jp->stdout_rd >= 0 && sink_pending(&l->sink_out))
+		l->idx_sink_out = n, p[n++] = (struct pollfd){ .fd = l->sink_out.fd, .events = POLLOUT };
+	else if (jp->stdout_rd >= 0)
 		l->idx_out = n, p[n++] = (struct pollfd){ .fd = jp->stdout_rd, .events = POLLIN };
-	if (jp->stderr_rd >= 0)
+	if (jp->stderr_rd >= 0 && sink_pending(&l->sink_err))
+		l->idx_sink_err = n, p[n++] = (struct pollfd){ .fd = l->sink_err.fd, .events = POLLOUT };
+	else if (jp->stderr_rd >= 0)
 		l->idx_err = n, p[n++] = (struct pollfd){ .fd = jp->stderr_rd, .events = POLLIN };
 	if (jp->stdin_wr >= 0 && (o->stdin_data || l->in_off < l->in_len))
 		l->idx_in = n, p[n++] = (struct pollfd){ .fd = jp->stdin_wr, .events = POLLOUT };
@@ -499,10 +643,14 @@ void watch_dispatch(struct jail_watch *l, const struct pollfd *p)
 		read_notification(l);
 	else if (l->idx_lis >= 0 && p[l->idx_lis].revents)
 		close_fd(&l->listener_fd); /* POLLHUP: every filter user is gone */
+	if (l->idx_sink_out >= 0 && p[l->idx_sink_out].revents)
+		sink_flush(&l->sink_out); /* POLLERR too: the write then says EPIPE */
+	if (l->idx_sink_err >= 0 && p[l->idx_sink_err].revents)
+		sink_flush(&l->sink_err);
 	if (l->idx_out >= 0 && p[l->idx_out].revents)
-		read_output(l, &jp->stdout_rd, &l->res->out, "stdout_bytes");
+		read_output(l, &jp->stdout_rd, &l->res->out, &l->sink_out, "stdout_bytes");
 	if (l->idx_err >= 0 && p[l->idx_err].revents)
-		read_output(l, &jp->stderr_rd, &l->res->errc, "stderr_bytes");
+		read_output(l, &jp->stderr_rd, &l->res->errc, &l->sink_err, "stderr_bytes");
 	if (l->idx_status >= 0 && p[l->idx_status].revents)
 		read_status(l);
 	if (o->stdin_data && l->idx_in >= 0 && p[l->idx_in].revents)
@@ -521,12 +669,27 @@ int watch_timeout_ms(struct jail_watch *l)
 	return next_timeout(l);
 }
 
+static void drop_stalled(int *fd, struct capture *c, struct sink *s)
+{
+	if (*fd >= 0 && sink_pending(s)) {
+		s->off = s->len = 0;
+		s->broken = true;
+		output_eof(fd, c);
+	}
+}
+
 bool watch_done(struct jail_watch *l)
 {
 	struct jail_proc *jp = l->jp;
 
 	if (!l->exited)
 		return false;
+	if (l->res->err != HUTCH_ERR_NONE) {
+		/* Killed (timeout, overflow, cancel): what a stalled reader has
+		 * not taken is dropped now, not after the drain. */
+		drop_stalled(&jp->stdout_rd, &l->res->out, &l->sink_out);
+		drop_stalled(&jp->stderr_rd, &l->res->errc, &l->sink_err);
+	}
 	if (!l->status_open && jp->stdout_rd < 0 && jp->stderr_rd < 0)
 		return true;
 	if (now_ms() >= l->deadline) {
@@ -582,6 +745,8 @@ void watch_finish(struct jail_watch *l)
 		;
 	close_fd(&l->o.control_fd);
 	close_fd(&l->listener_fd);
+	sink_close(&l->sink_out);
+	sink_close(&l->sink_err);
 	free(l->notif);
 	free(l->notif_resp);
 	free(l);

@@ -18,10 +18,10 @@ struct capture {
 	size_t len;
 	uint64_t bytes;		/* everything the target wrote, counted */
 	uint64_t limit;		/* cap; 0 = none */
+	uint64_t escaped;	/* kept bytes as JSON text would render them */
 	bool truncated;
-	int echo_fd;		/* pass-through: write as it comes; -1 to keep */
+	int echo_fd;		/* pass-through: our fd 1 or 2; -1 to keep */
 	bool open;
-	bool no_splice;		/* echo_fd cannot take spliced pages */
 };
 
 struct supervise_opts {
@@ -33,6 +33,7 @@ struct supervise_opts {
 	size_t stdin_len;
 	bool truncate_on_overflow;	/* else the jail is killed */
 	bool frame_mode;		/* stdout is one length-prefixed frame */
+	bool rendered_caps;		/* kept output counts as rendered (result_fit) */
 	int control_fd;			/* pid 1 sends descriptors here, or -1 */
 	bool memfd_sealed;		/* memfd_create waits are memfd-notify.c's */
 };

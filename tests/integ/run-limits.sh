@@ -72,9 +72,15 @@ check "--max-stderr 1K: stderr.bytes >= 1024, truncated" \
 	test "$(json_get '[d["stderr"]["bytes"] >= 1024, d["stderr"]["truncated"]]' <"$tmp/doc")" = '[true, true]'
 "$HUTCH" run --max-stderr 1K -- /bin/sh -c 'head -c 100K /dev/zero >&2' 2>/dev/null
 check "--max-stderr crossed without --json -> 125" test $? = 125
+"$HUTCH" run --json --max-output 1K -- /bin/sh -c 'head -c 1024 /dev/zero | tr "\\0" a' >"$tmp/doc"
+check "exactly at the cap (1024 bytes of text, 1K) is not an overflow" \
+	test "$(json_get '[d["status"], d["stdout"]["bytes"], d["stdout"]["truncated"], len(d["stdout"]["text"])]' <"$tmp/doc")" = '["exited", 1024, false, 1024]'
+# --json: the cap bounds the rendered field; 1024 NUL bytes are 1368 of base64.
 "$HUTCH" run --json --max-output 1K -- head -c 1024 /dev/zero >"$tmp/doc"
-check "exactly at the cap (1024 bytes of 1K) is not an overflow" \
-	test "$(json_get '[d["status"], d["stdout"]["bytes"], d["stdout"]["truncated"]]' <"$tmp/doc")" = '["exited", 1024, false]'
+check "--json: 1024 NUL bytes under 1K render past the cap: output_overflow" \
+	test "$(json_get '[d["error"]["code"], d["error"]["limit"], d["stdout"]["bytes"]]' <"$tmp/doc")" = '["output_overflow", "stdout_bytes", 1024]'
+n=$("$HUTCH" run --max-output 1K -- head -c 1024 /dev/zero | wc -c)
+check "control: the same 1024 bytes pass through without --json ($n)" test "$n" = 1024
 marker="hutch-limits-overflow-$$"
 "$HUTCH" run --max-output 1K -- /bin/sh -c "(trap '' TERM; sleep 1000; :) & exec head -c 100K /dev/zero" "$marker" \
 	>/dev/null 2>&1 </dev/null
