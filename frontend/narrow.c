@@ -7,20 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bind-source.h"
 #include "narrow.h"
+#include "path-util.h"
 #include "strv.h"
 
 #define VIOLATION HUTCH_ERR_POLICY_VIOLATION
 #define BAD HUTCH_ERR_INVALID_REQUEST
-
-static bool at_or_below(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return true;
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
 
 bool narrow_target_ok(const struct policy *pol, const char *target)
 {
@@ -31,10 +24,10 @@ bool narrow_target_ok(const struct policy *pol, const char *target)
 	    strcmp(target, pol->work_dir) == 0)
 		return false;
 	for (size_t i = 0; reserved[i]; i++)
-		if (at_or_below(target, reserved[i]))
+		if (path_at_or_below(target, reserved[i]))
 			return false;
 	for (size_t i = 0; i < pol->n_binds; i++)
-		if (at_or_below(target, pol->binds[i].path) || at_or_below(pol->binds[i].path, target))
+		if (path_at_or_below(target, pol->binds[i].path) || path_at_or_below(pol->binds[i].path, target))
 			return false;
 	return true;
 }
@@ -114,6 +107,7 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 	for (size_t i = 0; i < req->n_mounts; i++) {
 		const struct req_mount *m = &req->mounts[i];
 		char ptr[VERROR_POINTER_MAX], real[PATH_MAX];
+		const char *why;
 		bool allowed = false;
 
 		pointer_join_index(ptr, sizeof(ptr), "/mounts", i);
@@ -126,11 +120,13 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		for (size_t k = 0; k < pol->n_mount_rules; k++) {
 			const struct policy_mount_rule *rule = &pol->mount_rules[k];
 
-			if (at_or_below(real, rule->prefix) && (m->rw ? rule->rw : rule->ro))
+			if (path_at_or_below(real, rule->prefix) && (m->rw ? rule->rw : rule->ro))
 				allowed = true;
 		}
 		if (!allowed)
 			return verror_add(e, VIOLATION, ptr, "not allowed by the policy");
+		if ((why = bind_source_refusal(real)))
+			return verror_add_key(e, VIOLATION, ptr, "source", why);
 		if (!narrow_target_ok(pol, m->target))
 			return verror_add_key(e, BAD, ptr, "target", "reserved path");
 		for (size_t k = 0; k < i; k++)

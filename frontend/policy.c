@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <nettle/sha2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -723,7 +724,7 @@ const char *const *policy_search_dirs(void)
 	return dirs;
 }
 
-static bool name_ok(const char *s)
+bool policy_name_valid(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -735,8 +736,9 @@ static bool name_ok(const char *s)
 	return true;
 }
 
-static int load_file(int dir_fd, const char *path, const char *name, struct policy *ret,
-		     struct verrors *e)
+/* shown_path is what the result reports as the policy's file. */
+static int load_file(int dir_fd, const char *path, const char *shown_path, const char *name,
+		     struct policy *ret, struct verrors *e)
 {
 	_cleanup_close_ int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	_cleanup_free_ char *text = NULL;
@@ -755,7 +757,14 @@ static int load_file(int dir_fd, const char *path, const char *name, struct poli
 		return verror_add(e, INVALID, "", "larger than 256 KiB");
 	if (r < 0)
 		return r;
-	return policy_parse(text, len, name, ret, e);
+	r = policy_parse(text, len, name, ret, e);
+	if (r < 0)
+		return r;
+	if (!(ret->file = strdup(shown_path))) {
+		policy_free(ret);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int policy_load(const char *name_or_path, struct policy *ret, struct verrors *e)
@@ -763,25 +772,27 @@ int policy_load(const char *name_or_path, struct policy *ret, struct verrors *e)
 	if (strchr(name_or_path, '/')) {
 		const char *base = strrchr(name_or_path, '/') + 1;
 		_cleanup_free_ char *name = strdup(base[0] ? base : "policy");
-		char *dot;
+		char *dot, real[PATH_MAX];
 
 		if (!name)
 			return -ENOMEM;
 		if ((dot = strstr(name, ".json")) && dot[5] == '\0')
 			*dot = '\0';
-		return load_file(AT_FDCWD, name_or_path, name, ret, e);
+		return load_file(AT_FDCWD, name_or_path,
+				 realpath(name_or_path, real) ? real : name_or_path, name, ret, e);
 	}
-	if (!name_ok(name_or_path))
+	if (!policy_name_valid(name_or_path))
 		return -ENOENT;
 	for (const char *const *d = policy_search_dirs(); *d; d++) {
 		_cleanup_close_ int dir_fd = open(*d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		char file[POLICY_NAME_MAX + 8];
+		char file[POLICY_NAME_MAX + 8], shown[PATH_MAX];
 		int r;
 
 		if (dir_fd < 0)
 			continue;
 		snprintf(file, sizeof(file), "%s.json", name_or_path);
-		r = load_file(dir_fd, file, name_or_path, ret, e);
+		snprintf(shown, sizeof(shown), "%s/%s", *d, file);
+		r = load_file(dir_fd, file, shown, name_or_path, ret, e);
 		if (r != -ENOENT)
 			return r; /* the first directory that has it decides */
 	}
@@ -816,6 +827,7 @@ int policy_digest(const struct policy *p, const char *helper_path, char ret[72])
 void policy_free(struct policy *p)
 {
 	free(p->name);
+	free(p->file);
 	free(p->description);
 	for (size_t i = 0; p->binds && i < p->n_binds; i++)
 		free(p->binds[i].path);

@@ -64,6 +64,7 @@ enum requirement {
 
 struct policy {
 	char *name;
+	char *file;		/* where it was loaded from; NULL when parsed from text */
 	char *description;
 	struct limit_rule limits[LIM_COUNT];
 	struct policy_bind *binds;
@@ -105,6 +106,9 @@ int policy_parse(const char *text, size_t len, const char *name, struct policy *
  * $HUTCH_POLICY_PATH) or by path (anything with a '/'). -ENOENT when no
  * such policy; -EINVAL with e filled when it is invalid. */
 int policy_load(const char *name_or_path, struct policy *ret, struct verrors *e);
+
+/* A policy name: 1-64 of [a-z0-9_-], starting with a letter or digit. */
+bool policy_name_valid(const char *s);
 
 /* Directories searched, in order, NULL-terminated (static storage). */
 const char *const *policy_search_dirs(void);

@@ -11,6 +11,7 @@
 
 #include "cleanup.h"
 #include "json-util.h"
+#include "policy.h"
 #include "request.h"
 #include "spec.h"
 #include "strv.h"
@@ -366,6 +367,11 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 		return k < 0 ? k : verror_add(e, BAD, "/version", "missing");
 	if ((k = json_get_string(doc, "policy", POLICY_NAME_MAX, BAD, "", e, &s)) < 0)
 		return k;
+	/* A name, never a path: which file decides is the caller's choice
+	 * (--policy), not the request's. */
+	if (s && !policy_name_valid(s))
+		return verror_add(e, BAD, "/policy",
+				  "must be a policy name ([a-z0-9_-]), never a path");
 	if (s && !(r->policy = strdup(s)))
 		return -ENOMEM;
 	k = json_get_typed(doc, "argv", json_type_array, BAD, "", e, &v);

@@ -205,7 +205,7 @@ if [ "${HUTCH_VALGRIND:-1}" = 1 ]; then
 		i=0
 		while IFS= read -r cmd; do
 			i=$((i + 1))
-			if env XDG_CACHE_HOME="$vcache" HUTCH_POLICY_PATH="$top/policy" \
+			if env XDG_RUNTIME_DIR="$vcache" HUTCH_POLICY_PATH="$top/policy" \
 				HUTCH_EXEC="$vbuild/hutch-exec" sh -c "$(echo $vg) ./hutch $cmd" \
 				</dev/null >"cli-$i.out" 2>"cli-$i.err"; then
 				passed=$((passed + 1))

@@ -347,8 +347,8 @@ class Harness:
         self.hostroot = devino("/")
         self.canarydev = devino(self.canary)
         self.relsecret = os.path.relpath(self.secret_file, "/")
-        self.cache = os.path.join(t, "cache")
-        os.mkdir(self.cache)
+        self.cache = tempfile.mkdtemp(prefix="hutch-escape-rt.")  # 0700, outside t
+        self.cleanup_dirs.append(self.cache)
         self.scratch = os.path.join(t, "scratch")
         os.mkdir(self.scratch)
         os.chmod(self.scratch, 0o755)
@@ -428,7 +428,7 @@ class Harness:
         }
 
     def env(self):
-        return dict(os.environ, XDG_CACHE_HOME=self.cache, HUTCH_ESCAPE_CANARY=self.secret)
+        return dict(os.environ, XDG_RUNTIME_DIR=self.cache, HUTCH_ESCAPE_CANARY=self.secret)
 
     def common_args(self):
         a = {

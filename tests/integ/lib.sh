@@ -62,12 +62,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 # tap_tmpdir NAME [PARENT]: $tmp, a fresh directory under PARENT (default
 # $TMPDIR or /tmp), world-traversable because the jail's user outside may
 # be another uid; removed at exit after the tap_cleanup_add commands run.
-# The probe cache goes there too, not into a home nobody may lack.
+# The probe and filter cache goes to a private runtime directory of its own
+# beside it ($XDG_RUNTIME_DIR, 0700), outside $tmp: hutch refuses binds
+# that would reach its cache, and tests bind things under $tmp.
 tap_tmpdir() {
 	tmp=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/hutch-$1.XXXXXX") || exit 99
 	chmod 755 "$tmp"
-	trap 'eval "$tap_cleanups"; rm -rf "$tmp"' EXIT
-	export XDG_CACHE_HOME="$tmp/cache"
+	tap_rt=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/hutch-rt.XXXXXX") || exit 99
+	trap 'eval "$tap_cleanups"; rm -rf "$tmp" "$tap_rt"' EXIT
+	export XDG_RUNTIME_DIR="$tap_rt"
 }
 
 # tap_cleanup_add COMMAND: run COMMAND (shell text, expanded then) at exit.

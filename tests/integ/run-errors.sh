@@ -158,10 +158,9 @@ check "control: --frame with one valid frame and exit 0 passes the payload" test
 if command -v bwrap >/dev/null 2>&1 && bwrap --help 2>&1 | grep -q -- --disable-userns; then
 	if is_root; then bw_uid=65534; else bw_uid=$(id -u); fi
 	bw() {
-		# A fresh, writable probe cache: a verdict cached outside must not count.
-		c=$(mktemp -d "$tmp/bw-cache.XXXXXX")
-		chmod 777 "$c"
-		XDG_CACHE_HOME=$c bwrap --unshare-user --uid "$bw_uid" --gid "$bw_uid" --disable-userns \
+		# A fresh probe cache: a verdict cached outside must not count.
+		c=$(mktemp -d "$tap_rt/bw-cache.XXXXXX")
+		XDG_RUNTIME_DIR=$c bwrap --unshare-user --uid "$bw_uid" --gid "$bw_uid" --disable-userns \
 			--dev-bind / / -- "$HUTCH" "$@"
 	}
 	if bw probe --json >"$tmp/probe.json" 2>/dev/null; [ -s "$tmp/probe.json" ]; then
@@ -254,9 +253,8 @@ check "an invalid request's values are not echoed" not grep -q "$secret" "$tmp/d
 # Names that other tests' mktemp or a compiler running alongside may create
 # meanwhile are left out.
 tmp_snapshot() {
-	# Left out: other tests' mktemp names, and the per-user probe cache
-	# /tmp/hutch-UID that any run of a user without a home may create by
-	# design (tests running in parallel do).
+	# Left out: other tests' mktemp names, and /tmp/hutch-UID, where
+	# hutch 0.1 kept its per-user cache.
 	ls -A /tmp | grep -v -E '(^tmp\.[A-Za-z0-9]{10}$|\.[A-Za-z0-9]{6}$|^cc[A-Za-z0-9]{6}\.[a-z]+$|^hutch-[0-9]+$)' | sort
 }
 marker="hutch-errors-leak-$$"

@@ -366,8 +366,8 @@ def case_probe():
     # A worker is a jail like any run: the first one on a server waits for
     # the sandbox probe, whose verdict lands in the cache directory.
     cache = os.path.join(TMP, "probe-cache")
-    os.mkdir(cache)
-    c = spawn(env=dict(os.environ, XDG_CACHE_HOME=cache))
+    os.mkdir(cache, 0o700)
+    c = spawn(env=dict(os.environ, XDG_RUNTIME_DIR=cache))
     w = Worker("probe")
     count_up(c, "s1", w, 1, 1)
     probed = [f for f in os.listdir(os.path.join(cache, "hutch"))

@@ -1,0 +1,18 @@
+/* bind-source.h: the rules every request bind's source obeys, whatever
+ * its policy says (hutch-policy(5), "Request mounts"): a regular file or a
+ * directory, never a socket, FIFO or device; not on a pseudo-filesystem
+ * (proc, sysfs, devtmpfs, cgroupfs, debugfs, securityfs, tracefs and
+ * kin) and with none mounted below it, since binds carry their submounts;
+ * never reaching hutch's own cache of security decisions. Frontend only. */
+#ifndef HUTCH_BIND_SOURCE_H
+#define HUTCH_BIND_SOURCE_H
+
+/* NULL when the canonical host path real may be a bind source, else why
+ * not (a fixed phrase for an error message). */
+const char *bind_source_refusal(const char *real);
+
+/* True for the type names of filesystems that are kernel interfaces
+ * rather than data ("proc", "sysfs", ...). */
+int bind_source_pseudo_fs(const char *fstype);
+
+#endif
