@@ -196,6 +196,7 @@ static struct json_object *jjail(const struct jail_report *jr, const struct plan
 									  : SECCOMP_DENY_LIST;
 
 	put_str(o, "policy", jr ? jr->policy : NULL, ok);
+	put_str(o, "policy_file", jr ? jr->policy_file : NULL, ok);
 	put_str(o, "digest", jr ? jr->digest : NULL, ok);
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
 		push(a, json_object_new_string(ns[i]), ok);

@@ -365,7 +365,8 @@ static void maybe_live(struct srun *r, uint64_t now)
 static void finish_run(struct srun *r)
 {
 	struct srv *s = r->c->srv;
-	struct jail_report jr = { .policy = s->pol.name, .digest = s->digest, .cgroup = "unavailable" };
+	struct jail_report jr = { .policy = s->pol.name, .policy_file = s->pol.file,
+				  .digest = s->digest, .cgroup = "unavailable" };
 	struct collected files;
 	struct json_object *doc;
 
