@@ -86,6 +86,9 @@
  *  helper-fds       /proc/{1,ppid,SENTINEL}/fd/N, pidfd_getfd, opens, never writes
  *                   environ, mem: a jail's pid 1 holds the
  *                   status pipe
+ *  memfd-exec       a memfd holding our image (flags 0, MFD_EXEC, execs it from a memfd; no file
+ *                   i386 entry, memfd_secret): fexecve and
+ *                   execve /proc/self/fd/N
  *  noexec           copy ourselves into cwd (/work), /tmp,      execs from the host's /tmp; the
  *                   /dev/shm; execve, mmap PROT_EXEC           copies are removed
  *  setuid           exec setuid-root binaries (passwd, su...)  as a user: gains euid 0 (and is
@@ -543,6 +546,7 @@ static const struct {
 	{ "helper-exe", p_helper_exe },
 	{ "helper-fds", p_helper_fds },
 	{ "noexec", p_noexec },
+	{ "memfd-exec", p_memfd_exec },
 	{ "setuid", p_setuid },
 	{ "mount", p_mount },
 	{ "userns", p_userns },

@@ -35,7 +35,9 @@ trap 'exit 130' INT TERM
 
 # Static, so that the same binary runs in any jail and on the host; a
 # dynamic build still runs (the jail has /usr) when libc.a is missing.
-if ! "$cc" -static -O2 -o "$tmp/probes" "$here"/probes*.c 2>"$tmp/cc.err"; then
+# Position-independent, because launch.py loads it into the address space
+# of a python3 that may itself sit at the fixed addresses of a non-PIE one.
+if ! "$cc" -static-pie -O2 -o "$tmp/probes" "$here"/probes*.c 2>"$tmp/cc.err"; then
 	echo "run.sh: no static build ($(head -1 "$tmp/cc.err")); building dynamically" >&2
 	if ! "$cc" -O2 -o "$tmp/probes" "$here"/probes*.c 2>"$tmp/cc.err"; then
 		cat "$tmp/cc.err" >&2
