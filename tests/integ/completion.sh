@@ -135,4 +135,14 @@ for m in $modes; do
 	expect_only "$m" "" "$HUTCH" run --json true --ti
 done
 
+# Completing a relative command (an untrusted checkout's ./hutch) never
+# runs it; an absolute path, as above, is the caller's deliberate choice.
+printf '#!/bin/sh\ntouch "%s/ran"\n' "$tmp" >"$tmp/hutch"
+chmod 755 "$tmp/hutch"
+replies bare ./hutch run --ti >/dev/null
+replies bare ./hutch policy show "" >/dev/null
+check "completing ./hutch does not run ./hutch" test ! -e "$tmp/ran"
+"$tmp/hutch"
+check "control: that ./hutch leaves its marker when run" test -e "$tmp/ran"
+
 tap_done
