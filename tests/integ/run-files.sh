@@ -53,6 +53,31 @@ check "--input of a missing host file: usage error 125 on stderr" test $? = 125 
 "$HUTCH" run --input noequals -- /bin/true 2>/dev/null
 check "--input without NAME=: 125" test $? = 125
 
+# Inputs are read before any deadline exists: nothing may block there. A
+# FIFO (open() would wait for a writer), a directory, /dev/zero (never
+# ends) and a symlink are refused at once, with a line naming --input.
+mkfifo "$tmp/in.fifo"
+mkdir "$tmp/in.dir"
+ln -s "$tmp/in.txt" "$tmp/in.link"
+for bad in "$tmp/in.fifo" "$tmp/in.dir" /dev/zero "$tmp/in.link"; do
+	t0=$(now_ms)
+	timeout 20 "$HUTCH" run --input x="$bad" -- /bin/true 2>"$tmp/e"
+	rc=$?
+	dt=$(($(now_ms) - t0))
+	check "--input x=${bad#"$tmp"/} is refused at once: 125 (rc $rc, $dt ms)" \
+		test "$rc" = 125 -a "$dt" -lt 5000
+	check "... one line naming --input" \
+		test "$(wc -l <"$tmp/e")" -le 2 -a -n "$(grep '^hutch run: --input: ' "$tmp/e")"
+done
+check "control: the file the symlink names is staged" \
+	test "$("$HUTCH" run --input x="$tmp/in.txt" -- cat x)" = "$(cat "$tmp/in.txt")"
+mkfifo "$tmp/req.fifo"
+t0=$(now_ms)
+timeout 20 "$HUTCH" run --request "$tmp/req.fifo" >"$tmp/doc" 2>/dev/null
+rc=$?
+check "--request FIFO is refused at once ($(($(now_ms) - t0)) ms): invalid_request" \
+	test "$rc" != 124 -a "$(json_get 'd["error"]["code"]' <"$tmp/doc")" = invalid_request
+
 # --- --collect ------------------------------------------------------------------
 
 "$HUTCH" run --json --input in.bin="$tmp/in.bin" --collect out.bin --collect out.txt --collect empty \
