@@ -84,7 +84,7 @@ done
 # The serve tests drive the server with both example clients.
 cp "$top/examples/hutch_client.py" examples/hutch-client "$prefix/examples/"
 cp "$top"/tests/escape/run.sh "$top"/tests/escape/escape.py "$top"/tests/escape/probes*.c \
-	"$top"/tests/escape/probes.h "$prefix/tests/escape/"
+	"$top"/tests/escape/probes.h "$top"/tests/escape/launch.py "$prefix/tests/escape/"
 chmod -R a+rX "$prefix"
 
 # integ LABEL USER HUTCH HUTCH_EXEC: the integration tests copied under
