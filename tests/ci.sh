@@ -76,8 +76,11 @@ tally "$rc" "make check"
 
 # 2. The integration tests again, unprivileged, against installed binaries.
 make install >/dev/null
-mkdir -p "$prefix/tests/integ" "$prefix/tests/progs" "$prefix/tests/escape" "$prefix/examples"
+mkdir -p "$prefix/tests/integ" "$prefix/tests/progs" "$prefix/tests/escape" "$prefix/examples" \
+	"$prefix/tests/policy"
 cp "$top"/tests/integ/*.sh "$prefix/tests/integ/"
+# Test policies (each says why it needs more room than a shipped one).
+cp "$top"/tests/policy/*.json "$prefix/tests/policy/"
 for p in tests/progs/*; do
 	[ -f "$p" ] && [ -x "$p" ] && cp "$p" "$prefix/tests/progs/"
 done

@@ -145,10 +145,20 @@ static void test_shipped_contents(void)
 	CU_ASSERT_STRING_EQUAL(d.binds[0].path, "/usr");
 	CU_ASSERT_TRUE(d.binds[0].exec);
 	CU_ASSERT_FALSE(d.binds[1].exec);
+	/* data locations only: never "/", /run, /proc, /sys or /dev */
 	CU_ASSERT_EQUAL(d.n_mount_rules, 8);
-	CU_ASSERT_STRING_EQUAL(d.mount_rules[0].prefix, "/");
+	CU_ASSERT_STRING_EQUAL(d.mount_rules[0].prefix, "/home");
 	CU_ASSERT_TRUE(d.mount_rules[0].ro);
-	CU_ASSERT_FALSE(d.mount_rules[0].rw);
+	CU_ASSERT_TRUE(d.mount_rules[0].rw);
+	for (size_t i = 0; i < d.n_mount_rules; i++) {
+		const char *p = d.mount_rules[i].prefix;
+
+		CU_ASSERT(strcmp(p, "/") != 0 && strncmp(p, "/run", 4) != 0 &&
+			  strncmp(p, "/var/run", 8) != 0 && strncmp(p, "/proc", 5) != 0 &&
+			  strncmp(p, "/sys", 4) != 0 && strncmp(p, "/dev", 4) != 0);
+	}
+	CU_ASSERT_STRING_EQUAL(d.mount_rules[7].prefix, "/usr");
+	CU_ASSERT_FALSE(d.mount_rules[7].rw);
 	CU_ASSERT_EQUAL(d.n_env_set, 4);
 	CU_ASSERT_EQUAL(d.n_env_allow_prefixes, 1);
 	CU_ASSERT_STRING_EQUAL(d.env_allow_prefixes[0], "LC_");
