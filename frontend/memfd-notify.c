@@ -40,7 +40,9 @@ bool memfd_notify_is_memfd(const struct seccomp_data *d)
  * (the kernel's own rules: longer is EINVAL, unreadable EFAULT). Read in
  * two pieces split at a page boundary, because process_vm_readv fails a
  * piece whole when any of it faults. The name is cosmetic: where we may
- * not read the caller's memory (Yama, EPERM) a fixed name stands in. */
+ * not read the caller's memory (Yama's EPERM, or ESRCH for a pid our
+ * namespace does not show) a fixed name stands in; install() then checks
+ * that the caller still waits. */
 static int read_name(const struct seccomp_notif *n, char ret[MFD_NAME_MAX + 1])
 {
 	uint64_t addr = n->data.args[0];
@@ -56,8 +58,6 @@ static int read_name(const struct seccomp_notif *n, char ret[MFD_NAME_MAX + 1])
 	remote[0] = (struct iovec){ (void *)(uintptr_t)addr, first };
 	remote[1] = (struct iovec){ (void *)(uintptr_t)(addr + first), want - first };
 	got = process_vm_readv((pid_t)n->pid, &local, 1, remote, first < want ? 2 : 1, 0);
-	if (got < 0 && errno == ESRCH)
-		return -ENOENT;
 	if (got < 0 && errno != EFAULT) {
 		memcpy(ret, FALLBACK_NAME, sizeof(FALLBACK_NAME));
 		return 0;
