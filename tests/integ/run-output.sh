@@ -125,7 +125,7 @@ fi
 # --- rendered size in --json (finding 6) ------------------------------------------
 
 # 400 MiB of \x01 is 2.4 GiB of JSON: once the document overflowed json-c.
-ones() { echo "head -c $1 /dev/zero | tr '\\0' '\\1'"; }
+ones() { printf '%s\n' "head -c $1 /dev/zero | tr '\\0' '\\1'"; }
 t0=$(now_ms)
 "$HUTCH" run --json --max-output 400M -- /bin/sh -c "$(ones 400M)" >"$tmp/doc"
 rc=$?
