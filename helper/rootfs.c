@@ -53,6 +53,11 @@ static void clone_bind_source(const struct spec_mount *m, uint32_t i)
 		return;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		fail(STAGE_BIND_SOURCE, i, errno);
+	/* A socket or FIFO is a channel to a host process whatever the
+	 * mount's mode. The frontend refused them; this holds if one was
+	 * swapped in after its check. */
+	if (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode))
+		fail(STAGE_BIND_SOURCE, i, EPERM);
 	tree_is_dir[i] = S_ISDIR(st.st_mode);
 	/* Recursive: in a user namespace the submounts are locked to their
 	 * parent, and a non-recursive clone of a tree with locked children

@@ -201,6 +201,19 @@ expect "a bind source with a symlink inside its path: bind_source ELOOP" \
 	"$REFUSED=setup_failed stage=bind_source item=1 errno=ELOOP" \
 	--tmpfs /a 1048576 --bind "$tmp/link/f" /data -- /bin/true
 
+# A socket or FIFO swapped in after the frontend's check: the helper
+# refuses it too (a channel to a host process, whatever the mount mode).
+"$py" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tmp/real/sock"
+mkfifo "$tmp/real/fifo"
+expect "a bind source that is a socket: bind_source EPERM" \
+	"$REFUSED=setup_failed stage=bind_source item=1 errno=EPERM" \
+	--tmpfs /a 1048576 --bind "$tmp/real/sock" /s -- /bin/true
+expect "a bind source that is a FIFO: bind_source EPERM" \
+	"$REFUSED=setup_failed stage=bind_source item=1 errno=EPERM" \
+	--tmpfs /a 1048576 --bind "$tmp/real/fifo" /s -- /bin/true
+expect "control: a regular file beside them binds" \
+	"exit=0 signal=0 record=none" --bind "$tmp/real/f" /data/f $L -- /bin/true
+
 # ---- mount targets: created inside the new root, never through a link ----
 expect "a tmpfs target missing under a read-only bind: mount_target EROFS" \
 	"$REFUSED=setup_failed stage=mount_target item=1 errno=EROFS" \
