@@ -50,8 +50,15 @@ void apply_rlimits(const struct spec *sp);
 void drop_privileges(const struct spec *sp);
 void set_no_new_privs(void);
 
-/* seccomp-load.c (phase 2, last step before exec). */
+/* seccomp-load.c: phase 1 refuses a spec without a filter; phase 2, the
+ * last step before exec, loads base-filter.c's program, then the spec's. */
+void seccomp_check_spec(const struct spec *sp);
 void seccomp_enforce(const struct spec *sp);
+
+/* base-filter.c: the fixed program under every spec's filter: no new
+ * namespaces, no mounts, no set-id files, whatever the spec allows. */
+struct sock_filter;
+const struct sock_filter *base_filter(size_t *ret_len);
 
 /* reaper.c: the outer process mirrors pid 1; pid 1 reaps and mirrors the
  * target. Both forward signals. */

@@ -100,7 +100,7 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 		fail(STAGE_CLOSE_FDS, 0, errno);
 	if (setsid() < 0)	/* no controlling terminal: TIOCSTI needs one */
 		fail(STAGE_SETSID, 0, errno);
-	seccomp_enforce(sp);		/* last: it need not allow any setup call */
+	seccomp_enforce(sp);		/* last: base filter, then the spec's */
 	close(HUTCH_CONTROL_FD);	/* everything is sent; the target never sees it */
 
 	target = fork();
@@ -125,6 +125,7 @@ int main(void)
 
 	/* Phase 1: read and prepare. May allocate; changes nothing yet. */
 	spec_read(&sp);			/* bounded, versioned, counts checked */
+	seccomp_check_spec(&sp);	/* no filter, no jail: before any namespace */
 	if (!spec_uses_control(&sp))
 		close(HUTCH_CONTROL_FD);	/* before any open can reuse the number */
 	ruleset_fd = landlock_prepare(&sp);

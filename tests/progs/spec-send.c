@@ -54,7 +54,11 @@
  *                        seccomp, "none", or a number. Default, as
  *                        layout.c: pid,net,ipc,uts,cgroup,landlock,landlock-net
  *   --filter HEX         raw seccomp BPF (8 bytes per instruction); adds
- *                        the seccomp flag
+ *                        the seccomp flag. Without it the spec carries a
+ *                        one-instruction RET ALLOW program and the flag
+ *                        (the helper refuses a spec without a filter)
+ *   --no-seccomp         no filter and no seccomp flag, whatever --flags
+ *                        and --filter say
  *   --null-stdin         the target reads /dev/null, not our stdin
  * Wire, applied in this order after encoding:
  *   --raw-bytes HEX      send exactly these bytes instead of the spec
@@ -538,7 +542,8 @@ int main(int argc, char **argv)
 	const char *helper = getenv("HUTCH_EXEC");
 	struct sigaction sa = { .sa_handler = on_alarm };
 	int is_root = geteuid() == 0, default_layout = 0, dump = 0, null_stdin = 0;
-	int cwd_given = 0, spec_p[2], status_p[2], stdin_fd = -1, status;
+	int cwd_given = 0, spec_p[2], status_p[2], stdin_fd = -1, status, no_seccomp = 0;
+	static const uint8_t allow_all[8] = { 0x06, 0, 0, 0, 0, 0, 0xff, 0x7f }; /* RET ALLOW */
 	unsigned timeout_s = 60;
 	uint8_t *wire;
 	size_t wire_len;
@@ -644,6 +649,8 @@ int main(int argc, char **argv)
 			sp.filter_len = (uint32_t)n;
 			sp.flags |= HUTCH_SPEC_SECCOMP;
 			i += 1;
+		} else if (strcmp(a, "--no-seccomp") == 0) {
+			no_seccomp = 1;
 		} else if (strcmp(a, "--null-stdin") == 0) {
 			null_stdin = 1;
 		} else if (strcmp(a, "--raw-bytes") == 0) {
@@ -677,6 +684,16 @@ int main(int argc, char **argv)
 		usage("no helper: set HUTCH_EXEC or pass --helper", NULL);
 	if (!env_given)
 		sp.envc = 1;
+	if (!sp.filter_len) {
+		sp.filter = allow_all;
+		sp.filter_len = sizeof(allow_all);
+	}
+	sp.flags |= HUTCH_SPEC_SECCOMP;
+	if (no_seccomp) {
+		sp.filter = NULL;
+		sp.filter_len = 0;
+		sp.flags &= ~(uint32_t)(HUTCH_SPEC_SECCOMP | HUTCH_SPEC_SECCOMP_NOTIFY);
+	}
 	if (default_layout && !cwd_given)
 		sp.cwd = "/work";
 	sp.argc = (uint32_t)(argc - i);
