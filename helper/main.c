@@ -73,12 +73,14 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 	pid_t target;
 
 	parent_death_guard();
+	user_counts_open();		/* while the host's /proc is still here */
 	build_root(sp);			/* mounts need CAP_SYS_ADMIN in our userns */
 	set_hostname(sp);
 	if ((sp->flags & HUTCH_SPEC_NET_LOOPBACK) && (sp->flags & HUTCH_SPEC_NS_NET))
 		bring_up_loopback();
 	landlock_add_rules(ruleset_fd, sp);	/* by path, so after pivot_root */
 	apply_rlimits(sp);		/* after the mounts, which need open files */
+	limit_user_counts();		/* after the mounts, which count as namespaces */
 	drop_privileges(sp);		/* bounding and ambient, ids, then caps */
 	parent_death_guard();		/* a credential change cleared it */
 	set_no_new_privs();		/* Landlock and seccomp both require it */

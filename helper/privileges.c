@@ -34,6 +34,29 @@ void privileges_prepare(void)
 	capng_get_caps_process();
 }
 
+/* Pending signals and POSIX message-queue bytes are charged to the
+ * caller's user on the host, as user-counts.c explains: fixed bounds,
+ * items HUTCH_RLIM_COUNT + 1 and + 2 in a failure record. */
+static void apply_per_user_rlimits(void)
+{
+	static const struct {
+		int resource;
+		rlim_t max;
+	} fixed[] = { { RLIMIT_SIGPENDING, 1024 }, { RLIMIT_MSGQUEUE, 65536 } };
+
+	for (uint32_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		struct rlimit r;
+
+		if (getrlimit(fixed[i].resource, &r) < 0)
+			fail(STAGE_RLIMIT, HUTCH_RLIM_COUNT + 1 + i, errno);
+		if (r.rlim_max == RLIM_INFINITY || r.rlim_max > fixed[i].max)
+			r.rlim_max = fixed[i].max;
+		r.rlim_cur = r.rlim_max;
+		if (setrlimit(fixed[i].resource, &r) < 0)
+			fail(STAGE_RLIMIT, HUTCH_RLIM_COUNT + 1 + i, errno);
+	}
+}
+
 void apply_rlimits(const struct spec *sp)
 {
 	static const int resource[HUTCH_RLIM_COUNT] = {
@@ -64,6 +87,7 @@ void apply_rlimits(const struct spec *sp)
 	}
 	if (setrlimit(RLIMIT_CORE, &zero) < 0)
 		fail(STAGE_RLIMIT, HUTCH_RLIM_COUNT, errno);
+	apply_per_user_rlimits();
 }
 
 void drop_privileges(const struct spec *sp)

@@ -42,6 +42,7 @@ static const char *const stage_names[STAGE_MAX] = {
 	[STAGE_EXEC] = "exec",
 	[STAGE_HELPER_EXEC] = "helper_exec",
 	[STAGE_JAIL_INIT] = "jail_init",
+	[STAGE_USER_COUNTS] = "user_counts",
 };
 
 static const char *const code_names[HUTCH_STATUS_CODE_MAX] = {
