@@ -7,10 +7,17 @@
  *   hutch-client --fd N run -- COMMAND [ARG...]   N: a connected socket
  *   hutch-client --socket PATH run -- COMMAND [ARG...]
  *   hutch-client --socket PATH ping               (or --fd N ping)
+ *   hutch-client --expect-uid UID --socket PATH ...
+ *
+ * Before a byte goes out, the kernel says who serves the socket
+ * (SO_PEERCRED): unless it is UID, or by default our own uid or root, we
+ * refuse, as whoever took the path first would read our request and
+ * could forge its result (hutch-protocol(7), "Clients").
  *
  * Exit status: 0 when a final event arrived (whatever it says; a summary
  * of a run's result goes to stderr), 1 when the connection ended first or
- * broke the framing, 2 for usage errors. */
+ * broke the framing, 2 for usage errors, 3 when the server is not the
+ * expected user. */
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -19,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -29,8 +37,8 @@
 #define MAX_EVENT (256u << 20)	/* a result document may carry 64 MiB twice, base64'd */
 
 static const char usage[] =
-	"Usage: hutch-client --fd N | --socket PATH  run -- COMMAND [ARG...]\n"
-	"       hutch-client --fd N | --socket PATH  ping\n";
+	"Usage: hutch-client [--expect-uid UID] --fd N | --socket PATH  run -- COMMAND [ARG...]\n"
+	"       hutch-client [--expect-uid UID] --fd N | --socket PATH  ping\n";
 
 /* ---- building the request ---- */
 
@@ -352,27 +360,64 @@ static int connect_unix(const char *path)
 	return fd;
 }
 
+/* The server is who we expect: 0, or -EPERM with *ret_uid its uid. */
+static int check_peer(int fd, long expect_uid, uid_t *ret_uid)
+{
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) < 0)
+		return -errno;
+	if (l != sizeof(cr))
+		return -EPROTO;
+	*ret_uid = cr.uid;
+	if (expect_uid >= 0 ? cr.uid == (uid_t)expect_uid : cr.uid == geteuid() || cr.uid == 0)
+		return 0;
+	return -EPERM;
+}
+
+static long parse_num(const char *s, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 0 || v > max)
+		return -1;
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	struct buf req = { 0 };
 	uint8_t hdr[FRAME_HEADER_BYTES];
 	const char *path = NULL;
+	long expect_uid = -1;
+	uid_t peer = 0;
 	bool is_ping;
 	int fd = -1, i = 1, r;
 
-	if (argc > 2 && strcmp(argv[1], "--fd") == 0) {
-		char *end;
-		long v = strtol(argv[2], &end, 10);
+	if (argc > 2 && strcmp(argv[1], "--expect-uid") == 0) {
+		expect_uid = parse_num(argv[2], (long)UINT32_MAX - 1);
+		if (expect_uid < 0) {
+			fputs("hutch-client: --expect-uid: not a uid; give a number\n", stderr);
+			return 2;
+		}
+		i = 3;
+	}
+	if (argc > i + 1 && strcmp(argv[i], "--fd") == 0) {
+		long v = parse_num(argv[i + 1], 1 << 20);
 
-		if (*end || end == argv[2] || v < 0 || v > 1 << 20) {
+		if (v < 0) {
 			fputs(usage, stderr);
 			return 2;
 		}
 		fd = (int)v;
-		i = 3;
-	} else if (argc > 2 && strcmp(argv[1], "--socket") == 0) {
-		path = argv[2];
-		i = 3;
+		i += 2;
+	} else if (argc > i + 1 && strcmp(argv[i], "--socket") == 0) {
+		path = argv[i + 1];
+		i += 2;
 	} else {
 		fputs(usage, stderr);
 		return 2;
@@ -392,6 +437,20 @@ int main(int argc, char **argv)
 			fprintf(stderr, "hutch-client: %s: %s\n", path, strerror(-fd));
 			return 1;
 		}
+	}
+	r = check_peer(fd, expect_uid, &peer);
+	if (r == -EPERM) {
+		fprintf(stderr, "hutch-client: %s: the server runs as uid %u, not the expected user; "
+			"refusing to send (--expect-uid UID if that user is meant)\n",
+			path ? path : "--fd", (unsigned)peer);
+		close(fd);
+		return 3;
+	}
+	if (r < 0) {
+		fprintf(stderr, "hutch-client: %s: cannot tell who serves it (%s); refusing to send\n",
+			path ? path : "--fd", strerror(-r));
+		close(fd);
+		return 3;
 	}
 	r = build_request(&req, is_ping, argv + i + 2, argc - i - 2);
 	if (r < 0) {

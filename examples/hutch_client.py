@@ -8,9 +8,15 @@ As a module:
         print(result["stdout"]["text"])
 
 As a command:
-    hutch_client.py [--socket PATH] run -- /bin/echo hi
-    hutch_client.py [--socket PATH] ping
+    hutch_client.py [--socket PATH] [--expect-uid UID] run -- /bin/echo hi
+    hutch_client.py [--socket PATH] [--expect-uid UID] ping
 With no --socket it starts `hutch serve --fd N` itself over a socketpair.
+
+Before sending anything the client asks the kernel who serves the socket
+(SO_PEERCRED) and refuses unless it is the expected uid: by default our
+own uid or root, else the one given (hutch-protocol(7), "Clients"). Anyone
+who got to the path first could otherwise read our requests and forge
+their results.
 """
 
 import json
@@ -27,18 +33,44 @@ class ProtocolError(Exception):
     pass
 
 
+class ImpostorError(ProtocolError):
+    """The socket is served by a user we do not trust."""
+
+
+def peer_uid(sock):
+    """The uid of the process at the other end of a Unix socket."""
+    cred = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    _pid, uid, _gid = struct.unpack("3i", cred)
+    return uid
+
+
+def check_peer(sock, expect_uid=None):
+    """Refuse a server that is neither expect_uid nor, by default, our own
+    uid or root. Raises ImpostorError."""
+    uid = peer_uid(sock)
+    allowed = (expect_uid,) if expect_uid is not None else (os.geteuid(), 0)
+    if uid not in allowed:
+        raise ImpostorError("the server runs as uid %d, not %s: refusing to talk to it"
+                            % (uid, " or ".join(str(u) for u in allowed)))
+
+
 class HutchClient:
-    def __init__(self, sock, proc=None):
+    def __init__(self, sock, proc=None, expect_uid=None):
+        check_peer(sock, expect_uid)
         self.sock = sock
         self.proc = proc
         self.next_id = 1
         self.buf = b""
 
     @classmethod
-    def connect(cls, path):
+    def connect(cls, path, expect_uid=None):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.connect(path)
-        return cls(s)
+        try:
+            s.connect(path)
+            return cls(s, expect_uid=expect_uid)
+        except BaseException:
+            s.close()
+            raise
 
     @classmethod
     def spawn(cls, argv):
@@ -134,10 +166,23 @@ class HutchClient:
 
 def main(argv):
     path = None
-    if len(argv) >= 2 and argv[0] == "--socket":
-        path, argv = argv[1], argv[2:]
-    client = (HutchClient.connect(path) if path else
-              HutchClient.spawn([os.environ.get("HUTCH", "hutch"), "serve"]))
+    expect_uid = None
+    while len(argv) >= 2 and argv[0] in ("--socket", "--expect-uid"):
+        if argv[0] == "--socket":
+            path = argv[1]
+        elif argv[1].isdigit():
+            expect_uid = int(argv[1])
+        else:
+            print("hutch_client.py: --expect-uid: not a uid; give a number", file=sys.stderr)
+            return 2
+        argv = argv[2:]
+    try:
+        client = (HutchClient.connect(path, expect_uid) if path else
+                  HutchClient.spawn([os.environ.get("HUTCH", "hutch"), "serve"]))
+    except ImpostorError as e:
+        print("hutch_client.py: --socket %s: %s; pass --expect-uid UID if that user is meant"
+              % (path, e), file=sys.stderr)
+        return 3
     with client:
         if argv and argv[0] == "ping":
             print("pong" if client.ping() else "no pong")

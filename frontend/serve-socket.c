@@ -87,7 +87,7 @@ static int clear_old(int dir_fd, const char *name, const struct sockaddr_un *sa,
 	if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	if (!S_ISSOCK(st.st_mode)) {
-		*why = "something other than a socket is there; remove it or choose another path";
+		*why = "a file that is not a socket is there; remove it or choose another path";
 		return -EEXIST;
 	}
 	if (st.st_uid != geteuid()) {
