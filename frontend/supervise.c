@@ -117,13 +117,25 @@ static bool capture_keep(struct capture *c, const uint8_t *data, size_t use, boo
 
 	if (use == 0)
 		return false;
-	nb = realloc(c->buf, c->len + use);
-	if (!nb) {
-		c->truncated = true;
-		return false;
+	if (!c->buf)
+		c->alloc = 0; /* a session freed what it took (session.c) */
+	if (c->alloc - c->len < use) {
+		/* Doubling: hundreds of MiB without a copy per chunk. */
+		size_t want = c->alloc > SIZE_MAX / 2 ? SIZE_MAX : c->alloc * 2;
+
+		if (want < c->len + use)
+			want = c->len + use < IO_CHUNK ? IO_CHUNK : c->len + use;
+		if (c->limit && want > c->limit)
+			want = (size_t)c->limit > c->len + use ? (size_t)c->limit : c->len + use;
+		nb = realloc(c->buf, want);
+		if (!nb) {
+			c->truncated = true;
+			return false;
+		}
+		c->buf = nb;
+		c->alloc = want;
 	}
-	memcpy(nb + c->len, data, use);
-	c->buf = nb;
+	memcpy(c->buf + c->len, data, use);
 	c->len += use;
 	if (!rendered || c->limit == 0)
 		return false;
@@ -139,6 +151,7 @@ void outcome_free(struct outcome *o)
 	free(o->out.buf);
 	free(o->errc.buf);
 	o->out.buf = o->errc.buf = NULL;
+	o->out.alloc = o->errc.alloc = o->out.len = o->errc.len = 0;
 }
 
 /* Where pass-through output goes. A reader that stops reading must not

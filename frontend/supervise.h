@@ -15,7 +15,7 @@
 
 struct capture {
 	uint8_t *buf;		/* kept bytes (json mode), at most limit */
-	size_t len;
+	size_t len, alloc;	/* alloc: bytes at buf; ignored once buf is NULL */
 	uint64_t bytes;		/* everything the target wrote, counted */
 	uint64_t limit;		/* cap; 0 = none */
 	uint64_t escaped;	/* kept bytes as JSON text would render them */
