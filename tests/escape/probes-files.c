@@ -475,3 +475,134 @@ void p_ro_write(void)
 	open_for_write("/etc/ld.so.cache");
 	finish(NULL);
 }
+
+/* ------------------------------------------------------------------ */
+/* Set-id files: a file made set-user-ID in the jail keeps the bit on the
+ * host through a writable bind, where the jail's nosuid does not follow it
+ * (hutch-exec(8), BUILT-IN FILTER). Tried in a scratch dir, removed after. */
+
+/* A path the i386 entry point can take: below 4 GiB. */
+static char *low_copy(const char *s)
+{
+	char *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT,
+		       -1, 0);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	snprintf(m, 4096, "%s", s);
+	return m;
+}
+
+/* Judge one attempt at path; a file it left is checked and removed. */
+static void plant_judge(const char *what, const char *path, long r, int err)
+{
+	struct stat sb;
+
+	reach(what, r, err);
+	if (lstat(path, &sb) == 0) {
+		if (sb.st_mode & (S_ISUID | S_ISGID))
+			note("%s left mode %o (removed)", path, (unsigned)(sb.st_mode & 07777));
+		unlink(path);
+	}
+}
+
+/* plant_judge() of a call, errno read after it */
+#define PLANT(what, path, call)                                                            \
+	do {                                                                               \
+		long r_ = (long)(call);                                                    \
+		int e_ = errno;                                                            \
+		plant_judge(what, path, r_, e_);                                           \
+	} while (0)
+
+/* A fresh plain 0755 file to change the mode of. */
+static const char *plain_file(const char *name)
+{
+	static char p[128];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", scratch, name);
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	if (fd < 0)
+		held(errno, "create plain %s", p);
+	else
+		close(fd);
+	return p;
+}
+
+static int c_plant_i386(void *a)
+{
+	char *p = low_copy((const char *)a);
+	long r;
+
+	if (!p) {
+		held(errno, "mmap MAP_32BIT");
+		return 0;
+	}
+	r = int80(15 /* i386 chmod */, (long)(uintptr_t)p, 04755, 0);
+	plant_judge("i386 chmod 04755", p, r < 0 && r > -4096 ? -1 : r, r < 0 ? (int)-r : 0);
+	return 0;
+}
+
+/* Mode changes of a plain file, through every entry point. */
+static void plant_chmods(void)
+{
+	const char *f;
+	int fd;
+
+	f = plain_file("chmod");
+	PLANT("chmod 04755", f, chmod(f, 04755));
+	f = plain_file("chmod-g");
+	PLANT("chmod 02755", f, chmod(f, 02755));
+	f = plain_file("fchmod");
+	fd = open(f, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		held(errno, "open %s", f);
+	} else {
+		PLANT("fchmod 04755", f, fchmod(fd, 04755));
+		close(fd);
+	}
+	f = plain_file("fchmodat2");
+	PLANT("fchmodat2 04755", f, syscall(452, AT_FDCWD, f, 04755, 0));
+	f = plain_file("x32");
+	PLANT("x32 chmod 04755", f, syscall(0x40000000L | SYS_chmod, f, 04755));
+	f = plain_file("i386");
+	if (in_child(c_plant_i386, (void *)f, 10) == 254)
+		held(EINTR, "i386 chmod: killed");
+	unlink(f);
+}
+
+/* New files born with a set-id mode. */
+static void plant_creates(void)
+{
+	struct { uint64_t flags, mode, resolve; } how = { O_WRONLY | O_CREAT | O_EXCL, 04755, 0 };
+	char p[128];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/open", scratch);
+	PLANT("open O_CREAT 04755", p, fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 04755));
+	if (fd >= 0)
+		close(fd);
+	snprintf(p, sizeof(p), "%s/creat", scratch);
+	PLANT("creat 04755", p, fd = (int)syscall(SYS_creat, p, 04755));
+	if (fd >= 0)
+		close(fd);
+	snprintf(p, sizeof(p), "%s/openat2", scratch);
+	PLANT("openat2 O_CREAT 04755", p,
+	      fd = (int)syscall(SYS_openat2, AT_FDCWD, p, &how, sizeof(how)));
+	if (fd >= 0)
+		close(fd);
+	snprintf(p, sizeof(p), "%s/mknod", scratch);
+	PLANT("mknod S_IFREG|06755", p, mknod(p, S_IFREG | 06755, 0));
+	REACH("O_TMPFILE 04755", fd = open(scratch, O_WRONLY | O_TMPFILE | O_CLOEXEC, 04755));
+	if (fd >= 0)
+		close(fd);
+}
+
+void p_setuid_plant(void)
+{
+	make_scratch();
+	plant_chmods();
+	plant_creates();
+	drop_scratch();
+	finish(NULL);
+}

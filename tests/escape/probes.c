@@ -141,6 +141,9 @@
  *                   x32 unshare
  *  ro-write         create in /usr, mkdir in /, open           created and removed at once
  *                   /etc/ld.so.cache for writing
+ *  setuid-plant     chmod/fchmod/fchmodat2 04755 and 02755,    in a scratch dir; each file
+ *                   x32 and i386 chmod, open/creat/openat2/    removed at once
+ *                   O_TMPFILE/mknod with a set-id mode
  *  uid-root         our uid maps to 0 outside                  root: yes; a user: n/a
  *  caps             any capability, bounding set included      the host has a bounding set
  */
@@ -583,6 +586,7 @@ static const struct {
 	{ "collect-fifo", p_collect_fifo },
 	{ "seccomp-abi", p_seccomp_abi },
 	{ "ro-write", p_ro_write },
+	{ "setuid-plant", p_setuid_plant },
 	{ "uid-root", p_uid_root },
 	{ "caps", p_caps },
 };
