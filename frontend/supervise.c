@@ -248,6 +248,14 @@ static void sink_flush(struct sink *s)
 	s->waiting = false;
 }
 
+/* Each notification costs the supervisor two ioctls and a poll turn that
+ * no limit of the jail's pays for, and in hutch serve every client shares
+ * that loop. Past NOTIFY_PER_WINDOW in a window the listener is left
+ * unpolled until the next: the jail's refused calls then wait in the
+ * kernel, so it is the jail that slows down, never the supervisor. */
+#define NOTIFY_WINDOW_MS 100
+#define NOTIFY_PER_WINDOW 500
+
 struct jail_watch {
 	struct jail_proc *jp;
 	struct supervise_opts o;
@@ -265,6 +273,8 @@ struct jail_watch {
 	int idx_pid, idx_status, idx_out, idx_err, idx_in, idx_src, idx_ctl, idx_lis;
 	int idx_sink_out, idx_sink_err;	/* a full sink, polled for POLLOUT */
 	int listener_fd;	/* seccomp user notifications of the jail */
+	uint64_t notif_window;	/* start of the current rate window, ms */
+	unsigned notif_in_window;	/* notifications answered in it */
 	struct seccomp_notif *notif;
 	struct seccomp_notif_resp *notif_resp;
 	size_t notif_size, resp_size;
@@ -452,6 +462,9 @@ static int next_timeout(struct jail_watch *l)
 			next = l->idle_deadline;
 		if (l->kill_at && l->kill_at < next)
 			next = l->kill_at;
+		if (l->listener_fd >= 0 && l->notif_in_window >= NOTIFY_PER_WINDOW &&
+		    l->notif_window + NOTIFY_WINDOW_MS < next)
+			next = l->notif_window + NOTIFY_WINDOW_MS; /* poll it again then */
 	} else {
 		next = l->deadline; /* the drain deadline once exited */
 	}
@@ -539,9 +552,19 @@ static void count_denial(struct outcome *o, int nr, uint32_t arch)
 		o->denials_other++;
 }
 
+static bool notify_throttled(struct jail_watch *l, uint64_t t)
+{
+	if (t - l->notif_window >= NOTIFY_WINDOW_MS) {
+		l->notif_window = t;
+		l->notif_in_window = 0;
+	}
+	return l->notif_in_window >= NOTIFY_PER_WINDOW;
+}
+
 /* A denied call waits for us: record it by number and answer EPERM. */
 static void read_notification(struct jail_watch *l)
 {
+	l->notif_in_window++;
 	memset(l->notif, 0, l->notif_size);
 	if (ioctl(l->listener_fd, SECCOMP_IOCTL_NOTIF_RECV, l->notif) < 0) {
 		if (errno != EINTR && errno != ENOENT)
@@ -623,7 +646,7 @@ int watch_pollfds(struct jail_watch *l, struct pollfd *p, int n)
 	l->idx_ctl = l->idx_lis = l->idx_sink_out = l->idx_sink_err = -1;
 	if (l->o.control_fd >= 0)
 		l->idx_ctl = n, p[n++] = (struct pollfd){ .fd = l->o.control_fd, .events = POLLIN };
-	if (l->listener_fd >= 0)
+	if (l->listener_fd >= 0 && !notify_throttled(l, now_ms()))
 		l->idx_lis = n, p[n++] = (struct pollfd){ .fd = l->listener_fd, .events = POLLIN };
 	if (!l->exited)
 		l->idx_pid = n, p[n++] = (struct pollfd){ .fd = jp->pidfd, .events = POLLIN };

@@ -137,4 +137,28 @@ print(" ".join("%s:%d" % (e["syscall"], e["count"]) for e in sorted(d["denials"]
 	check "$pol: a run refused nothing has an empty denials list ($got)" test "$got" = "[]"
 done
 
+# A storm of refused calls costs the supervisor a bounded share of a CPU:
+# past 500 notifications in 100 ms the listener waits, and so does the jail.
+cat >"$tmp/storm.py" <<'EOF'
+import ctypes, time
+libc = ctypes.CDLL(None, use_errno=True)
+t = time.time()
+while time.time() - t < 2.5:
+    libc.syscall(321, 0, 0, 0)  # bpf(2), refused by every policy
+EOF
+"$HUTCH" run --json --input s.py="$tmp/storm.py" -- /usr/bin/python3 /work/s.py >"$tmp/storm.json" 2>/dev/null &
+storm=$!
+sleep 2
+# utime + stime of hutch itself (fields 14, 15; children not included).
+ticks=$(awk '{ print $14 + $15 }' "/proc/$storm/stat" 2>/dev/null || echo gone)
+wait "$storm"
+hz=$(getconf CLK_TCK)
+check "a denial storm: hutch used under a fifth of a CPU for 2 s ($ticks ticks at $hz/s)" \
+	test "$ticks" != gone -a "$((${ticks:-0} * 5))" -lt "$((hz * 2))"
+got=$("$py" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(e["count"] for e in d["denials"] if e["syscall"] == "bpf"))' "$tmp/storm.json" 2>&1)
+check "... every refused call was still answered and counted, at most 5000/s ($got)" \
+	test "${got:-0}" -gt 1000 -a "${got:-0}" -le 14000
+
 tap_done
