@@ -169,9 +169,17 @@ def budget_runs(opts, nruns, nbytes, limits):
     t.join(1)
     expect(sorted(finals) == sorted(ids), "final events for %s, want %s" % (sorted(finals), ids))
     expect(c.ping(), "no pong after the runs")
+    san = sanitized(c.proc.pid)
     c.close()
     diag("VmHWM %d KiB before, %d KiB with the runs" % (base, peak))
-    return [finals[i] for i in ids], base, peak
+    return [finals[i] for i in ids], base, peak, san
+
+
+def margin_kb(san):
+    """What the server may hold beyond the budget: 32 MiB, and under
+    AddressSanitizer its quarantine of freed blocks too (256 MiB by
+    default: every realloc of a growing capture leaves one there)."""
+    return (32 + (320 if san else 0)) * 1024
 
 
 def case_budget_kill():
@@ -179,22 +187,22 @@ def case_budget_kill():
     # and a 32 MiB budget: every run dies with output_overflow naming the
     # budget, and the server holds about the budget, never 1.2 GiB.
     budget = 32
-    evs, base, peak = budget_runs(["--max-buffered", "%dM" % budget], 4, 300 * MiB,
+    evs, base, peak, san = budget_runs(["--max-buffered", "%dM" % budget], 4, 300 * MiB,
                                   {"stdout_bytes": 400 * MiB})
     for ev in evs:
         doc = ev.get("exit")
         expect(doc and doc["status"] == "failed" and doc["error"]["code"] == "output_overflow" and
                doc["error"].get("limit") == "max_buffered", "want output_overflow at max_buffered: %s"
                % str(ev)[:400])
-    expect(peak < base + (budget + 32) * 1024, "the server grew by %d KiB with a %d MiB budget"
-           % (peak - base, budget))
+    expect(peak < base + budget * 1024 + margin_kb(san),
+           "the server grew by %d KiB with a %d MiB budget" % (peak - base, budget))
 
 
 def case_budget_truncate():
     # A policy that truncates: the runs go on to the end, their results
     # say truncated, and the server holds about the budget.
     budget = 64
-    evs, base, peak = budget_runs(["--max-buffered", "%dM" % budget, "--policy", truncating_policy()],
+    evs, base, peak, san = budget_runs(["--max-buffered", "%dM" % budget, "--policy", truncating_policy()],
                                   4, 200 * MiB, {"stdout_bytes": 400 * MiB})
     kept = 0
     for ev in evs:
@@ -204,14 +212,14 @@ def case_budget_truncate():
         expect(out["truncated"] is True and out["bytes"] == 200 * MiB, "stdout: %s" % str(out)[:200])
         kept += len(out.get("text", ""))
     expect(0 < kept <= budget * MiB // 4, "%d bytes kept with a %d MiB budget" % (kept, budget))
-    expect(peak < base + (budget + 32) * 1024, "the server grew by %d KiB with a %d MiB budget"
-           % (peak - base, budget))
+    expect(peak < base + budget * 1024 + margin_kb(san),
+           "the server grew by %d KiB with a %d MiB budget" % (peak - base, budget))
 
 
 def case_budget_control():
     # Control: with room in the budget, a run keeps all its 100 MiB and
     # the measurement sees the server hold them.
-    evs, base, peak = budget_runs(["--max-buffered", "1G", "--policy", truncating_policy()],
+    evs, base, peak, san = budget_runs(["--max-buffered", "1G", "--policy", truncating_policy()],
                                   1, 100 * MiB, {"stdout_bytes": 400 * MiB})
     out = evs[0]["exit"]["stdout"]
     expect(out["truncated"] is False and len(out["text"]) == 100 * MiB, "stdout: %s" % str(out)[:200])
@@ -224,7 +232,8 @@ def case_unrenderable():
     # lives on, and another client's run at the same time completes. The
     # budget is raised so that it is not what stops the run.
     path = os.path.join(private_dir("unrender"), "h.sock")
-    proc = serve_socket(path, "--max-buffered", "8G")
+    # No idle timeout: the other client waits for as long as the big run takes.
+    proc = serve_socket(path, "--max-buffered", "8G", "--idle-timeout", "0")
     try:
         a, b = connect(path), connect(path)
         a.sock.settimeout(600)
