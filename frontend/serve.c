@@ -3,7 +3,9 @@
  * and sessions are bounded per connection and overall (busy beyond that,
  * never queued); a closed or broken connection kills every jail it
  * started; a client that does not read is cut off rather than buffered
- * for; SIGTERM drains. Frontend only. */
+ * for; output is held within one server-wide budget (serve-budget.c);
+ * socket clients are bounded per user and closed when idle; SIGTERM
+ * drains. Frontend only. */
 #include "config.h"
 
 #include <errno.h>
