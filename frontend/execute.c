@@ -88,6 +88,7 @@ struct exec_run {
 	int control_sock;
 	struct cgroup_run cg;
 	bool have_cgroup;
+	bool reaped;		/* supervise() waited for the helper */
 };
 
 /* Everything up to a running jail. On failure *res says why (a refused
@@ -237,6 +238,7 @@ static int exec_supervise(struct exec_run *x)
 	int r = supervise(&x->jp, &x->so, x->res);
 
 	x->so.control_fd = -1; /* closed by the watch */
+	x->reaped = true;
 	return r;
 }
 
@@ -246,10 +248,15 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 	uint64_t peak = 0;
 
 	memset(ret_files, 0, sizeof(*ret_files));
-	if (x->watch)
+	if (x->watch) {
 		watch_finish(x->watch); /* kills and reaps what is left */
-	else if (x->so.control_fd >= 0)
-		close(x->so.control_fd);
+	} else {
+		/* No watch was made (no memory): nothing may outlive us. */
+		if (x->so.control_fd >= 0)
+			close(x->so.control_fd);
+		if (!x->reaped && x->jp.pidfd >= 0)
+			(void)jail_kill_and_reap(&x->jp, 0, NULL);
+	}
 	jail_proc_close(&x->jp);
 	if (x->have_cgroup) {
 		res->cgroup_applied = true;
