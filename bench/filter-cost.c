@@ -1,5 +1,5 @@
 /* filter-cost.c: profiling aid for bench/profile.sh. Times the frontend's
- * seccomp compilation (frontend/filter.c with libseccomp, built from the
+ * seccomp compilation (frontend/jail/filter.c with libseccomp, built from the
  * tree's sources unchanged): the first call in a fresh process, which is
  * what every `hutch run` pays, and the median of later calls.
  * Usage: filter-cost [ITERS]; with 0, one call and no output (for timing
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "filter.h"
+#include "jail/filter.h"
 
 static double now_us(void)
 {

@@ -17,7 +17,7 @@
 #                     bare (min-mounts and no net, seccomp, Landlock)
 #   unshare, unshare-nonet  util-linux references
 # The builds of the aids compile the tree's shared/spec-codec.c and
-# frontend/filter.c unchanged, so they follow the sources in this checkout
+# frontend/jail/filter.c unchanged, so they follow the sources in this checkout
 # (which must match the binaries measured).
 #
 # Environment: HUTCH, HUTCH_EXEC, BENCH_ITERS (default 200), BENCH_WARMUP,
@@ -62,7 +62,7 @@ $cc -O2 -I"$tmp/inc" -I"$src/shared" -o "$tmp/spec-ablate" "$here/spec-ablate.c"
 	"$src/shared/spec-codec.c"
 have_filter_cost=1
 $cc -O2 -I"$tmp/inc" -I"$src/shared" -I"$src/frontend" -o "$tmp/filter-cost" \
-	"$here/filter-cost.c" "$src/frontend/filter.c" "$src/shared/fd-util.c" -lseccomp ||
+	"$here/filter-cost.c" "$src/frontend/jail/filter.c" "$src/frontend/doc/syscall-names.c" "$src/shared/fd-util.c" -lseccomp ||
 	have_filter_cost=0
 
 # The spec, captured by standing in for the helper (see run.sh).

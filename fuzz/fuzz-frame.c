@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "frame-codec.h"
-#include "protocol.h"
+#include "doc/protocol.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

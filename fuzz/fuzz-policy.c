@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "policy.h"
-#include "verror.h"
+#include "doc/policy.h"
+#include "doc/verror.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

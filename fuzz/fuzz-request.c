@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "narrow.h"
-#include "plan.h"
-#include "policy.h"
-#include "request.h"
-#include "verror.h"
+#include "doc/plan.h"
+#include "doc/policy.h"
+#include "doc/request.h"
+#include "doc/verror.h"
+#include "jail/narrow.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "layout.h"
-#include "narrow.h"
-#include "policy.h"
-#include "request.h"
 #include "spec.h"
+#include "doc/policy.h"
+#include "doc/request.h"
+#include "jail/layout.h"
+#include "jail/narrow.h"
 
 static const uint8_t tiny_filter[32] = {
 	0x20, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, /* ld [4]: arch */

@@ -249,8 +249,8 @@ else
 fi
 
 # ---- policy limits ----
-if [ -f "$srcdir/frontend/policy.c" ]; then
-	limits=$(sed -n 's/^[[:space:]]*\[LIM_[A-Z_]*\] = { "\([a-z_]*\)".*/\1/p' "$srcdir/frontend/policy.c")
+if [ -f "$srcdir/frontend/doc/policy.c" ]; then
+	limits=$(sed -n 's/^[[:space:]]*\[LIM_[A-Z_]*\] = { "\([a-z_]*\)".*/\1/p' "$srcdir/frontend/doc/policy.c")
 	section "$tmp/hutch-policy.5.txt" LIMITS >"$tmp/limits"
 	tags "$tmp/limits" >"$tmp/limit-tags"
 	n=0 bad=

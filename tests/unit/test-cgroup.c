@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "jail/cgroup.h"
 #include "cunit-main.h"
 
 static char root[64];

@@ -1,4 +1,4 @@
-/* test-narrow.c: unit tests of narrowing (frontend/narrow.c): a request
+/* test-narrow.c: unit tests of narrowing (frontend/jail/narrow.c): a request
  * under a policy becomes a plan, and may only narrow it. Limits, network,
  * env, mounts (canonicalised sources in temporary directories), reserved
  * targets, files and collect, each at and past what the policy allows. */
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "narrow.h"
-#include "policy.h"
-#include "request.h"
+#include "doc/policy.h"
+#include "doc/request.h"
+#include "jail/narrow.h"
 
 #include "cunit-main.h"
 

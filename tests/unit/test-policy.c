@@ -1,4 +1,4 @@
-/* test-policy.c: unit tests of policies (frontend/policy.c): every shipped
+/* test-policy.c: unit tests of policies (frontend/doc/policy.c): every shipped
  * policy loads; the canonical form and the digest are stable and change
  * when meaning or the helper changes; a table of one-mutation invalid
  * policies with the exact pointer; several problems reported at once. */
@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "json-util.h"
-#include "policy.h"
+#include "doc/json-util.h"
+#include "doc/policy.h"
 
 #include "cunit-main.h"
 

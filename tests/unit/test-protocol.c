@@ -1,5 +1,5 @@
 /* test-protocol.c: unit tests of the messages of `hutch serve`
- * (frontend/protocol.c): a table of bad frames, each with the fixed reason
+ * (frontend/doc/protocol.c): a table of bad frames, each with the fixed reason
  * it must be refused with (and nothing written to the caller), good frames
  * of every kind with their parsed fields, and the events the server sends
  * (a correct header, then the JSON hutch-protocol(7) describes). */
@@ -11,7 +11,7 @@
 
 #include "errors.h"
 #include "frame-codec.h"
-#include "protocol.h"
+#include "doc/protocol.h"
 
 #include "cunit-main.h"
 

@@ -1,5 +1,5 @@
 /* test-render.c: unit tests of the rendered-size path of result documents
- * (frontend/result.c, issue 9): JSON escaping counted as json-c writes it,
+ * (frontend/doc/result.c, issue 9): JSON escaping counted as json-c writes it,
  * base64 sizes in 64 bits, the fit of a stream under its cap, and streams
  * past 2 and 4 GiB (mapped from one small memfd page range, so they cost
  * no memory) that once came back null or as their length modulo 2^32. */
@@ -10,9 +10,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "plan.h"
-#include "result.h"
-#include "supervise.h"
+#include "doc/outcome.h"
+#include "doc/plan.h"
+#include "doc/result.h"
 
 #include "cunit-main.h"
 

@@ -1,4 +1,4 @@
-/* test-request-limits.c: unit tests of request documents (frontend/request.c)
+/* test-request-limits.c: unit tests of request documents (frontend/doc/request.c)
  * at their size bounds: generated documents at and one past every bound,
  * the document size checked before parsing, and every limit a request may
  * set at its minimum, its maximum and one past. */
@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json-util.h"
-#include "policy.h"
-#include "request.h"
 #include "spec.h"
+#include "doc/json-util.h"
+#include "doc/policy.h"
+#include "doc/request.h"
 
 #include "cunit-main.h"
 #include "request-check.h"

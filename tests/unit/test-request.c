@@ -1,4 +1,4 @@
-/* test-request.c: unit tests of request documents (frontend/request.c):
+/* test-request.c: unit tests of request documents (frontend/doc/request.c):
  * a table of bad documents, each with the error code and the exact JSON
  * pointer it must get, good documents with their parsed fields, and the
  * strict base64 codec. The size bounds are in test-request-limits.c. */
@@ -8,10 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json-util.h"
-#include "policy.h"
-#include "request.h"
 #include "spec.h"
+#include "doc/json-util.h"
+#include "doc/policy.h"
+#include "doc/request.h"
+#include "doc/text.h"
 
 #include "cunit-main.h"
 #include "request-check.h"

@@ -1,4 +1,4 @@
-/* test-result.c: unit tests of result documents (frontend/result.c): the
+/* test-result.c: unit tests of result documents (frontend/doc/result.c): the
  * UTF-8 check that picks text or base64, the shapes of exited, signaled
  * and failed runs, the partial-output rule, the frame grammar, the exit
  * status without --json, and that messages never carry the output. */
@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collect.h"
 #include "errors.h"
-#include "plan.h"
-#include "request.h"
-#include "result.h"
 #include "status.h"
-#include "supervise.h"
+#include "doc/outcome.h"
+#include "doc/plan.h"
+#include "doc/request.h"
+#include "doc/result.h"
+#include "doc/text.h"
 
 #include "cunit-main.h"
 

@@ -1,6 +1,6 @@
 /* test-units.c: unit tests of the command-line size and duration parsers
- * (frontend/units.c) and of the strict JSON reader's own checks
- * (frontend/json-util.c): whole input, one object, bounded depth and
+ * (frontend/doc/units.c) and of the strict JSON reader's own checks
+ * (frontend/doc/json-util.c): whole input, one object, bounded depth and
  * duplicate keys compared after unescaping. */
 #include <errno.h>
 #include <stdint.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json-util.h"
-#include "units.h"
+#include "doc/json-util.h"
+#include "doc/units.h"
 
 #include "cunit-main.h"
 

@@ -1,0 +1,121 @@
+/* cmd-policy.c: `hutch policy list | show NAME | check FILE | digest NAME`.
+ * Frontend only. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cmd-policy.h"
+#include "doc/json-util.h"
+#include "doc/policy.h"
+#include "run/execute.h"
+
+static const char policy_usage[] =
+	"Usage: hutch policy list\n"
+	"       hutch policy show NAME|FILE\n"
+	"       hutch policy check FILE\n"
+	"       hutch policy digest NAME|FILE\n"
+	"\n"
+	"list    the policies found, admin directory first, and where each comes from\n"
+	"show    the canonical form of a policy (what its digest covers)\n"
+	"check   validate a policy file; every error with its JSON pointer\n"
+	"digest  the policy's digest (sha256 of the canonical form and hutch-exec's identity)\n";
+
+static int load_or_report(const char *name, struct policy *pol)
+{
+	struct verrors e = { 0 };
+	int r = policy_load(name, pol, &e);
+
+	if (r == -ENOENT && e.n == 0) {
+		fprintf(stderr, "hutch policy: %s: no such policy\n", name);
+		return -1;
+	}
+	if (r < 0) {
+		for (size_t i = 0; i < e.n; i++)
+			fprintf(stderr, "hutch policy: %s: %s: %s\n", name,
+				e.items[i].pointer[0] ? e.items[i].pointer : "/", e.items[i].reason);
+		if (e.n == 0)
+			fprintf(stderr, "hutch policy: %s: cannot be read\n", name);
+		return -1;
+	}
+	return 0;
+}
+
+static int list(void)
+{
+	const char *const *dirs = policy_search_dirs();
+	char seen[64][POLICY_NAME_MAX + 1];
+	size_t n_seen = 0;
+
+	for (size_t d = 0; dirs[d]; d++) {
+		struct dirent **ents = NULL;
+		int n = scandir(dirs[d], &ents, NULL, alphasort);
+
+		for (int i = 0; i < n; i++) {
+			const char *fn = ents[i]->d_name;
+			size_t len = strlen(fn);
+			bool dup = false;
+
+			if (len > 5 && len - 5 <= POLICY_NAME_MAX && strcmp(fn + len - 5, ".json") == 0) {
+				char name[POLICY_NAME_MAX + 1];
+
+				snprintf(name, sizeof(name), "%.*s", (int)(len - 5), fn);
+				for (size_t k = 0; k < n_seen; k++)
+					dup |= strcmp(seen[k], name) == 0;
+				printf("%-20s %s/%s%s\n", name, dirs[d], fn, dup ? " (overridden)" : "");
+				if (!dup && n_seen < 64)
+					snprintf(seen[n_seen++], sizeof(seen[0]), "%s", name);
+			}
+			free(ents[i]);
+		}
+		free(ents);
+	}
+	return 0;
+}
+
+int cmd_policy(int argc, char **argv)
+{
+	struct policy pol = { 0 };
+	char digest[72];
+
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
+		return fputs(policy_usage, stdout), 0;
+	if (argc == 2 && strcmp(argv[1], "list") == 0)
+		return list();
+	if (argc != 3) {
+		fputs(policy_usage, stderr);
+		return 125;
+	}
+	if (strcmp(argv[1], "show") == 0) {
+		struct json_object *o;
+
+		if (load_or_report(argv[2], &pol) < 0)
+			return 125;
+		o = json_tokener_parse(pol.canonical);
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								  JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	} else if (strcmp(argv[1], "check") == 0) {
+		if (load_or_report(strchr(argv[2], '/') ? argv[2] : argv[2], &pol) < 0)
+			return 125;
+		printf("%s: valid\n", argv[2]);
+	} else if (strcmp(argv[1], "digest") == 0) {
+		if (load_or_report(argv[2], &pol) < 0)
+			return 125;
+		if (policy_digest(&pol, execute_helper_path(), digest) < 0) {
+			fprintf(stderr, "hutch policy: cannot stat hutch-exec at %s\n",
+				execute_helper_path());
+			policy_free(&pol);
+			return 125;
+		}
+		printf("%s\n", digest);
+	} else {
+		fputs(policy_usage, stderr);
+		return 125;
+	}
+	policy_free(&pol);
+	return 0;
+}

@@ -1,0 +1,110 @@
+/* cmd-probe.c: `hutch probe`: each mechanism this kernel offers and the
+ * policy's canary (run/probe.c finds them), as a table or a JSON report.
+ * Frontend only. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cmd-probe.h"
+#include "doc/json-util.h"
+#include "doc/policy.h"
+#include "run/execute.h"
+#include "run/probe.h"
+
+static void report_row(struct json_object *arr, const struct probe_mech *m, bool tty)
+{
+	if (arr) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "mechanism", json_object_new_string(m->name));
+		json_object_object_add(o, "available", json_object_new_boolean(m->available));
+		json_object_object_add(o, "detail", json_object_new_string(m->detail));
+		json_object_array_add(arr, o);
+		return;
+	}
+	printf("%-16s %s%-11s%s %s\n", m->name, tty ? (m->available ? "\033[32m" : "\033[31m") : "",
+	       m->available ? "available" : "unavailable", tty ? "\033[0m" : "", m->detail);
+}
+
+static const char probe_usage[] =
+	"Usage: hutch probe [--policy NAME|FILE] [--json]\n"
+	"\n"
+	"Report each sandbox mechanism this kernel offers and run the policy's canary.\n"
+	"\n"
+	"  --policy NAME|FILE     policy whose jail to verify (default: default)\n"
+	"  --json                 print a JSON report\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"Exit status: 0 when the policy's jail engages, 71 when it cannot, 125 on usage errors.\n";
+
+int cmd_probe(int argc, char **argv)
+{
+	static const struct option opts[] = { { "policy", required_argument, NULL, 'p' },
+					      { "json", no_argument, NULL, 'j' },
+					      { "help", no_argument, NULL, 'h' },
+					      { NULL, 0, NULL, 0 } };
+	const char *policy_name = "default";
+	struct json_object *doc = NULL, *arr = NULL;
+	struct policy pol = { 0 };
+	struct verrors e = { 0 };
+	struct probe_mech m[PROBE_MECHANISMS + 1];
+	bool json = false, tty = isatty(1), ok;
+	char digest[72] = "", why[320] = "";
+	int opt, r, n;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (opt == 'p')
+			policy_name = optarg;
+		else if (opt == 'j')
+			json = true;
+		else if (opt == 'h')
+			return fputs(probe_usage, stdout), 0;
+		else
+			return fputs("Try 'hutch probe --help'.\n", stderr), 125;
+	}
+	if (optind < argc)
+		return fprintf(stderr, "hutch probe: unexpected argument\n"), 125;
+
+	n = probe_mechanisms(m);
+
+	r = policy_load(policy_name, &pol, &e);
+	if (r < 0) {
+		fprintf(stderr, "hutch probe: %s: %s\n", policy_name,
+			r == -ENOENT ? "no such policy" : e.n ? e.items[0].reason : "cannot be read");
+		return 125;
+	}
+	policy_digest(&pol, execute_helper_path(), digest);
+	ok = probe_requirements(&pol, why, sizeof(why)) == 0 && probe_canary(&pol, why, sizeof(why)) == 0;
+	m[n].name = "canary";
+	m[n].available = ok;
+	snprintf(m[n].detail, sizeof(m[n].detail), "%s", ok ? "the policy's jail engaged" : why);
+	n++;
+
+	if (json) {
+		doc = json_object_new_object();
+		arr = json_object_new_array();
+	} else {
+		printf("%-16s %-11s %s\n", "MECHANISM", "STATE", "DETAIL");
+	}
+	for (int i = 0; i < n; i++)
+		report_row(arr, &m[i], tty && !json);
+	if (json) {
+		json_object_object_add(doc, "version", json_object_new_int(1));
+		json_object_object_add(doc, "policy", json_object_new_string(pol.name));
+		json_object_object_add(doc, "digest", json_object_new_string(digest));
+		json_object_object_add(doc, "usable", json_object_new_boolean(ok));
+		json_object_object_add(doc, "mechanisms", arr);
+		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(doc);
+	} else {
+		printf("policy %s (%s): %s\n", pol.name, digest, ok ? "usable" : "NOT usable");
+	}
+	policy_free(&pol);
+	return ok ? 0 : 71;
+}

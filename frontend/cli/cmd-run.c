@@ -1,0 +1,548 @@
+/* run.c: `hutch run`. Options become a request document (so the CLI and
+ * --request share one validator), the document is narrowed by its policy
+ * into a plan, the plan runs, and the outcome becomes a result document,
+ * printed (--json), written to --result-fd, or turned into an exit status.
+ * Frontend only. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "errors.h"
+#include "fd-util.h"
+#include "spec.h"
+#include "cli/cmd-run.h"
+#include "doc/json-util.h"
+#include "doc/policy-choice.h"
+#include "doc/policy.h"
+#include "doc/request.h"
+#include "doc/result.h"
+#include "doc/text.h"
+#include "doc/units.h"
+#include "jail/narrow.h"
+#include "jail/plan-json.h"
+#include "run/execute.h"
+#include "run/probe.h"
+
+static const char usage[] =
+	"Usage: hutch run [OPTIONS] [--] COMMAND [ARG...]\n"
+	"       hutch run --request FILE|- [--dry-run] [--result-fd N]\n"
+	"\n"
+	"Run COMMAND in a jail narrowed from a policy. Options only narrow the policy.\n"
+	"\n"
+	"  --policy NAME|FILE     policy to narrow (default: default)\n"
+	"  --allow-policies LIST  names a --request document may pick (comma-separated)\n"
+	"  --timeout DURATION     wall-clock limit (wall_ms)\n"
+	"  --cpu DURATION         CPU time limit (cpu_ms)\n"
+	"  --idle-timeout DURATION  kill after this long without output (idle_ms)\n"
+	"  --memory SIZE          address-space limit (memory_bytes)\n"
+	"  --max-output SIZE      stdout cap (stdout_bytes)\n"
+	"  --max-stderr SIZE      stderr cap (stderr_bytes)\n"
+	"  --file-size SIZE       largest file the command may write (file_size_bytes)\n"
+	"  --processes N          process limit (processes)\n"
+	"  --open-files N         open file limit (open_files)\n"
+	"  --network MODE         none, loopback or host, as the policy allows\n"
+	"  --env NAME=VALUE       set a variable the policy allows\n"
+	"  --ro PATH[:DEST]       bind a host path read-only\n"
+	"  --rw PATH[:DEST]       bind a host path read-write\n"
+	"  --input NAME=FILE      stage FILE into the working directory as NAME\n"
+	"  --collect NAME         return the file NAME from the working directory\n"
+	"  --cwd DIR              working directory inside the jail\n"
+	"  --frame                stdout must be exactly one length-prefixed frame\n"
+	"  --request FILE|-       read a JSON request document (implies --json)\n"
+	"  --json                 print the result document instead of the output\n"
+	"  --result-fd N          pass output through and write the result document to fd N\n"
+	"  --dry-run              print the resolved jail plan as JSON and exit\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"SIZE: bytes or K, M, G, T (powers of 1024). DURATION: seconds or ms, s, m, h.\n"
+	"Exit status: the command's; 128+N on signal N; 124 timeout; 126 cannot execute;\n"
+	"127 not found; 71 jail refused; 125 any other hutch failure. With --json: 0\n"
+	"when a result document was printed. See hutch(1).\n";
+
+enum {
+	OPT_POLICY = 256,
+	OPT_TIMEOUT,
+	OPT_CPU,
+	OPT_IDLE,
+	OPT_MEMORY,
+	OPT_MAX_OUTPUT,
+	OPT_MAX_STDERR,
+	OPT_FILE_SIZE,
+	OPT_PROCESSES,
+	OPT_OPEN_FILES,
+	OPT_NETWORK,
+	OPT_ENV,
+	OPT_RO,
+	OPT_RW,
+	OPT_INPUT,
+	OPT_COLLECT,
+	OPT_CWD,
+	OPT_FRAME,
+	OPT_REQUEST,
+	OPT_JSON,
+	OPT_RESULT_FD,
+	OPT_DRY_RUN,
+	OPT_ALLOW_POLICIES,
+};
+
+static const struct option options[] = {
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "allow-policies", required_argument, NULL, OPT_ALLOW_POLICIES },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "idle-timeout", required_argument, NULL, OPT_IDLE },
+	{ "memory", required_argument, NULL, OPT_MEMORY },
+	{ "max-output", required_argument, NULL, OPT_MAX_OUTPUT },
+	{ "max-stderr", required_argument, NULL, OPT_MAX_STDERR },
+	{ "file-size", required_argument, NULL, OPT_FILE_SIZE },
+	{ "processes", required_argument, NULL, OPT_PROCESSES },
+	{ "open-files", required_argument, NULL, OPT_OPEN_FILES },
+	{ "network", required_argument, NULL, OPT_NETWORK },
+	{ "env", required_argument, NULL, OPT_ENV },
+	{ "ro", required_argument, NULL, OPT_RO },
+	{ "rw", required_argument, NULL, OPT_RW },
+	{ "input", required_argument, NULL, OPT_INPUT },
+	{ "collect", required_argument, NULL, OPT_COLLECT },
+	{ "cwd", required_argument, NULL, OPT_CWD },
+	{ "frame", no_argument, NULL, OPT_FRAME },
+	{ "request", required_argument, NULL, OPT_REQUEST },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "result-fd", required_argument, NULL, OPT_RESULT_FD },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct run_cli {
+	struct policy_choice choice;
+	const char *request_file;
+	bool json, dry_run, any_request_option;
+	int result_fd;
+	struct json_object *doc;	/* built from options */
+	bool oom;			/* json-c could not allocate a member */
+};
+
+/* One line naming the option or argument and the problem, then a hint. */
+static int usage_error(const char *what, const char *problem)
+{
+	fprintf(stderr, "hutch run: %s: %s\nTry 'hutch run --help'.\n", what, problem);
+	return -EINVAL;
+}
+
+/* Members of the request document built from options: json-c returns
+ * NULL when it cannot allocate; that is noted (c->oom), never added. */
+static void jset(struct run_cli *c, struct json_object *o, const char *key, struct json_object *v)
+{
+	if (o && v && json_object_object_add(o, key, v) == 0)
+		return;
+	json_object_put(v);
+	c->oom = true;
+}
+
+static void jpush(struct run_cli *c, struct json_object *a, struct json_object *v)
+{
+	if (a && v && json_object_array_add(a, v) == 0)
+		return;
+	json_object_put(v);
+	c->oom = true;
+}
+
+static struct json_object *sub(struct run_cli *c, struct json_object *doc, const char *key,
+			       enum json_type type)
+{
+	struct json_object *v;
+
+	if (doc && json_object_object_get_ex(doc, key, &v))
+		return v;
+	v = type == json_type_array ? json_object_new_array() : json_object_new_object();
+	jset(c, doc, key, v);
+	return c->oom ? NULL : v;
+}
+
+static int set_limit(struct run_cli *c, const char *name, const char *arg, const char *opt,
+		     int (*parse)(const char *, uint64_t *))
+{
+	uint64_t v;
+
+	if (parse(arg, &v) < 0 || v > INT64_MAX)
+		return usage_error(opt, "not a valid value");
+	jset(c, sub(c, c->doc, "limits", json_type_object), name, json_object_new_int64((int64_t)v));
+	return 0;
+}
+
+static int parse_count(const char *s, uint64_t *ret)
+{
+	return units_parse_size(s, ret) < 0 || strpbrk(s, "KMGTi") ? -EINVAL : 0;
+}
+
+/* PATH[:DEST]; a path with ':' in it needs the request document. */
+static int add_mount(struct run_cli *c, const char *arg, const char *mode)
+{
+	struct json_object *m = json_object_new_object();
+	const char *colon = strchr(arg, ':');
+	char *src = colon ? strndup(arg, (size_t)(colon - arg)) : strdup(arg);
+
+	if (!src) {
+		json_object_put(m);
+		return -ENOMEM;
+	}
+	jset(c, m, "source", json_object_new_string(src));
+	jset(c, m, "target", json_object_new_string(colon ? colon + 1 : src));
+	jset(c, m, "mode", json_object_new_string(mode));
+	jpush(c, sub(c, c->doc, "mounts", json_type_array), m);
+	free(src);
+	return 0;
+}
+
+/* A file named on our command line, opened before any deadline exists:
+ * nothing may block (a FIFO waits for a writer at open(), /dev/zero never
+ * ends), so the open is non-blocking, follows no final symlink, and only
+ * a regular file is read. One line naming opt and the remedy otherwise. */
+static int open_regular(const char *opt, const char *path, int *ret_fd)
+{
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	char why[128];
+
+	if (fd < 0 && errno == ELOOP)
+		return usage_error(opt, "is a symbolic link; name the file itself");
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "cannot open the file (%s)", strerrorname_np(errno));
+		return usage_error(opt, why);
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return usage_error(opt, "not a regular file (a FIFO, device or directory is refused); copy it to a file");
+	*ret_fd = TAKE_FD(fd);
+	return 0;
+}
+
+static int add_input(struct run_cli *c, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *data = NULL, *b64 = NULL, *name = NULL;
+	struct json_object *f;
+	size_t len;
+	int r;
+
+	if (!eq || eq == arg || !eq[1])
+		return usage_error("--input", "expected NAME=FILE");
+	name = strndup(arg, (size_t)(eq - arg));
+	if (!name)
+		return -ENOMEM;
+	r = open_regular("--input", eq + 1, &fd);
+	if (r < 0)
+		return r;
+	r = fd_slurp(fd, HUTCH_SPEC_MAX_FILE_BYTES, &data, &len);
+	if (r < 0)
+		return usage_error("--input", "cannot read the file (or it is over 32 MiB)");
+	f = json_object_new_object();
+	jset(c, f, "name", json_object_new_string(name));
+	if (utf8_valid((const uint8_t *)data, len) && !memchr(data, 0, len)) {
+		jset(c, f, "text", json_object_new_string_len(data, (int)len)); /* len <= 32 MiB */
+	} else {
+		b64 = base64_encode_alloc((const uint8_t *)data, len);
+		jset(c, f, "base64", b64 ? json_object_new_string(b64) : NULL);
+	}
+	jpush(c, sub(c, c->doc, "files", json_type_array), f);
+	return c->oom ? -ENOMEM : 0;
+}
+
+static int parse_options(int argc, char **argv, struct run_cli *c)
+{
+	int opt, r = 0;
+
+	c->doc = json_object_new_object();
+	jset(c, c->doc, "version", json_object_new_int(1));
+	c->result_fd = -1;
+	optind = 1;
+	/* '+': the first non-option ends option parsing, so the command's own
+	 * options are never ours (CVE-2024-32462). */
+	while (r == 0 && (opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+		if (opt != OPT_POLICY && opt != OPT_ALLOW_POLICIES && opt != OPT_REQUEST &&
+		    opt != OPT_JSON &&
+		    opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h')
+			c->any_request_option = true;
+		switch (opt) {
+		case OPT_POLICY: c->choice.cli = optarg; break;
+		case OPT_ALLOW_POLICIES:
+			if (policy_choice_check_list(optarg) < 0)
+				return usage_error("--allow-policies",
+						   "expected policy names separated by commas");
+			c->choice.allowed = optarg;
+			break;
+		case OPT_TIMEOUT: r = set_limit(c, "wall_ms", optarg, "--timeout", units_parse_duration); break;
+		case OPT_CPU: r = set_limit(c, "cpu_ms", optarg, "--cpu", units_parse_duration); break;
+		case OPT_IDLE: r = set_limit(c, "idle_ms", optarg, "--idle-timeout", units_parse_duration); break;
+		case OPT_MEMORY: r = set_limit(c, "memory_bytes", optarg, "--memory", units_parse_size); break;
+		case OPT_MAX_OUTPUT: r = set_limit(c, "stdout_bytes", optarg, "--max-output", units_parse_size); break;
+		case OPT_MAX_STDERR: r = set_limit(c, "stderr_bytes", optarg, "--max-stderr", units_parse_size); break;
+		case OPT_FILE_SIZE: r = set_limit(c, "file_size_bytes", optarg, "--file-size", units_parse_size); break;
+		case OPT_PROCESSES: r = set_limit(c, "processes", optarg, "--processes", parse_count); break;
+		case OPT_OPEN_FILES: r = set_limit(c, "open_files", optarg, "--open-files", parse_count); break;
+		case OPT_NETWORK:
+			jset(c, c->doc, "network", json_object_new_string(optarg));
+			break;
+		case OPT_ENV: {
+			const char *eq = strchr(optarg, '=');
+			char *name;
+
+			if (!eq || eq == optarg)
+				return usage_error("--env", "expected NAME=VALUE");
+			name = strndup(optarg, (size_t)(eq - optarg));
+			if (!name)
+				return -ENOMEM;
+			jset(c, sub(c, c->doc, "env", json_type_object), name,
+			     json_object_new_string(eq + 1));
+			free(name);
+			break;
+		}
+		case OPT_RO: r = add_mount(c, optarg, "ro"); break;
+		case OPT_RW: r = add_mount(c, optarg, "rw"); break;
+		case OPT_INPUT: r = add_input(c, optarg); break;
+		case OPT_COLLECT:
+			jpush(c, sub(c, c->doc, "collect", json_type_array),
+			      json_object_new_string(optarg));
+			break;
+		case OPT_CWD:
+			jset(c, c->doc, "cwd", json_object_new_string(optarg));
+			break;
+		case OPT_FRAME:
+			jset(c, c->doc, "stdout_mode", json_object_new_string("frame"));
+			break;
+		case OPT_REQUEST: c->request_file = optarg; break;
+		case OPT_JSON: c->json = true; break;
+		case OPT_RESULT_FD: {
+			char *end;
+			long fd = strtol(optarg, &end, 10);
+
+			if (*end || fd < 3 || fd > INT_MAX || fcntl((int)fd, F_GETFD) < 0)
+				return usage_error("--result-fd", "not an open descriptor above 2");
+			c->result_fd = (int)fd;
+			/* Ours alone: the jail must never inherit it. */
+			fcntl(c->result_fd, F_SETFD, FD_CLOEXEC);
+			break;
+		}
+		case OPT_DRY_RUN: c->dry_run = true; break;
+		case 'h': fputs(usage, stdout); return 1;
+		default: return -EINVAL; /* getopt said which */
+		}
+	}
+	if (r == 0 && c->oom)
+		r = usage_error("run", "out of memory building the request");
+	if (r < 0)
+		return r;
+	if (c->request_file) {
+		if (c->any_request_option || optind < argc)
+			return usage_error("--request", "use the document's fields instead of other options");
+		c->json = true;
+		return 0;
+	}
+	if (optind >= argc)
+		return usage_error("run", "missing COMMAND");
+	{
+		struct json_object *a = sub(c, c->doc, "argv", json_type_array);
+
+		for (int i = optind; i < argc; i++)
+			jpush(c, a, json_object_new_string(argv[i]));
+	}
+	return c->oom ? usage_error("run", "out of memory building the request") : 0;
+}
+
+/* What is printed when json-c can render no document at all (it cannot
+ * allocate): the shape of any failed result, from fixed text. */
+static const char unrenderable[] =
+	"{\"version\":1,\"status\":\"failed\",\"exit_code\":null,\"signal\":null,"
+	"\"error\":{\"code\":\"internal\",\"message\":\"internal error: cannot render the result\"},"
+	"\"stdout\":{\"text\":\"\",\"truncated\":true,\"bytes\":0},"
+	"\"stderr\":{\"text\":\"\",\"truncated\":true,\"bytes\":0},"
+	"\"files\":[],\"usage\":null,\"jail\":null}";
+
+/* The document as one line. json-c returns NULL when it cannot render
+ * (memory; a document past its int lengths, which the rendered caps rule
+ * out): then the fixed failure, never strlen(NULL). */
+static void emit(struct run_cli *c, struct json_object *doc)
+{
+	int fd = c->result_fd >= 0 ? c->result_fd : c->json ? 1 : -1;
+	size_t len = 0;
+	const char *text = doc ? json_object_to_json_string_length(
+					 doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len)
+			       : NULL;
+
+	if (fd < 0)
+		return;
+	if (!text) {
+		text = unrenderable;
+		len = strlen(unrenderable);
+	}
+	(void)fd_write_all(fd, text, len);
+	(void)fd_write_all(fd, "\n", 1);
+}
+
+/* Print the document (or the error line) and say what to exit with. */
+static int finish(struct run_cli *c, struct json_object *doc)
+{
+	int status = result_exit_status(doc);
+
+	emit(c, doc);
+	if (!c->json && doc)
+		result_print_error(doc);
+	else if (!c->json)
+		fputs("hutch: internal: internal error: cannot render the result\n", stderr);
+	json_object_put(doc);
+	return c->json ? 0 : status;
+}
+
+static int fail_with(struct run_cli *c, const struct verrors *e, const struct jail_report *jr)
+{
+	const struct verror *v = &e->items[0];
+
+	return finish(c, result_for_error(v->code, v->pointer[0] ? v->pointer : NULL, v->reason,
+					  NULL, jr));
+}
+
+/* --request FILE: like --input, a regular file, opened without blocking
+ * or following a symlink; a pipe is read as "-" (stdin). */
+static int read_request(const char *file, struct request *req, struct verrors *e)
+{
+	bool is_stdin = strcmp(file, "-") == 0;
+	_cleanup_close_ int fd = is_stdin ? -1 : open(file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+								O_NOCTTY | O_CLOEXEC);
+	_cleanup_free_ char *text = NULL;
+	struct stat st;
+	size_t len;
+	int r;
+
+	if (!is_stdin && fd < 0)
+		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "",
+				  errno == ELOOP ? "the request file is a symbolic link"
+						 : "cannot open the request file");
+	if (!is_stdin && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
+		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "",
+				  "the request file is not a regular file (give a pipe as -)");
+	r = fd_slurp(fd >= 0 ? fd : 0, REQ_MAX_DOC_BYTES, &text, &len);
+	if (r == -EFBIG)
+		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "", "document too large");
+	if (r < 0)
+		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "", "cannot read the request");
+	return request_parse(text, len, req, e);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct run_cli c = { 0 };
+	struct request req = { 0 };
+	struct policy pol = { 0 };
+	struct plan plan = { 0 };
+	struct verrors e = { 0 };
+	struct jail_report jr = { .cgroup = "unavailable" };
+	struct exec_opts eo = { 0 };
+	struct outcome o;
+	struct collected files;
+	char digest[72];
+	int r, status;
+
+	r = parse_options(argc, argv, &c);
+	if (r != 0) {
+		json_object_put(c.doc);
+		return r > 0 ? 0 : HUTCH_EXIT_FAILURE;
+	}
+	if (c.request_file)
+		r = read_request(c.request_file, &req, &e);
+	else
+		r = request_from_json(c.doc, &req, &e);
+	json_object_put(c.doc);
+	c.doc = NULL;
+	if (r < 0)
+		return fail_with(&c, &e, NULL);
+
+	r = policy_choose(&c.choice, req.policy, &pol, &e);
+	if (r < 0) {
+		request_free(&req);
+		return fail_with(&c, &e, NULL);
+	}
+	jr.policy = pol.name;
+	jr.policy_file = pol.file;
+	jr.have_modes = true;
+	jr.network = req.network_set ? req.network : pol.net_default;
+	jr.seccomp = pol.seccomp_mode;
+	/* A helper we cannot execute is not found either: left to the probe,
+	 * it would pass for a failed sandbox (sandbox_probe_failed, 71). */
+	if (policy_digest(&pol, execute_helper_path(), digest) < 0 ||
+	    access(execute_helper_path(), X_OK) < 0) {
+		verror_add(&e, HUTCH_ERR_HELPER_NOT_FOUND, "", "cannot stat or execute hutch-exec");
+		status = fail_with(&c, &e, &jr);
+		goto out;
+	}
+	jr.digest = digest;
+	r = narrow(&req, &pol, &plan, &e);
+	if (r < 0) {
+		status = fail_with(&c, &e, &jr);
+		goto out;
+	}
+	plan.digest = strdup(digest);
+	jr.landlock_abi = plan.landlock == LANDLOCK_OFF ? 0 : probe_landlock_abi();
+	if (c.dry_run) {
+		struct json_object *d = plan_to_json(&plan, &pol);
+		const char *t = d ? json_object_to_json_string_ext(d, JSON_C_TO_STRING_PRETTY |
+									 JSON_C_TO_STRING_NOSLASHESCAPE)
+				  : NULL;
+
+		if (t)
+			printf("%s\n", t);
+		else
+			fputs("hutch: internal: internal error: cannot render the plan\n", stderr);
+		json_object_put(d);
+		status = t ? 0 : HUTCH_EXIT_FAILURE;
+		goto out;
+	}
+	/* Mechanisms the policy requires, and the canary for this digest. */
+	{
+		enum hutch_err pe = HUTCH_ERR_NONE;
+		char why[256] = "";
+
+		if (probe_requirements(&pol, why, sizeof(why)) < 0)
+			pe = HUTCH_ERR_SANDBOX_UNAVAILABLE;
+		else if ((r = probe_ensure(&pol, digest, why, sizeof(why))) < 0)
+			pe = r == PROBE_UNAVAILABLE ? HUTCH_ERR_SANDBOX_UNAVAILABLE
+						    : HUTCH_ERR_SANDBOX_PROBE_FAILED;
+		if (pe != HUTCH_ERR_NONE) {
+			status = finish(&c, result_for_error(pe, NULL, NULL, why, &jr));
+			goto out;
+		}
+	}
+
+	eo.passthrough = !c.json || c.result_fd >= 0;
+	if (c.result_fd >= 0)
+		eo.passthrough = true;
+	eo.forward_stdin = !c.request_file && !plan.stdin_given;
+	execute_plan(&plan, &eo, &o, &files);
+	{
+		struct json_object *doc = result_for_outcome(&plan, &o, &files, &jr);
+		size_t off, len;
+
+		/* Frame mode passes output through only once the frame is whole
+		 * and the command succeeded: the payload, without its header. */
+		if (eo.passthrough && plan.stdout_mode == STDOUT_FRAME &&
+		    o.status == OUTCOME_EXITED && o.exit_code == 0 &&
+		    result_check_frame(&o.out, &off, &len) == HUTCH_ERR_NONE)
+			(void)fd_write_all(1, o.out.buf + off, len);
+		status = finish(&c, doc);
+	}
+	outcome_free(&o);
+	collected_free(&files);
+out:
+	plan_free(&plan);
+	policy_free(&pol);
+	request_free(&req);
+	return status;
+}

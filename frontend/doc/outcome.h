@@ -1,0 +1,70 @@
+/* outcome.h: what a run produced, as the supervisor (run/supervise.c) and
+ * the collection (run/collect.c) fill it and the result document
+ * (doc/result.c) reads it: the exit or failure, the captured output, the
+ * counted denials and the files brought back. Types only: it lives here so
+ * that the document code does not depend on the code that runs jails.
+ * Frontend only. */
+#ifndef HUTCH_OUTCOME_H
+#define HUTCH_OUTCOME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "errors.h"
+#include "status.h"
+
+struct capture {
+	uint8_t *buf;		/* kept bytes (json mode), at most limit */
+	size_t len, alloc;	/* alloc: bytes at buf; ignored once buf is NULL */
+	uint64_t bytes;		/* everything the target wrote, counted */
+	uint64_t limit;		/* cap; 0 = none */
+	uint64_t escaped;	/* kept bytes as JSON text would render them */
+	bool truncated;
+	int echo_fd;		/* pass-through: our fd 1 or 2; -1 to keep */
+	bool open;
+};
+
+#define DENIALS_MAX 64
+
+struct denial {
+	int nr;
+	uint32_t arch;	/* AUDIT_ARCH_* */
+	uint64_t count;
+};
+
+enum outcome_status { OUTCOME_EXITED, OUTCOME_SIGNALED, OUTCOME_FAILED };
+
+struct outcome {
+	enum outcome_status status;
+	int exit_code;			/* OUTCOME_EXITED */
+	int signal;			/* OUTCOME_SIGNALED */
+	enum hutch_err err;		/* OUTCOME_FAILED */
+	const char *limit;		/* which limit fired: "wall_ms", "idle_ms", ... */
+	bool have_record;		/* the helper's failure record */
+	struct hutch_status record;
+	struct capture out, errc;
+	uint64_t wall_ms, cpu_user_ms, cpu_sys_ms, max_rss_kb;
+	int exit_status_raw;		/* the helper's wait status */
+	bool cgroup_applied;		/* memory.max/pids.max were in force */
+	int workdir_fd;			/* the work dir's tmpfs, for collect, or -1 */
+	bool denials_attributed;	/* a seccomp listener was ours */
+	struct denial denials[DENIALS_MAX];
+	size_t n_denials;
+	uint64_t denials_other;		/* calls past DENIALS_MAX distinct ones */
+	uint64_t oom_kills;		/* memory.events oom_kill of the jail's cgroup */
+};
+
+struct collected_file {
+	char *name;
+	uint8_t *data;	/* NULL when error is set */
+	size_t len;
+	const char *error;	/* NULL, "missing", "not_regular", "too_large", "unreadable" */
+};
+
+struct collected {
+	struct collected_file *files;
+	size_t n;
+};
+
+#endif

@@ -1,0 +1,422 @@
+/* request.c: the request document, strictly (see request.h). Errors name
+ * the field by JSON pointer with a fixed reason; values never appear in
+ * them. Frontend only. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cleanup.h"
+#include "spec.h"
+#include "doc/json-util.h"
+#include "doc/policy.h"
+#include "doc/request.h"
+#include "doc/strv.h"
+#include "doc/text.h"
+
+#define BAD HUTCH_ERR_INVALID_REQUEST
+
+bool request_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > REQ_MAX_NAME || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (*p == '/' || (unsigned char)*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
+static bool path_ok(const char *s)
+{
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return false;
+	return strlen(s) <= HUTCH_SPEC_MAX_PATH && spec_path_is_clean(s, 0);
+}
+
+/* {"text": "..."} or {"base64": "..."}: exactly one. */
+static int parse_content(struct json_object *o, const char *ptr, size_t max, const char *name_key,
+			 char **ret_name, uint8_t **ret_data, size_t *ret_len, struct verrors *e)
+{
+	const char *keys_named[] = { name_key, "text", "base64", NULL };
+	const char *const keys_plain[] = { "text", "base64", NULL };
+	struct json_object *t = NULL, *b = NULL;
+	int ht, hb;
+
+	if (!json_object_is_type(o, json_type_object))
+		return verror_add(e, BAD, ptr, "must be an object");
+	if (json_check_keys(o, name_key ? keys_named : keys_plain, BAD, ptr, e) < 0)
+		return -EINVAL;
+	if (name_key) {
+		const char *name = NULL;
+		int r = json_get_string(o, name_key, REQ_MAX_NAME, BAD, ptr, e, &name);
+
+		if (r == 0)
+			return verror_add_key(e, BAD, ptr, name_key, "missing");
+		if (r < 0)
+			return r;
+		if (!request_name_ok(name))
+			return verror_add_key(e, BAD, ptr, name_key, "must be a bare file name");
+		*ret_name = strdup(name);
+	}
+	ht = json_get_typed(o, "text", json_type_string, BAD, ptr, e, &t);
+	hb = json_get_typed(o, "base64", json_type_string, BAD, ptr, e, &b);
+	if (ht < 0 || hb < 0)
+		return -EINVAL;
+	if (ht + hb != 1)
+		return verror_add(e, BAD, ptr, "needs exactly one of text and base64");
+	if (t) {
+		size_t n = (size_t)json_object_get_string_len(t);
+
+		if (n > max)
+			return verror_add_key(e, BAD, ptr, "text", "too large");
+		*ret_data = malloc(n + 1);
+		if (!*ret_data)
+			return -ENOMEM;
+		memcpy(*ret_data, json_object_get_string(t), n);
+		*ret_len = n;
+		return 0;
+	}
+	if ((size_t)json_object_get_string_len(b) / 4 * 3 > max + 3)
+		return verror_add_key(e, BAD, ptr, "base64", "too large");
+	if (base64_decode_strict(json_object_get_string(b), (size_t)json_object_get_string_len(b),
+				 ret_data, ret_len) < 0)
+		return verror_add_key(e, BAD, ptr, "base64", "not valid base64");
+	if (*ret_len > max)
+		return verror_add_key(e, BAD, ptr, "base64", "too large");
+	return 0;
+}
+
+static int parse_argv(struct json_object *a, struct request *r, struct verrors *e)
+{
+	size_t n = json_object_array_length(a), total = 0;
+
+	if (n == 0)
+		return verror_add(e, BAD, "/argv", "must not be empty");
+	if (n > REQ_MAX_ARGC)
+		return verror_add(e, BAD, "/argv", "too many arguments");
+	r->argv = calloc(n + 1, sizeof(char *));
+	if (!r->argv)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *s = json_object_array_get_idx(a, i);
+		size_t len;
+
+		if (!json_object_is_type(s, json_type_string))
+			return verror_add_index(e, BAD, "/argv", i, "must be a string");
+		if (!json_string_is_clean(s))
+			return verror_add_index(e, BAD, "/argv", i, "must not contain NUL");
+		len = (size_t)json_object_get_string_len(s);
+		if (len >= HUTCH_SPEC_MAX_ARG_BYTES)
+			return verror_add_index(e, BAD, "/argv", i, "too long");
+		if (i == 0 && len == 0)
+			return verror_add_index(e, BAD, "/argv", i, "must not be empty");
+		total += len + 1;
+		if (total > REQ_MAX_ARGV_BYTES)
+			return verror_add(e, BAD, "/argv", "too large in total");
+		r->argv[i] = strdup(json_object_get_string(s));
+		if (!r->argv[i])
+			return -ENOMEM;
+		r->argc = i + 1;
+	}
+	return 0;
+}
+
+static bool env_name_ok(const char *s)
+{
+	if (!(isalpha((unsigned char)s[0]) || s[0] == '_') || strlen(s) > 128)
+		return false;
+	for (const char *p = s; *p; p++)
+		if (!(isalnum((unsigned char)*p) || *p == '_'))
+			return false;
+	return true;
+}
+
+static int parse_env(struct json_object *o, struct request *r, struct verrors *e)
+{
+	size_t n = (size_t)json_object_object_length(o), total = 0, i = 0;
+
+	if (n > REQ_MAX_ENV)
+		return verror_add(e, BAD, "/env", "too many variables");
+	r->env_names = calloc(n + 1, sizeof(char *));
+	r->env_values = calloc(n + 1, sizeof(char *));
+	if (!r->env_names || !r->env_values)
+		return -ENOMEM;
+	json_object_object_foreach(o, key, val) {
+		if (!env_name_ok(key))
+			return verror_add_key(e, BAD, "/env", key, "not a valid variable name");
+		if (!json_object_is_type(val, json_type_string))
+			return verror_add_key(e, BAD, "/env", key, "must be a string");
+		if (!json_string_is_clean(val))
+			return verror_add_key(e, BAD, "/env", key, "must not contain NUL");
+		total += strlen(key) + (size_t)json_object_get_string_len(val) + 2;
+		if (total > REQ_MAX_ENV_BYTES)
+			return verror_add(e, BAD, "/env", "too large in total");
+		r->env_names[i] = strdup(key);
+		r->env_values[i] = strdup(json_object_get_string(val));
+		if (!r->env_names[i] || !r->env_values[i])
+			return -ENOMEM;
+		r->n_env = ++i;
+	}
+	return 0;
+}
+
+static int parse_files(struct json_object *a, struct request *r, struct verrors *e)
+{
+	size_t n = json_object_array_length(a);
+
+	if (n > REQ_MAX_FILES)
+		return verror_add(e, BAD, "/files", "too many files");
+	r->files = calloc(n + 1, sizeof(*r->files));
+	if (!r->files)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		char ptr[VERROR_POINTER_MAX];
+		struct req_file *f = &r->files[i];
+		int k;
+
+		pointer_join_index(ptr, sizeof(ptr), "/files", i);
+		r->n_files = i + 1;
+		k = parse_content(json_object_array_get_idx(a, i), ptr, HUTCH_SPEC_MAX_FILE_BYTES,
+				  "name", &f->name, &f->data, &f->len, e);
+		if (k < 0)
+			return k;
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(r->files[j].name, f->name) == 0)
+				return verror_add_key(e, BAD, ptr, "name", "duplicate file name");
+	}
+	return 0;
+}
+
+static int parse_collect(struct json_object *a, struct request *r, struct verrors *e)
+{
+	size_t n = json_object_array_length(a);
+
+	if (n > REQ_MAX_COLLECT)
+		return verror_add(e, BAD, "/collect", "too many names");
+	r->collect = calloc(n + 1, sizeof(char *));
+	if (!r->collect)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *s = json_object_array_get_idx(a, i);
+
+		if (!json_object_is_type(s, json_type_string) || !json_string_is_clean(s))
+			return verror_add_index(e, BAD, "/collect", i, "must be a string");
+		if (!request_name_ok(json_object_get_string(s)))
+			return verror_add_index(e, BAD, "/collect", i, "must be a bare file name");
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(r->collect[j], json_object_get_string(s)) == 0)
+				return verror_add_index(e, BAD, "/collect", i, "duplicate name");
+		r->collect[i] = strdup(json_object_get_string(s));
+		if (!r->collect[i])
+			return -ENOMEM;
+		r->n_collect = i + 1;
+	}
+	return 0;
+}
+
+static int parse_limits(struct json_object *o, struct request *r, struct verrors *e)
+{
+	const char *known[LIM_COUNT + 1];
+	size_t n = 0;
+
+	for (int i = 0; i < LIM_COUNT; i++)
+		if (limit_defs[i].in_request)
+			known[n++] = limit_defs[i].name;
+	known[n] = NULL;
+	if (json_check_keys(o, known, BAD, "/limits", e) < 0)
+		return -EINVAL;
+	for (int i = 0; i < LIM_COUNT; i++) {
+		int k;
+
+		if (!limit_defs[i].in_request)
+			continue;
+		k = json_get_uint(o, limit_defs[i].name, limit_defs[i].min, limit_defs[i].max, BAD,
+				  "/limits", e, &r->limits[i]);
+		if (k < 0)
+			return k;
+		r->limit_set[i] = k > 0;
+	}
+	return 0;
+}
+
+static int parse_mounts(struct json_object *a, struct request *r, struct verrors *e)
+{
+	static const char *const keys[] = { "source", "target", "mode", NULL };
+	size_t n = json_object_array_length(a);
+
+	if (n > REQ_MAX_MOUNTS)
+		return verror_add(e, BAD, "/mounts", "too many mounts");
+	r->mounts = calloc(n + 1, sizeof(*r->mounts));
+	if (!r->mounts)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *m = json_object_array_get_idx(a, i);
+		const char *src = NULL, *dst = NULL, *mode = NULL;
+		char ptr[VERROR_POINTER_MAX];
+		int k;
+
+		pointer_join_index(ptr, sizeof(ptr), "/mounts", i);
+		if (!json_object_is_type(m, json_type_object))
+			return verror_add(e, BAD, ptr, "must be an object");
+		if (json_check_keys(m, keys, BAD, ptr, e) < 0)
+			return -EINVAL;
+		if ((k = json_get_string(m, "source", HUTCH_SPEC_MAX_PATH, BAD, ptr, e, &src)) <= 0)
+			return k < 0 ? k : verror_add_key(e, BAD, ptr, "source", "missing");
+		if (!path_ok(src))
+			return verror_add_key(e, BAD, ptr, "source", "must be a clean absolute path");
+		if ((k = json_get_string(m, "target", HUTCH_SPEC_MAX_PATH, BAD, ptr, e, &dst)) <= 0)
+			return k < 0 ? k : verror_add_key(e, BAD, ptr, "target", "missing");
+		if (!path_ok(dst))
+			return verror_add_key(e, BAD, ptr, "target", "must be a clean absolute path");
+		if ((k = json_get_string(m, "mode", 2, BAD, ptr, e, &mode)) < 0)
+			return k;
+		if (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)
+			return verror_add_key(e, BAD, ptr, "mode", "must be ro or rw");
+		r->mounts[i].source = strdup(src);
+		r->mounts[i].target = strdup(dst);
+		r->mounts[i].rw = mode && strcmp(mode, "rw") == 0;
+		r->n_mounts = i + 1;
+		if (!r->mounts[i].source || !r->mounts[i].target)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int parse_enum(struct json_object *doc, const char *key, const char *const *names,
+		      size_t n, bool *ret_set, int *ret, struct verrors *e)
+{
+	const char *s = NULL;
+	int k = json_get_string(doc, key, 16, BAD, "", e, &s);
+
+	if (k <= 0)
+		return k;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*ret = (int)i;
+			*ret_set = true;
+			return 0;
+		}
+	return verror_add_key(e, BAD, "", key, "not an allowed value");
+}
+
+static int request_fill(struct json_object *doc, struct request *r, struct verrors *e)
+{
+	static const char *const keys[] = { "version", "policy", "argv",   "env",
+					    "cwd",     "stdin",	 "files",  "collect",
+					    "limits",  "stdout_mode", "network", "mounts", NULL };
+	static const char *const modes[] = { [STDOUT_STREAM] = "stream", [STDOUT_FRAME] = "frame" };
+	static const char *const nets[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
+					    [NET_HOST] = "host" };
+	struct json_object *v;
+	const char *s = NULL;
+	uint64_t version;
+	int k, m = 0;
+
+	if (json_check_keys(doc, keys, BAD, "", e) < 0)
+		return -EINVAL;
+	k = json_get_uint(doc, "version", 1, 1, BAD, "", e, &version);
+	if (k <= 0)
+		return k < 0 ? k : verror_add(e, BAD, "/version", "missing");
+	if ((k = json_get_string(doc, "policy", POLICY_NAME_MAX, BAD, "", e, &s)) < 0)
+		return k;
+	/* A name, never a path: which file decides is the caller's choice
+	 * (--policy), not the request's. */
+	if (s && !policy_name_valid(s))
+		return verror_add(e, BAD, "/policy",
+				  "must be a policy name ([a-z0-9_-]), never a path");
+	if (s && !(r->policy = strdup(s)))
+		return -ENOMEM;
+	k = json_get_typed(doc, "argv", json_type_array, BAD, "", e, &v);
+	if (k <= 0)
+		return k < 0 ? k : verror_add(e, BAD, "/argv", "missing");
+	if ((k = parse_argv(v, r, e)) < 0)
+		return k;
+	if ((k = json_get_typed(doc, "env", json_type_object, BAD, "", e, &v)) < 0 ||
+	    (k > 0 && (k = parse_env(v, r, e)) < 0))
+		return k;
+	s = NULL;
+	if ((k = json_get_string(doc, "cwd", HUTCH_SPEC_MAX_PATH, BAD, "", e, &s)) < 0)
+		return k;
+	if (s && strcmp(s, "/") != 0 && !path_ok(s))
+		return verror_add(e, BAD, "/cwd", "must be a clean absolute path");
+	if (s && !(r->cwd = strdup(s)))
+		return -ENOMEM;
+	if ((k = json_object_object_get_ex(doc, "stdin", &v))) {
+		if ((k = parse_content(v, "/stdin", REQ_MAX_STDIN_BYTES, NULL, NULL, &r->stdin_data,
+				       &r->stdin_len, e)) < 0)
+			return k;
+		r->stdin_given = true;
+	}
+	if ((k = json_get_typed(doc, "files", json_type_array, BAD, "", e, &v)) < 0 ||
+	    (k > 0 && (k = parse_files(v, r, e)) < 0))
+		return k;
+	if ((k = json_get_typed(doc, "collect", json_type_array, BAD, "", e, &v)) < 0 ||
+	    (k > 0 && (k = parse_collect(v, r, e)) < 0))
+		return k;
+	if ((k = json_get_typed(doc, "limits", json_type_object, BAD, "", e, &v)) < 0 ||
+	    (k > 0 && (k = parse_limits(v, r, e)) < 0))
+		return k;
+	if ((k = parse_enum(doc, "stdout_mode", modes, 2, &r->stdout_mode_set, &m, e)) < 0)
+		return k;
+	r->stdout_mode = (enum stdout_mode)m;
+	if ((k = parse_enum(doc, "network", nets, 3, &r->network_set, &m, e)) < 0)
+		return k;
+	r->network = (enum net_mode)m;
+	if ((k = json_get_typed(doc, "mounts", json_type_array, BAD, "", e, &v)) < 0 ||
+	    (k > 0 && (k = parse_mounts(v, r, e)) < 0))
+		return k;
+	return 0;
+}
+
+int request_from_json(struct json_object *doc, struct request *ret, struct verrors *e)
+{
+	struct request r = { 0 };
+	int k = request_fill(doc, &r, e);
+
+	if (k < 0) {
+		if (k != -EINVAL || e->n == 0)
+			verror_add(e, HUTCH_ERR_INTERNAL, "", "out of memory");
+		request_free(&r);
+		return -EINVAL;
+	}
+	*ret = r;
+	return 0;
+}
+
+int request_parse(const char *text, size_t len, struct request *ret, struct verrors *e)
+{
+	_cleanup_json_ struct json_object *doc = NULL;
+
+	if (len > REQ_MAX_DOC_BYTES)
+		return verror_add(e, BAD, "", "document too large");
+	if (json_parse_strict(text, len, BAD, e, &doc) < 0)
+		return -EINVAL;
+	return request_from_json(doc, ret, e);
+}
+
+void request_free(struct request *r)
+{
+	free(r->policy);
+	strv_free(r->argv, r->argc);
+	strv_free(r->env_names, r->n_env);
+	strv_free(r->env_values, r->n_env);
+	free(r->cwd);
+	free(r->stdin_data);
+	for (size_t i = 0; r->files && i < r->n_files; i++) {
+		free(r->files[i].name);
+		free(r->files[i].data);
+	}
+	free(r->files);
+	strv_free(r->collect, r->n_collect);
+	for (size_t i = 0; r->mounts && i < r->n_mounts; i++) {
+		free(r->mounts[i].source);
+		free(r->mounts[i].target);
+	}
+	free(r->mounts);
+	*r = (struct request){ 0 };
+}

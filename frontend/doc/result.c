@@ -1,0 +1,528 @@
+/* result.c: the result document (see result.h). Output is text when it is
+ * valid UTF-8, base64 otherwise; messages are fixed per code plus stage,
+ * errno or field names, never what the command printed or was given.
+ * Frontend only. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errors.h"
+#include "status.h"
+#include "doc/request.h"
+#include "doc/result.h"
+#include "doc/text.h"
+
+/* json-c's json_escape_str: two bytes for the short escapes, six for
+ * other control characters (\u00XX), one for anything else, UTF-8 bytes
+ * included. '/' counts two whether or not the writer escapes it, so the
+ * bound holds for either flag. */
+static unsigned escaped_size(uint8_t c)
+{
+	switch (c) {
+	case '"': case '\\': case '/': case '\b': case '\f': case '\n': case '\r': case '\t':
+		return 2;
+	default:
+		return c < 0x20 ? 6 : 1;
+	}
+}
+
+uint64_t result_escaped_len(const uint8_t *p, size_t n)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < n; i++)
+		total += escaped_size(p[i]);
+	return total;
+}
+
+uint64_t result_base64_len(uint64_t n)
+{
+	uint64_t groups = n / 3 + (n % 3 != 0);
+
+	return groups > UINT64_MAX / 4 ? UINT64_MAX : groups * 4;
+}
+
+uint64_t result_stream_cap(uint64_t cap)
+{
+	return cap == 0 || cap > RESULT_STREAM_MAX_BYTES ? RESULT_STREAM_MAX_BYTES : cap;
+}
+
+static bool is_text(const uint8_t *data, size_t len)
+{
+	return !memchr(data, 0, len) && utf8_valid(data, len);
+}
+
+size_t result_fit(const uint8_t *data, size_t len, uint64_t cap, bool *ret_text,
+		  uint64_t *ret_rendered)
+{
+	uint64_t cost = 0;
+	size_t n = 0;
+
+	cap = result_stream_cap(cap);
+	*ret_text = is_text(data, len);
+	if (!*ret_text) {
+		uint64_t fit = cap / 4 * 3;
+
+		n = (uint64_t)len < fit ? len : (size_t)fit;
+		*ret_rendered = result_base64_len(n);
+		return n;
+	}
+	for (; n < len && cost + escaped_size(data[n]) <= cap; n++)
+		cost += escaped_size(data[n]);
+	/* Valid UTF-8 cut inside a character: back to its first byte (the
+	 * continuation bytes given back cost one each). */
+	while (n < len && n > 0 && (data[n] & 0xc0) == 0x80) {
+		n--;
+		cost--;
+	}
+	*ret_rendered = cost;
+	return n;
+}
+
+/* json-c returns NULL when it cannot allocate, or for a string longer
+ * than its int lengths hold: every member goes through put() or push(),
+ * which note the failure so that the caller returns an error result
+ * instead of a document with holes (issue 9, finding 6). */
+static void put(struct json_object *o, const char *key, struct json_object *v, bool *ok)
+{
+	if (o && v && json_object_object_add(o, key, v) == 0)
+		return;
+	json_object_put(v);
+	*ok = false;
+}
+
+static void put_null(struct json_object *o, const char *key, bool *ok)
+{
+	if (!o || json_object_object_add(o, key, NULL) < 0)
+		*ok = false;
+}
+
+/* A string, or null when s is NULL. */
+static void put_str(struct json_object *o, const char *key, const char *s, bool *ok)
+{
+	if (s)
+		put(o, key, json_object_new_string(s), ok);
+	else
+		put_null(o, key, ok);
+}
+
+static void push(struct json_object *a, struct json_object *v, bool *ok)
+{
+	if (a && v && json_object_array_add(a, v) == 0)
+		return;
+	json_object_put(v);
+	*ok = false;
+}
+
+static struct json_object *jstring_len(const char *s, size_t len)
+{
+	return len > INT_MAX ? NULL : json_object_new_string_len(s, (int)len);
+}
+
+static struct json_object *jbase64(const uint8_t *data, size_t len)
+{
+	char *b64 = base64_encode_alloc(data, len);
+	struct json_object *v = b64 ? jstring_len(b64, strlen(b64)) : NULL;
+
+	free(b64);
+	return v;
+}
+
+/* A stream as result_fit rendered it: text or base64 as it decided. */
+static struct json_object *jstream(const uint8_t *data, size_t len, bool text, uint64_t bytes,
+				   bool truncated, bool *ok)
+{
+	struct json_object *o = json_object_new_object();
+
+	data = data ? data : (const uint8_t *)"";
+	if (text)
+		put(o, "text", jstring_len((const char *)data, len), ok);
+	else
+		put(o, "base64", jbase64(data, len), ok);
+	put(o, "truncated", json_object_new_boolean(truncated), ok);
+	put(o, "bytes", json_object_new_int64((int64_t)bytes), ok);
+	return o;
+}
+
+static struct json_object *jjail(const struct jail_report *jr, const struct plan *plan, bool *ok)
+{
+	static const char *const ns[] = { "user", "mount", "pid", "ipc", "uts", "cgroup" };
+	static const char *const nets[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
+					    [NET_HOST] = "host" };
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+	enum net_mode net = plan ? plan->network : jr && jr->have_modes ? jr->network : NET_NONE;
+	enum seccomp_mode sc = plan ? plan->seccomp : jr && jr->have_modes ? jr->seccomp
+									  : SECCOMP_DENY_LIST;
+
+	put_str(o, "policy", jr ? jr->policy : NULL, ok);
+	put_str(o, "policy_file", jr ? jr->policy_file : NULL, ok);
+	put_str(o, "digest", jr ? jr->digest : NULL, ok);
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		push(a, json_object_new_string(ns[i]), ok);
+	if (net != NET_HOST)
+		push(a, json_object_new_string("net"), ok);
+	put(o, "namespaces", a, ok);
+	put(o, "network", json_object_new_string(nets[net]), ok);
+	put(o, "landlock_abi", json_object_new_int(jr ? jr->landlock_abi : 0), ok);
+	put(o, "seccomp", json_object_new_string(sc == SECCOMP_ALLOW_LIST ? "allow-list"
+									  : "deny-list"), ok);
+	put(o, "cgroup", json_object_new_string(jr && jr->cgroup ? jr->cgroup : "unavailable"), ok);
+	/* Every policy's filter refuses it: filter.c add_memfd_rules. */
+	put(o, "memfd_exec", json_object_new_string("refused"), ok);
+	return o;
+}
+
+static struct json_object *jerror(enum hutch_err code, const char *pointer, const char *reason,
+				  const char *detail, bool *ok)
+{
+	struct json_object *o = json_object_new_object();
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), "%s%s%s%s%s", hutch_err_message(code), reason ? ": " : "",
+		 reason ? reason : "", detail ? ": " : "", detail ? detail : "");
+	put(o, "code", json_object_new_string(hutch_err_name(code)), ok);
+	put(o, "message", json_object_new_string(msg), ok);
+	if (pointer)
+		put(o, "pointer", json_object_new_string(pointer), ok);
+	return o;
+}
+
+static struct json_object *base_doc(bool *ok)
+{
+	struct json_object *d = json_object_new_object();
+
+	put(d, "version", json_object_new_int(1), ok);
+	return d;
+}
+
+static struct json_object *checked(struct json_object *d, bool ok)
+{
+	if (ok)
+		return d;
+	json_object_put(d);
+	return NULL;
+}
+
+struct json_object *result_for_error(enum hutch_err code, const char *pointer,
+				     const char *reason, const char *detail,
+				     const struct jail_report *jr)
+{
+	bool ok = true;
+	struct json_object *d = base_doc(&ok);
+
+	put(d, "status", json_object_new_string("failed"), &ok);
+	put_null(d, "exit_code", &ok);
+	put_null(d, "signal", &ok);
+	put(d, "error", jerror(code, pointer, reason, detail, &ok), &ok);
+	put(d, "stdout", jstream(NULL, 0, true, 0, false, &ok), &ok);
+	put(d, "stderr", jstream(NULL, 0, true, 0, false, &ok), &ok);
+	put(d, "files", json_object_new_array(), &ok);
+	put_null(d, "usage", &ok);
+	if (jr)
+		put(d, "jail", jjail(jr, NULL, &ok), &ok);
+	else
+		put_null(d, "jail", &ok);
+	return checked(d, ok);
+}
+
+enum hutch_err result_check_frame(const struct capture *out, size_t *ret_off, size_t *ret_len)
+{
+	uint64_t len;
+
+	if (out->bytes < 4 || out->len < 4)
+		return HUTCH_ERR_PROTOCOL_ERROR;
+	len = (uint64_t)out->buf[0] << 24 | (uint64_t)out->buf[1] << 16 |
+	      (uint64_t)out->buf[2] << 8 | out->buf[3];
+	if (out->bytes < 4 + len)
+		return HUTCH_ERR_PROTOCOL_ERROR; /* short frame */
+	if (out->bytes > 4 + len)
+		return HUTCH_ERR_OUTPUT_OVERFLOW; /* bytes after the frame */
+	*ret_off = 4;
+	*ret_len = (size_t)len;
+	return HUTCH_ERR_NONE;
+}
+
+static const char *arch_name(uint32_t arch)
+{
+	return arch == SCMP_ARCH_X86_64 ? "x86_64" : arch == SCMP_ARCH_X32 ? "x32"
+		: arch == SCMP_ARCH_X86 ? "x86" : "other";
+}
+
+static struct json_object *jdenial(const struct denial *dn, bool *ok)
+{
+	struct json_object *e = json_object_new_object();
+	uint32_t arch = dn->arch;
+	char *name;
+
+	/* x32 calls arrive as x86-64 with the x32 bit in the number. */
+	if (arch == SCMP_ARCH_X86_64 && (dn->nr & 0x40000000))
+		arch = SCMP_ARCH_X32;
+	name = seccomp_syscall_resolve_num_arch(arch, dn->nr);
+	put_str(e, "syscall", name, ok);
+	put(e, "number", json_object_new_int(dn->nr), ok);
+	put(e, "arch", json_object_new_string(arch_name(arch)), ok);
+	put(e, "count", json_object_new_int64((int64_t)dn->count), ok);
+	free(name);
+	return e;
+}
+
+/* Calls the seccomp filter refused, by name, with counts; null when no
+ * listener was ours (the kernel lacks user notification). */
+static void put_denials(struct json_object *d, const struct outcome *o, bool *ok)
+{
+	struct json_object *a;
+
+	if (!o->denials_attributed) {
+		put_null(d, "denials", ok);
+		return;
+	}
+	a = json_object_new_array();
+	for (size_t i = 0; i < o->n_denials; i++)
+		push(a, jdenial(&o->denials[i], ok), ok);
+	if (o->denials_other) {
+		struct json_object *e = json_object_new_object();
+
+		put(e, "syscall", json_object_new_string("(other)"), ok);
+		put(e, "count", json_object_new_int64((int64_t)o->denials_other), ok);
+		push(a, e, ok);
+	}
+	put(d, "denials", a, ok);
+}
+
+/* What to tell about a refused jail: stage, item, errno; never content. */
+static void record_detail(const struct outcome *o, char *buf, size_t cap)
+{
+	const char *en = o->record.err ? strerrorname_np(o->record.err) : NULL;
+
+	if (o->record.code == HUTCH_HELPER_CRASHED) {
+		snprintf(buf, cap, "jail init died (signal %d)", o->record.err);
+		return;
+	}
+	snprintf(buf, cap, "stage %s, item %u, %s", status_stage_name(o->record.stage),
+		 o->record.item, en ? en : "no errno");
+}
+
+/* What the document shows of one stream. */
+struct shown {
+	const uint8_t *data;
+	size_t len;
+	bool text, truncated;
+};
+
+/* Frame grammar: exactly one frame, then exit 0; the payload is shown. */
+static bool apply_frame(const struct plan *plan, struct outcome *o, struct shown *out)
+{
+	size_t off = 0, len = 0;
+
+	if (plan->stdout_mode != STDOUT_FRAME || o->status == OUTCOME_FAILED)
+		return true;
+	if (o->status != OUTCOME_EXITED || o->exit_code != 0)
+		o->err = HUTCH_ERR_CRASH;
+	else
+		o->err = result_check_frame(&o->out, &off, &len);
+	if (o->err != HUTCH_ERR_NONE) {
+		o->status = OUTCOME_FAILED;
+		return false;
+	}
+	out->data = o->out.buf + off;
+	out->len = len;
+	return true;
+}
+
+/* The caps bound the rendered field (result_fit). Past it, truncate per
+ * the policy or fail with output_overflow; a frame is never cut. */
+static bool apply_cap(const struct plan *plan, struct outcome *o, struct shown *sh,
+		      uint64_t cap, const char *limit, bool frame)
+{
+	uint64_t rendered;
+	size_t n = result_fit(sh->data ? sh->data : (const uint8_t *)"", sh->len, cap, &sh->text,
+			      &rendered);
+
+	if (n == sh->len)
+		return true;
+	sh->len = n;
+	sh->truncated = true;
+	if (plan->overflow_truncate && !frame)
+		return true;
+	if (o->status != OUTCOME_FAILED || o->err == HUTCH_ERR_NONE) {
+		o->status = OUTCOME_FAILED;
+		o->err = HUTCH_ERR_OUTPUT_OVERFLOW;
+		o->limit = limit;
+	}
+	return !frame;
+}
+
+/* Which output survives: none after a kill unless the policy keeps
+ * partial output, none of a refused jail. */
+static bool apply_partial(const struct plan *plan, const struct outcome *o)
+{
+	if (o->status != OUTCOME_FAILED)
+		return true;
+	if (o->have_record)
+		return false;
+	return plan->partial_output ||
+	       (o->err != HUTCH_ERR_TIMEOUT && o->err != HUTCH_ERR_OUTPUT_OVERFLOW &&
+		o->err != HUTCH_ERR_FRAME_OVERSIZED && o->err != HUTCH_ERR_CANCELLED);
+}
+
+static void put_status(struct json_object *d, const struct outcome *o, bool *ok)
+{
+	put(d, "status", json_object_new_string(o->status == OUTCOME_EXITED ? "exited"
+						: o->status == OUTCOME_SIGNALED ? "signaled"
+										: "failed"), ok);
+	if (o->status == OUTCOME_EXITED)
+		put(d, "exit_code", json_object_new_int(o->exit_code), ok);
+	else
+		put_null(d, "exit_code", ok);
+	if (o->status == OUTCOME_SIGNALED) {
+		struct json_object *s = json_object_new_object();
+		const char *abbrev = sigabbrev_np(o->signal);
+		char name[32];
+
+		snprintf(name, sizeof(name), "SIG%s", abbrev ? abbrev : "UNKNOWN");
+		put(s, "number", json_object_new_int(o->signal), ok);
+		put(s, "name", json_object_new_string(name), ok);
+		put(d, "signal", s, ok);
+	} else {
+		put_null(d, "signal", ok);
+	}
+}
+
+static void put_error(struct json_object *d, const struct outcome *o, bool *ok)
+{
+	struct json_object *e;
+	char detail[160] = "";
+
+	if (o->status != OUTCOME_FAILED) {
+		put_null(d, "error", ok);
+		return;
+	}
+	if (o->have_record)
+		record_detail(o, detail, sizeof(detail));
+	e = jerror(o->err, NULL, o->limit, detail[0] ? detail : NULL, ok);
+	if (o->limit)
+		put(e, "limit", json_object_new_string(o->limit), ok);
+	if (o->have_record) {
+		put(e, "stage", json_object_new_string(status_stage_name(o->record.stage)), ok);
+		put_str(e, "errno", o->record.err ? strerrorname_np(o->record.err) : NULL, ok);
+	}
+	put(d, "error", e, ok);
+}
+
+static void put_files(struct json_object *d, const struct collected *files, bool keep, bool *ok)
+{
+	struct json_object *fa = json_object_new_array();
+
+	for (size_t i = 0; files && i < files->n; i++) {
+		const struct collected_file *f = &files->files[i];
+		struct json_object *fo = json_object_new_object();
+
+		put(fo, "name", json_object_new_string(f->name), ok);
+		if (f->error || !keep) {
+			put(fo, "error", json_object_new_string(f->error ? f->error : "discarded"), ok);
+		} else {
+			put(fo, "base64", jbase64(f->data ? f->data : (const uint8_t *)"", f->len), ok);
+			put(fo, "bytes", json_object_new_int64((int64_t)f->len), ok);
+		}
+		push(fa, fo, ok);
+	}
+	put(d, "files", fa, ok);
+}
+
+static void put_usage(struct json_object *d, const struct outcome *o, bool *ok)
+{
+	struct json_object *u = json_object_new_object();
+
+	put(u, "wall_ms", json_object_new_int64((int64_t)o->wall_ms), ok);
+	put(u, "cpu_user_ms", json_object_new_int64((int64_t)o->cpu_user_ms), ok);
+	put(u, "cpu_sys_ms", json_object_new_int64((int64_t)o->cpu_sys_ms), ok);
+	put(u, "max_rss_kb", json_object_new_int64((int64_t)o->max_rss_kb), ok);
+	if (o->cgroup_applied)
+		put(u, "oom_killed", json_object_new_boolean(o->oom_kills > 0), ok);
+	put(d, "usage", u, ok);
+}
+
+static void put_stream(struct json_object *d, const char *key, const struct shown *sh,
+		       uint64_t bytes, bool keep, bool *ok)
+{
+	put(d, key, jstream(keep ? sh->data : NULL, keep ? sh->len : 0, keep ? sh->text : true,
+			    bytes, keep ? sh->truncated : true, ok), ok);
+}
+
+struct json_object *result_for_outcome(const struct plan *plan, struct outcome *o,
+				       const struct collected *files, const struct jail_report *jr)
+{
+	struct shown out = { o->out.buf, o->out.len, true, o->out.truncated };
+	struct shown err = { o->errc.buf, o->errc.len, true, o->errc.truncated };
+	struct jail_report j = jr ? *jr : (struct jail_report){ 0 };
+	bool ok = true, keep;
+	struct json_object *d;
+
+	keep = apply_frame(plan, o, &out);
+	keep = apply_cap(plan, o, &out, plan->limits.stdout_bytes, "stdout_bytes",
+			 plan->stdout_mode == STDOUT_FRAME) && keep;
+	keep = apply_cap(plan, o, &err, plan->limits.stderr_bytes, "stderr_bytes", false) && keep;
+	keep = apply_partial(plan, o) && keep;
+	d = base_doc(&ok);
+	put_status(d, o, &ok);
+	put_error(d, o, &ok);
+	put_stream(d, "stdout", &out, o->out.bytes, keep, &ok);
+	put_stream(d, "stderr", &err, o->errc.bytes, keep, &ok);
+	put_files(d, files, keep, &ok);
+	put_denials(d, o, &ok);
+	put_usage(d, o, &ok);
+	if (o->cgroup_applied)
+		j.cgroup = "applied";
+	put(d, "jail", jjail(&j, plan, &ok), &ok);
+	if (ok)
+		return d;
+	json_object_put(d);
+	return result_for_error(HUTCH_ERR_INTERNAL, NULL, NULL, "cannot render the result", jr);
+}
+
+int result_exit_status(struct json_object *doc)
+{
+	struct json_object *st, *v, *err, *code;
+	const char *s;
+
+	if (!json_object_object_get_ex(doc, "status", &st))
+		return HUTCH_EXIT_FAILURE;
+	s = json_object_get_string(st);
+	if (strcmp(s, "exited") == 0 && json_object_object_get_ex(doc, "exit_code", &v))
+		return json_object_get_int(v);
+	if (strcmp(s, "signaled") == 0 && json_object_object_get_ex(doc, "signal", &v) &&
+	    json_object_object_get_ex(v, "number", &v))
+		return 128 + json_object_get_int(v);
+	if (!json_object_object_get_ex(doc, "error", &err) ||
+	    !json_object_object_get_ex(err, "code", &code))
+		return HUTCH_EXIT_FAILURE;
+	s = json_object_get_string(code);
+	for (int i = 0; i < HUTCH_ERR_MAX; i++)
+		if (strcmp(hutch_err_name((enum hutch_err)i), s) == 0) {
+			if (i == HUTCH_ERR_EXEC_FAILED && json_object_object_get_ex(err, "errno", &v) &&
+			    v && strcmp(json_object_get_string(v), "ENOENT") == 0)
+				return HUTCH_EXIT_NOT_FOUND;
+			return hutch_err_exit_status((enum hutch_err)i);
+		}
+	return HUTCH_EXIT_FAILURE;
+}
+
+void result_print_error(struct json_object *doc)
+{
+	struct json_object *err, *code, *msg, *ptr;
+
+	if (!json_object_object_get_ex(doc, "error", &err) || !err ||
+	    !json_object_object_get_ex(err, "code", &code) ||
+	    !json_object_object_get_ex(err, "message", &msg))
+		return;
+	fprintf(stderr, "hutch: %s: %s", json_object_get_string(code), json_object_get_string(msg));
+	if (json_object_object_get_ex(err, "pointer", &ptr) && ptr)
+		fprintf(stderr, " (at %s)", json_object_get_string(ptr));
+	fputc('\n', stderr);
+}

@@ -1,0 +1,69 @@
+/* result.h: the result document (version 1, DESIGN.md and hutch(1)) and
+ * the run's exit status without --json. Frontend only. */
+#ifndef HUTCH_RESULT_H
+#define HUTCH_RESULT_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+#include "doc/outcome.h"
+#include "doc/plan.h"
+#include "doc/verror.h"
+
+struct jail_report {
+	const char *policy;
+	const char *policy_file;	/* where the policy was loaded from, or NULL */
+	const char *digest;
+	int landlock_abi;	/* 0: not applied */
+	const char *cgroup;	/* "unavailable", "applied" */
+	/* What the policy says, for documents made before a plan exists. */
+	bool have_modes;
+	enum net_mode network;
+	enum seccomp_mode seccomp;
+};
+
+/* A failure before anything ran (validation, policy, probe). NULL only
+ * when json-c cannot allocate even that. */
+struct json_object *result_for_error(enum hutch_err code, const char *pointer,
+				     const char *reason, const char *detail,
+				     const struct jail_report *jr);
+
+/* A run's outcome. Applies the frame grammar (which may turn an exit into
+ * protocol_error or crash), the rendered caps (result_fit: truncate, or
+ * output_overflow) and the partial-output rule. A document json-c cannot
+ * build becomes an internal error result (NULL as result_for_error). */
+struct json_object *result_for_outcome(const struct plan *plan, struct outcome *o,
+				       const struct collected *files, const struct jail_report *jr);
+
+/* Exit status of `hutch run` without --json for a document. */
+int result_exit_status(struct json_object *doc);
+
+/* One line for stderr: "hutch: CODE: message [at POINTER]". */
+void result_print_error(struct json_object *doc);
+
+/* Frame mode on a kept stdout: 0 and the payload bounds, or the error. */
+enum hutch_err result_check_frame(const struct capture *out, size_t *ret_off, size_t *ret_len);
+
+
+/* Rendered sizes (issue 9). A stream's field in a result document is its
+ * text, JSON-escaped, when it is UTF-8 without NUL, else its base64; the
+ * stdout_bytes and stderr_bytes caps bound that rendering, and none is
+ * ever larger than RESULT_STREAM_MAX_BYTES, so that two streams and the
+ * largest collect (1 GiB, 4/3 of it as base64) stay below the 2 GiB a
+ * json-c string can hold. All sizes are 64-bit; none saturates silently. */
+#define RESULT_STREAM_MAX_BYTES ((uint64_t)256 << 20)
+
+/* The bytes n bytes take as JSON string content, as json-c writes them. */
+uint64_t result_escaped_len(const uint8_t *p, size_t n);
+/* 4 per 3 bytes, padded; UINT64_MAX when that does not fit. */
+uint64_t result_base64_len(uint64_t n);
+/* The effective cap of a stream: cap (0: none), at most the maximum. */
+uint64_t result_stream_cap(uint64_t cap);
+/* How many leading bytes of data render within cap (0: none), cut on a
+ * character boundary for text. The rendering (*ret_text) is chosen on
+ * all of data, as the document chooses it; *ret_rendered is the field's
+ * size for the returned prefix. */
+size_t result_fit(const uint8_t *data, size_t len, uint64_t cap, bool *ret_text,
+		  uint64_t *ret_rendered);
+
+#endif

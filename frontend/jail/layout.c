@@ -1,0 +1,270 @@
+/* layout.c: the jail's filesystem and process settings, built from a plan.
+ * Mount order (hutch-exec enacts it as listed): the policy's read-only
+ * binds, the merged-/usr symlinks as on the host, synthetic /etc files,
+ * /proc, a minimal /dev, /tmp, the working directory, the staged input
+ * files, and last the request's binds. Frontend only. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hutch-abi.h"
+#include "jail/layout.h"
+
+static const char *keep(struct layout *l, char *s)
+{
+	if (!s)
+		return NULL;
+	if (l->n_strings >= sizeof(l->strings) / sizeof(l->strings[0])) {
+		free(s);
+		return NULL;
+	}
+	l->strings[l->n_strings++] = s;
+	return s;
+}
+
+static struct spec_mount *add(struct layout *l, uint8_t kind, const char *target)
+{
+	struct spec_mount *m;
+
+	if (l->sp.n_mounts >= HUTCH_SPEC_MAX_MOUNTS || !target)
+		return NULL;
+	m = &l->mounts[l->sp.n_mounts++];
+	memset(m, 0, sizeof(*m));
+	m->kind = kind;
+	m->source = "";
+	m->target = target;
+	return m;
+}
+
+static int add_bind(struct layout *l, const char *source, const char *target, uint16_t flags)
+{
+	struct spec_mount *m = add(l, HUTCH_MOUNT_BIND, target);
+
+	if (!m)
+		return -E2BIG;
+	m->source = source;
+	m->flags = flags;
+	return 0;
+}
+
+/* bytes and inodes both bound it: a tmpfs's size counts only pages, so
+ * empty files would otherwise pin kernel memory without limit. */
+static int add_tmpfs(struct layout *l, const char *target, uint32_t mode, uint64_t bytes,
+		     uint64_t inodes, uint16_t flags)
+{
+	struct spec_mount *m = add(l, HUTCH_MOUNT_TMPFS, target);
+
+	if (!m)
+		return -E2BIG;
+	m->mode = mode;
+	m->size_bytes = bytes;
+	m->inodes = inodes;
+	m->flags = flags;
+	return 0;
+}
+
+static int add_symlink(struct layout *l, const char *text, const char *target)
+{
+	struct spec_mount *m = add(l, HUTCH_MOUNT_SYMLINK, target);
+
+	if (!m || !text)
+		return -E2BIG;
+	m->source = text;
+	return 0;
+}
+
+static int add_file(struct layout *l, const char *target, const void *data, size_t len,
+		    uint32_t mode)
+{
+	struct spec_mount *m = add(l, HUTCH_MOUNT_FILE, target);
+
+	if (!m)
+		return -E2BIG;
+	m->data = data;
+	m->data_len = (uint32_t)len;
+	m->mode = mode;
+	return 0;
+}
+
+/* /bin, /lib, /lib64, /sbin... as on the host: a symlink where the host has
+ * one (merged /usr), a read-only bind where it has a directory. */
+static int add_usr_links(struct layout *l)
+{
+	static const char *const dirs[] = { "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
+	int r = 0;
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && r == 0; i++) {
+		char buf[4096];
+		struct stat st;
+		ssize_t n;
+
+		if (lstat(dirs[i], &st) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			n = readlink(dirs[i], buf, sizeof(buf) - 1);
+			if (n <= 0)
+				continue;
+			buf[n] = '\0';
+			r = add_symlink(l, keep(l, strdup(buf)), dirs[i]);
+		} else if (S_ISDIR(st.st_mode)) {
+			r = add_bind(l, dirs[i], dirs[i], HUTCH_MF_EXEC | HUTCH_MF_OPTIONAL);
+		}
+	}
+	return r;
+}
+
+static int add_etc(struct layout *l, const struct plan *plan, uint32_t uid, uint32_t gid)
+{
+	char *passwd = NULL, *group = NULL, *hosts = NULL;
+	const char *name = uid == HUTCH_DEFAULT_JAIL_ID ? "nobody" : "hutch";
+	int r;
+
+	if (asprintf(&passwd, "%s:x:%u:%u:hutch jail:%s:/bin/sh\n%s", name, uid, gid,
+		     plan->work_dir,
+		     uid == HUTCH_DEFAULT_JAIL_ID ? ""
+						  : "nobody:x:65534:65534:nobody:/:/usr/sbin/nologin\n") < 0)
+		return -ENOMEM;
+	if (!keep(l, passwd))
+		return -E2BIG;
+	if (asprintf(&group, "%s:x:%u:\n%s", gid == HUTCH_DEFAULT_JAIL_ID ? "nogroup" : "hutch", gid,
+		     gid == HUTCH_DEFAULT_JAIL_ID ? "" : "nogroup:x:65534:\n") < 0)
+		return -ENOMEM;
+	if (!keep(l, group))
+		return -E2BIG;
+	if (asprintf(&hosts, "127.0.0.1\tlocalhost %s\n::1\tlocalhost ip6-localhost\n",
+		     plan->hostname) < 0)
+		return -ENOMEM;
+	if (!keep(l, hosts))
+		return -E2BIG;
+	if ((r = add_file(l, "/etc/passwd", passwd, strlen(passwd), 0644)) < 0 ||
+	    (r = add_file(l, "/etc/group", group, strlen(group), 0644)) < 0 ||
+	    (r = add_file(l, "/etc/hosts", hosts, strlen(hosts), 0644)) < 0)
+		return r;
+	return 0;
+}
+
+/* null, zero, full, random, urandom bound from the host (a user namespace
+ * cannot mknod); no block devices, no tty, no /dev/mem. /dev itself is a
+ * directory of the root tmpfs, read-only with it; /dev/shm is /tmp, so
+ * shared memory counts against /tmp's size and costs no tmpfs of its own. */
+static int add_dev(struct layout *l)
+{
+	static const char *const nodes[] = { "/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+					      "/dev/urandom" };
+	static const char *const links[][2] = {
+		{ "/proc/self/fd", "/dev/fd" },	      { "/proc/self/fd/0", "/dev/stdin" },
+		{ "/proc/self/fd/1", "/dev/stdout" }, { "/proc/self/fd/2", "/dev/stderr" },
+		{ "/tmp", "/dev/shm" },
+	};
+	struct spec_mount *dir = add(l, HUTCH_MOUNT_DIR, "/dev");
+	int r = dir ? 0 : -E2BIG;
+
+	if (dir)
+		dir->mode = 0755;
+	for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]) && r == 0; i++)
+		r = add_bind(l, nodes[i], nodes[i], HUTCH_MF_RW | HUTCH_MF_DEV);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]) && r == 0; i++)
+		r = add_symlink(l, links[i][0], links[i][1]);
+	return r;
+}
+
+static uint64_t ms_to_rlimit_seconds(uint64_t ms)
+{
+	return ms == 0 ? HUTCH_RLIM_INFINITY : (ms + 999) / 1000;
+}
+
+static uint64_t or_infinity(uint64_t v)
+{
+	return v == 0 ? HUTCH_RLIM_INFINITY : v;
+}
+
+int layout_build(const struct plan *plan, bool is_root, uint8_t *filter, size_t filter_len,
+		 struct layout *ret)
+{
+	struct layout *l = ret;
+	uint16_t wexec = plan->work_exec ? HUTCH_MF_EXEC : 0;
+	int r = 0;
+
+	memset(l, 0, sizeof(*l));
+	l->filter = filter;
+	l->sp.mounts = l->mounts;
+	l->sp.uid_inside = l->sp.uid_outside = is_root ? plan->jail_uid : (uint32_t)getuid();
+	l->sp.gid_inside = l->sp.gid_outside = is_root ? plan->jail_gid : (uint32_t)getgid();
+	l->sp.flags = HUTCH_SPEC_NS_PID | HUTCH_SPEC_NS_IPC | HUTCH_SPEC_NS_UTS | HUTCH_SPEC_NS_CGROUP;
+	if (plan->network != NET_HOST)
+		l->sp.flags |= HUTCH_SPEC_NS_NET;
+	if (plan->network == NET_LOOPBACK)
+		l->sp.flags |= HUTCH_SPEC_NET_LOOPBACK;
+	if (plan->landlock != LANDLOCK_OFF)
+		l->sp.flags |= HUTCH_SPEC_LANDLOCK;
+	if (plan->landlock == LANDLOCK_REQUIRED)
+		l->sp.flags |= HUTCH_SPEC_LANDLOCK_REQUIRED;
+	if (plan->network == NET_NONE)
+		l->sp.flags |= HUTCH_SPEC_LANDLOCK_NET;
+	if (filter_len) {
+		l->sp.flags |= HUTCH_SPEC_SECCOMP | HUTCH_SPEC_SECCOMP_NOTIFY;
+		l->sp.filter = filter;
+		l->sp.filter_len = (uint32_t)filter_len;
+	}
+	l->sp.rlimit[HUTCH_RLIM_AS] = or_infinity(plan->limits.memory_bytes);
+	l->sp.rlimit[HUTCH_RLIM_CPU] = ms_to_rlimit_seconds(plan->limits.cpu_ms);
+	/* 0 is a real limit here: no file may grow at all. */
+	l->sp.rlimit[HUTCH_RLIM_FSIZE] = plan->limits.file_size_bytes;
+	l->sp.rlimit[HUTCH_RLIM_NOFILE] = or_infinity(plan->limits.open_files);
+	l->sp.rlimit[HUTCH_RLIM_NPROC] = or_infinity(plan->limits.processes);
+	l->sp.hostname = plan->hostname;
+	l->sp.cwd = plan->cwd;
+	l->sp.argc = (uint32_t)plan->argc;
+	l->sp.argv = plan->argv;
+	l->sp.envc = (uint32_t)plan->envc;
+	l->sp.envp = plan->envp;
+
+	/* A policy names host paths some hosts lack: those are skipped. */
+	for (size_t i = 0; i < plan->n_policy_binds && r == 0; i++)
+		r = add_bind(l, plan->policy_binds[i].source, plan->policy_binds[i].target,
+			     HUTCH_MF_OPTIONAL | (plan->policy_binds[i].exec ? HUTCH_MF_EXEC : 0));
+	if (r == 0 && plan->usr_symlinks)
+		r = add_usr_links(l);
+	if (r == 0)
+		r = add_etc(l, plan, l->sp.uid_inside, l->sp.gid_inside);
+	if (r == 0 && !add(l, HUTCH_MOUNT_PROC, "/proc"))
+		r = -E2BIG;
+	if (r == 0)
+		r = add_dev(l);
+	if (r == 0)
+		r = add_tmpfs(l, "/tmp", 01777, plan->limits.tmp_bytes, plan->limits.tmp_inodes,
+			      HUTCH_MF_RW | wexec);
+	if (r == 0)
+		r = add_tmpfs(l, plan->work_dir, 0755, plan->limits.work_bytes,
+			      plan->limits.work_inodes,
+			      HUTCH_MF_RW | wexec | (plan->n_collect ? HUTCH_MF_SEND_FD : 0));
+	for (size_t f = 0; f < plan->n_files && r == 0; f++) {
+		char *path = NULL;
+
+		if (asprintf(&path, "%s/%s", plan->work_dir, plan->files[f].name) < 0)
+			return -ENOMEM;
+		r = add_file(l, keep(l, path), plan->files[f].data, plan->files[f].len, 0644);
+	}
+	/* The request's binds last: they may land inside the working dir. */
+	for (size_t i = 0; i < plan->n_mounts && r == 0; i++)
+		r = add_bind(l, plan->mounts[i].source, plan->mounts[i].target,
+			     (plan->mounts[i].rw ? HUTCH_MF_RW : 0) |
+				     (plan->mounts[i].exec ? HUTCH_MF_EXEC : 0));
+	if (r < 0)
+		layout_free(l);
+	return r;
+}
+
+void layout_free(struct layout *l)
+{
+	for (unsigned i = 0; i < l->n_strings; i++)
+		free(l->strings[i]);
+	l->n_strings = 0;
+	free(l->filter);
+	l->filter = NULL;
+}

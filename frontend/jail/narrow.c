@@ -1,0 +1,264 @@
+/* narrow.c: request + policy = plan (see narrow.h). Frontend only. */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doc/path-util.h"
+#include "doc/strv.h"
+#include "jail/bind-source.h"
+#include "jail/narrow.h"
+
+#define VIOLATION HUTCH_ERR_POLICY_VIOLATION
+#define BAD HUTCH_ERR_INVALID_REQUEST
+
+bool narrow_target_ok(const struct policy *pol, const char *target)
+{
+	static const char *const reserved[] = { "/proc", "/dev", "/etc", "/bin", "/sbin", "/lib",
+						"/lib32", "/lib64", "/libx32", NULL };
+
+	if (strcmp(target, "/") == 0 || strcmp(target, "/tmp") == 0 ||
+	    strcmp(target, pol->work_dir) == 0)
+		return false;
+	for (size_t i = 0; reserved[i]; i++)
+		if (path_at_or_below(target, reserved[i]))
+			return false;
+	for (size_t i = 0; i < pol->n_binds; i++)
+		if (path_at_or_below(target, pol->binds[i].path) || path_at_or_below(pol->binds[i].path, target))
+			return false;
+	return true;
+}
+
+static bool env_allowed(const struct policy *pol, const char *name)
+{
+	for (size_t i = 0; i < pol->n_env_allow; i++)
+		if (strcmp(pol->env_allow[i], name) == 0)
+			return true;
+	for (size_t i = 0; i < pol->n_env_allow_prefixes; i++)
+		if (strncmp(name, pol->env_allow_prefixes[i], strlen(pol->env_allow_prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+/* The policy's variables, then the request's (which may replace one of
+ * them only when the policy allows that name). */
+static int build_env(const struct request *req, const struct policy *pol, struct plan *p,
+		     struct verrors *e)
+{
+	size_t cap = pol->n_env_set + req->n_env + 1, n = 0;
+	char **env = calloc(cap, sizeof(char *));
+
+	if (!env)
+		return -ENOMEM;
+	p->envp = env;
+	for (size_t i = 0; i < pol->n_env_set; i++) {
+		if (!(env[n] = strdup(pol->env_set[i])))
+			return -ENOMEM;
+		p->envc = ++n;
+	}
+	for (size_t i = 0; i < req->n_env; i++) {
+		const char *name = req->env_names[i];
+		size_t len = strlen(name);
+		char *kv;
+
+		if (!env_allowed(pol, name))
+			return verror_add_key(e, VIOLATION, "/env", name, "not allowed by the policy");
+		if (asprintf(&kv, "%s=%s", name, req->env_values[i]) < 0)
+			return -ENOMEM;
+		for (size_t k = 0; k < n; k++)
+			if (strncmp(env[k], name, len) == 0 && env[k][len] == '=') {
+				free(env[k]);
+				env[k] = kv;
+				kv = NULL;
+				break;
+			}
+		if (kv) {
+			env[n] = kv;
+			p->envc = ++n;
+		}
+	}
+	return 0;
+}
+
+static int build_mounts(const struct request *req, const struct policy *pol, struct plan *p,
+			struct verrors *e)
+{
+	p->policy_binds = calloc(pol->n_binds + 1, sizeof(*p->policy_binds));
+	p->mounts = calloc(req->n_mounts + 1, sizeof(*p->mounts));
+	if (!p->policy_binds || !p->mounts)
+		return -ENOMEM;
+	for (size_t i = 0; i < pol->n_binds; i++) {
+		char real[PATH_MAX];
+
+		/* /etc/resolv.conf and friends are often symlinks; the helper
+		 * binds only symlink-free paths, so bind where they point.
+		 * A path the host lacks stays as it is and is skipped. */
+		p->policy_binds[i].source = strdup(realpath(pol->binds[i].path, real) ? real
+										 : pol->binds[i].path);
+		p->policy_binds[i].target = strdup(pol->binds[i].path);
+		p->policy_binds[i].exec = pol->binds[i].exec;
+		p->n_policy_binds = i + 1;
+		if (!p->policy_binds[i].source || !p->policy_binds[i].target)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < req->n_mounts; i++) {
+		const struct req_mount *m = &req->mounts[i];
+		char ptr[VERROR_POINTER_MAX], real[PATH_MAX];
+		const char *why;
+		bool allowed = false;
+
+		pointer_join_index(ptr, sizeof(ptr), "/mounts", i);
+		/* The rule applies to where the source really is: a symlink
+		 * under an allowed prefix may point anywhere. The helper then
+		 * refuses any symlink on the canonical path, so it cannot be
+		 * swapped in after this check. */
+		if (!realpath(m->source, real))
+			return verror_add_key(e, BAD, ptr, "source", "does not exist");
+		for (size_t k = 0; k < pol->n_mount_rules; k++) {
+			const struct policy_mount_rule *rule = &pol->mount_rules[k];
+
+			if (path_at_or_below(real, rule->prefix) && (m->rw ? rule->rw : rule->ro))
+				allowed = true;
+		}
+		if (!allowed)
+			return verror_add(e, VIOLATION, ptr, "not allowed by the policy");
+		if ((why = bind_source_refusal(real)))
+			return verror_add_key(e, VIOLATION, ptr, "source", why);
+		if (!narrow_target_ok(pol, m->target))
+			return verror_add_key(e, BAD, ptr, "target", "reserved path");
+		for (size_t k = 0; k < i; k++)
+			if (strcmp(req->mounts[k].target, m->target) == 0)
+				return verror_add_key(e, BAD, ptr, "target", "duplicate target");
+		p->mounts[i].source = strdup(real);
+		p->mounts[i].target = strdup(m->target);
+		p->mounts[i].rw = m->rw;
+		p->mounts[i].exec = false; /* request binds never execute */
+		p->n_mounts = i + 1;
+		if (!p->mounts[i].source || !p->mounts[i].target)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int build_files(const struct request *req, const struct policy *pol, struct plan *p,
+		       struct verrors *e)
+{
+	uint64_t total = 0;
+
+	if (req->n_files > pol->files_max_count)
+		return verror_add(e, VIOLATION, "/files", "more files than the policy allows");
+	for (size_t i = 0; i < req->n_files; i++)
+		total += req->files[i].len;
+	if (total > pol->files_max_bytes)
+		return verror_add(e, VIOLATION, "/files", "larger than the policy allows");
+	p->files = calloc(req->n_files + 1, sizeof(*p->files));
+	if (!p->files)
+		return -ENOMEM;
+	for (size_t i = 0; i < req->n_files; i++) {
+		p->files[i].name = strdup(req->files[i].name);
+		p->files[i].data = malloc(req->files[i].len + 1);
+		p->n_files = i + 1;
+		if (!p->files[i].name || !p->files[i].data)
+			return -ENOMEM;
+		memcpy(p->files[i].data, req->files[i].data, req->files[i].len);
+		p->files[i].len = req->files[i].len;
+	}
+	if (req->n_collect > pol->collect_max_count)
+		return verror_add(e, VIOLATION, "/collect", "more files than the policy allows");
+	p->collect = strv_copy(req->collect, req->n_collect);
+	if (!p->collect)
+		return -ENOMEM;
+	p->n_collect = req->n_collect;
+	p->collect_max_bytes = pol->collect_max_bytes;
+	return 0;
+}
+
+static int fill(const struct request *req, const struct policy *pol, struct plan *p,
+		struct verrors *e)
+{
+	uint64_t *lim[LIM_COUNT] = {
+		[LIM_WALL_MS] = &p->limits.wall_ms,
+		[LIM_CPU_MS] = &p->limits.cpu_ms,
+		[LIM_IDLE_MS] = &p->limits.idle_ms,
+		[LIM_MEMORY_BYTES] = &p->limits.memory_bytes,
+		[LIM_STDOUT_BYTES] = &p->limits.stdout_bytes,
+		[LIM_STDERR_BYTES] = &p->limits.stderr_bytes,
+		[LIM_FILE_SIZE_BYTES] = &p->limits.file_size_bytes,
+		[LIM_PROCESSES] = &p->limits.processes,
+		[LIM_OPEN_FILES] = &p->limits.open_files,
+		[LIM_TMP_BYTES] = &p->limits.tmp_bytes,
+		[LIM_WORK_BYTES] = &p->limits.work_bytes,
+		[LIM_TMP_INODES] = &p->limits.tmp_inodes,
+		[LIM_WORK_INODES] = &p->limits.work_inodes,
+	};
+	int r;
+
+	for (int i = 0; i < LIM_COUNT; i++) {
+		uint64_t v = req->limit_set[i] ? req->limits[i] : pol->limits[i].def;
+
+		if (v > pol->limits[i].max) {
+			char ptr[VERROR_POINTER_MAX];
+
+			pointer_join_key(ptr, sizeof(ptr), "/limits", limit_defs[i].name);
+			return verror_add(e, VIOLATION, ptr, "above the policy's maximum");
+		}
+		*lim[i] = v;
+	}
+	p->network = req->network_set ? req->network : pol->net_default;
+	if (!pol->net_allowed[p->network])
+		return verror_add(e, VIOLATION, "/network", "not allowed by the policy");
+	if (!(p->argv = strv_copy(req->argv, req->argc)))
+		return -ENOMEM;
+	p->argc = req->argc;
+	if ((r = build_env(req, pol, p, e)) < 0 || (r = build_mounts(req, pol, p, e)) < 0 ||
+	    (r = build_files(req, pol, p, e)) < 0)
+		return r;
+	p->work_dir = strdup(pol->work_dir);
+	p->cwd = strdup(req->cwd ? req->cwd : pol->work_dir);
+	p->hostname = strdup(pol->hostname);
+	p->policy_name = strdup(pol->name);
+	if (!p->work_dir || !p->cwd || !p->hostname || !p->policy_name)
+		return -ENOMEM;
+	if (req->stdin_given) {
+		p->stdin_given = true;
+		p->stdin_data = malloc(req->stdin_len + 1);
+		if (!p->stdin_data)
+			return -ENOMEM;
+		memcpy(p->stdin_data, req->stdin_data, req->stdin_len);
+		p->stdin_len = req->stdin_len;
+	}
+	p->stdout_mode = req->stdout_mode_set ? req->stdout_mode : STDOUT_STREAM;
+	p->usr_symlinks = pol->usr_symlinks;
+	p->work_exec = pol->writable_exec;
+	p->seccomp = pol->seccomp_mode;
+	if (pol->n_syscalls && !(p->seccomp_names = strv_copy(pol->syscalls, pol->n_syscalls)))
+		return -ENOMEM;
+	p->n_seccomp_names = pol->n_syscalls;
+	p->allow_ptrace = pol->allow_ptrace;
+	p->landlock = pol->landlock;
+	p->jail_uid = pol->uid;
+	p->jail_gid = pol->gid;
+	p->partial_output = pol->partial_output;
+	p->overflow_truncate = pol->overflow_truncate;
+	p->require_cgroup = (pol->requires & REQ_CGROUP) != 0;
+	return 0;
+}
+
+int narrow(const struct request *req, const struct policy *pol, struct plan *ret,
+	   struct verrors *e)
+{
+	struct plan p = { 0 };
+	int r = fill(req, pol, &p, e);
+
+	if (r < 0) {
+		if (r != -EINVAL || e->n == 0)
+			verror_add(e, HUTCH_ERR_INTERNAL, "", "out of memory");
+		plan_free(&p);
+		return -EINVAL;
+	}
+	*ret = p;
+	return 0;
+}

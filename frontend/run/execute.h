@@ -1,0 +1,41 @@
+/* execute.h: one plan, run: compile its filter, build and encode its spec,
+ * spawn hutch-exec, supervise to the end, and classify what happened.
+ * Frontend only; used by `run`, `probe` and `serve`. */
+#ifndef HUTCH_EXECUTE_H
+#define HUTCH_EXECUTE_H
+
+#include <stdbool.h>
+
+#include "doc/plan.h"
+#include "run/collect.h"
+#include "run/supervise.h"
+
+struct exec_opts {
+	bool passthrough;	/* stream output to fds 1 and 2 */
+	bool forward_stdin;	/* forward stdin_fd to the target */
+	int stdin_fd;		/* what to forward: 0 in pass-through mode */
+	uint64_t kill_grace_ms;
+	bool unbounded_stdout;	/* keep all stdout: the caller consumes it (sessions) */
+};
+
+/* Always fills *ret (a refused jail is an outcome too; a failure of our
+ * own before spawning is OUTCOME_FAILED with ret->err saying which) and
+ * *ret_files (the plan's collect list, read after the jail is gone).
+ * Returns 0 or the -errno of our own failure. */
+int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct outcome *ret,
+		 struct collected *ret_files);
+
+/* The same in steps, for an event loop running many jails (serve):
+ * exec_start spawns (or fills *res and fails), exec_watch gives the watch
+ * to poll, exec_finish completes *res, collects, and frees the run. */
+struct exec_run;
+int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outcome *res,
+	       struct exec_run **ret);
+struct jail_watch *exec_watch(struct exec_run *x);
+void exec_finish(struct exec_run *x, struct collected *ret_files);
+
+/* Where the helper is: $HUTCH_EXEC when the build allows a test override,
+ * else the configured path. */
+const char *execute_helper_path(void);
+
+#endif

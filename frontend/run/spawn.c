@@ -1,0 +1,175 @@
+/* spawn.c: clone and exec hutch-exec. Everything the child needs (argv,
+ * envp, the fd map) is built before fork; between fork and execve the child
+ * makes only async-signal-safe calls. Frontend only. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <sched.h>
+#include <stdint.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fd-util.h"
+#include "hutch-abi.h"
+#include "status.h"
+#include "run/spawn.h"
+
+static void close_if(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void jail_proc_close(struct jail_proc *jp)
+{
+	close_if(&jp->pidfd);
+	close_if(&jp->status_rd);
+	close_if(&jp->stdin_wr);
+	close_if(&jp->stdout_rd);
+	close_if(&jp->stderr_rd);
+}
+
+/* The child's half: fds into place, signals to defaults, exec. */
+static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[7],
+				 int status_wr) /* as-safe */
+{
+	static char *const argv[] = { "hutch-exec", NULL };
+	static char *const envp[] = { NULL };
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	struct hutch_status st = { .magic = HUTCH_STATUS_MAGIC, .code = HUTCH_SETUP_FAILED,
+				   .stage = STAGE_HELPER_EXEC };
+	sigset_t none;
+	int moved[7];
+
+	/* If we die, the helper dies, and with it pid 1 and the whole jail. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+		_exit(HUTCH_EXIT_SETUP);
+	/* Out of the terminal's process group: a ^C reaches us alone, and we
+	 * forward it once (the jail has no terminal of its own). */
+	setpgid(0, 0);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			sigaction(s, &dfl, NULL);
+	/* Move every source above the targets first, so no dup2 clobbers a
+	 * source another dup2 still needs. */
+	for (int i = 0; i < 7; i++) {
+		moved[i] = fds[i] < 0 ? -1 : fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
+		if (fds[i] >= 0 && moved[i] < 0)
+			goto fail;
+	}
+	for (int i = 0; i < 7; i++)
+		if (moved[i] >= 0 && dup2(moved[i], i) < 0)
+			goto fail;
+	execve(helper_path, argv, envp);
+fail:
+	st.err = errno;
+	(void)fd_write_all(moved[HUTCH_STATUS_FD] >= 0 ? moved[HUTCH_STATUS_FD] : status_wr, &st,
+			   sizeof(st));
+	_exit(HUTCH_EXIT_SETUP);
+}
+
+/* clone3 hands us a pidfd with the child, and can start it inside the
+ * jail's cgroup, so nothing of the jail ever runs outside it. Without
+ * clone3 (old kernels, or a seccomp profile that answers ENOSYS), fork and
+ * pidfd_open; a cgroup then cannot be joined race-free, so it is refused. */
+static pid_t clone_helper(int cgroup_fd, int *ret_pidfd)
+{
+	struct clone_args args = {
+		.flags = CLONE_PIDFD | (cgroup_fd >= 0 ? CLONE_INTO_CGROUP : 0),
+		.pidfd = (uint64_t)(uintptr_t)ret_pidfd,
+		.exit_signal = SIGCHLD,
+		.cgroup = cgroup_fd >= 0 ? (uint64_t)cgroup_fd : 0,
+	};
+	pid_t pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+
+	if (pid >= 0)
+		return pid;
+	if (errno != ENOSYS || cgroup_fd >= 0)
+		return -errno;
+	pid = fork();
+	if (pid <= 0)
+		return pid < 0 ? -errno : 0;
+	*ret_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (*ret_pidfd < 0) {
+		int r = -errno;
+
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		return r;
+	}
+	return pid;
+}
+
+int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
+		 const struct spawn_stdio *io, struct jail_proc *ret)
+{
+	int spec_p[2] = { -1, -1 }, status_p[2] = { -1, -1 }, in_p[2] = { -1, -1 },
+	    out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, null_fd = -1;
+	int fds[7];
+	pid_t parent = getpid(), pid;
+	int r = 0;
+
+	if (pipe2(spec_p, O_CLOEXEC) < 0 || pipe2(status_p, O_CLOEXEC) < 0 ||
+	    pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0 ||
+	    (io->pipe_stdin && pipe2(in_p, O_CLOEXEC) < 0)) {
+		r = -errno;
+		goto out;
+	}
+	/* Larger pipes for the target's output: fewer wake-ups for bulk
+	 * output (the limit, fs.pipe-max-size, may refuse: then as it is). */
+	fcntl(out_p[0], F_SETPIPE_SZ, 1 << 20);
+	fcntl(err_p[0], F_SETPIPE_SZ, 256 << 10);
+	if (io->null_stdin && (null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		r = -errno;
+		goto out;
+	}
+	fds[0] = io->pipe_stdin ? in_p[0] : io->null_stdin ? null_fd : 0;
+	fds[1] = out_p[1];
+	fds[2] = err_p[1];
+	fds[HUTCH_SPEC_FD] = spec_p[0];
+	fds[HUTCH_STATUS_FD] = status_p[1];
+	fds[HUTCH_MIRROR_FD] = -1;
+	fds[HUTCH_CONTROL_FD] = io->control_sock;
+
+	pid = clone_helper(io->cgroup_fd, &ret->pidfd);
+	if (pid < 0) {
+		r = pid;
+		goto out;
+	}
+	if (pid == 0)
+		child_exec(helper_path, parent, fds, status_p[1]);
+
+	ret->pid = pid;
+	ret->status_rd = TAKE_FD(status_p[0]);
+	ret->stdin_wr = io->pipe_stdin ? TAKE_FD(in_p[1]) : -1;
+	ret->stdout_rd = TAKE_FD(out_p[0]);
+	ret->stderr_rd = TAKE_FD(err_p[0]);
+	close_if(&spec_p[0]);
+	/* One write for the usual small spec; a dead helper is EPIPE (we
+	 * ignore SIGPIPE) and is then told by its status record. */
+	(void)fd_write_all(spec_p[1], spec, spec_len);
+out:
+	close_if(&spec_p[0]);
+	close_if(&spec_p[1]);
+	close_if(&status_p[0]);
+	close_if(&status_p[1]);
+	close_if(&in_p[0]);
+	close_if(&in_p[1]);
+	close_if(&out_p[0]);
+	close_if(&out_p[1]);
+	close_if(&err_p[0]);
+	close_if(&err_p[1]);
+	close_if(&null_fd);
+	return r;
+}

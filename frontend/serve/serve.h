@@ -1,0 +1,137 @@
+/* serve.h: `hutch serve`, the framed channel for daemons
+ * (hutch-protocol(7)), and the state its parts share: the server, its
+ * connections, the runs and the sessions of each connection. One event
+ * loop (poll) drives everything; nothing blocks without a bound.
+ * Frontend only. */
+#ifndef HUTCH_SERVE_H
+#define HUTCH_SERVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <json-c/json.h>
+
+#include "frame-codec.h"
+#include "doc/plan.h"
+#include "doc/policy.h"
+#include "doc/protocol.h"
+#include "doc/request.h"
+#include "run/collect.h"
+#include "run/execute.h"
+#include "run/supervise.h"
+#include "serve/serve-budget.h"
+#include "serve/serve-socket.h"
+
+#define SESSIONS_TOTAL_MAX 64
+
+struct srv;
+struct conn;
+struct pollfd;
+
+struct srun {
+	struct srun *next;
+	struct conn *c;
+	uint64_t id;
+	struct request req;
+	struct plan plan;
+	struct outcome o;
+	struct exec_run *x;
+	struct jail_watch *w;
+	uint64_t lifetime_deadline;	/* absolute cap, whatever the policy says */
+	uint64_t next_live_ms;
+	size_t live_out, live_err;	/* bytes already sent in live events */
+	struct held h_out, h_err;	/* their share of the output budget */
+};
+
+enum session_state { SESSION_IDLE, SESSION_INFLIGHT, SESSION_LOST };
+
+struct session {
+	struct session *next;
+	struct conn *c;
+	char name[PROTO_SESSION_NAME_MAX + 1];
+	char *worker_text;	/* canonical JSON of the worker document */
+	char digest[72];	/* the policy the worker started under */
+	enum session_state state;
+	struct request req;
+	struct plan plan;
+	struct outcome o;
+	struct exec_run *x;
+	struct jail_watch *w;
+	int stdin_rd, stdin_wr;	/* frames to the worker */
+	int pidx;		/* stdin_wr in this turn's poll set, or -1 */
+	uint8_t *pending;	/* frame bytes not yet written to the worker */
+	size_t pending_len, pending_off;
+	size_t out_used;	/* worker stdout bytes already taken as replies */
+	struct held h_out, h_err;	/* their share of the output budget */
+	uint64_t call_id;	/* the call in flight */
+	uint64_t call_deadline;
+	uint64_t lifetime_deadline;	/* --lifetime, from the worker's start */
+};
+
+struct conn {
+	struct conn *next;
+	struct srv *srv;
+	int fd;
+	int pidx;		/* its place in this turn's poll set, or -1 */
+	bool dead;		/* read side gone, protocol broken or stuck: closing */
+	bool timed;		/* accepted from a listening socket: idle timeout applies */
+	uid_t uid;		/* the peer's, from SO_PEERCRED when accepted */
+	uint64_t idle_since;	/* last frame in, or the end of its last request */
+	struct frame_reader rd;
+	uint8_t *out;
+	size_t out_len, out_off;
+	struct srun *runs;
+	size_t n_runs;
+	struct session *sessions;
+	size_t n_sessions;
+};
+
+struct srv {
+	struct policy pol;
+	char digest[72];
+	bool probe_ok;
+	int listen_fds[16];
+	size_t n_listen;
+	struct conn *conns;
+	size_t max_runs_conn, max_runs_total, max_sessions, n_runs_total;
+	size_t n_sessions_total;	/* bounded by SESSIONS_TOTAL_MAX */
+	uint64_t grace_ms, lifetime_ms;
+	uint32_t max_frame;
+	size_t max_out;
+	struct budget budget;	/* --max-buffered */
+	uint64_t idle_ms;	/* --idle-timeout; 0: none */
+	size_t max_conn_uid;	/* --max-conn-per-uid */
+	bool draining, single;	/* single: --fd, exit when it closes */
+	struct serve_socket sock;	/* --socket; fd -1 when none or drained */
+	uint64_t drain_deadline;
+};
+
+int cmd_serve(int argc, char **argv);
+
+/* serve-conn.c, for serve.c, serve-plan.c and session.c */
+uint64_t serve_now_ms(void);
+void conn_send(struct conn *c, uint8_t *frame, size_t len);	/* takes frame */
+void conn_fail(struct conn *c, uint64_t id, enum hutch_err code, const char *reason);
+void conn_event(struct conn *c, uint64_t id, const char *kind, struct json_object *payload);
+void conn_flush(struct conn *c);	/* send what the socket takes now */
+void conn_drop_queue(struct conn *c);	/* give back its queued bytes */
+
+/* serve-plan.c, for serve.c and session.c */
+int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
+	       struct plan *ret_plan, enum hutch_err *ret_code, const char **ret_reason);
+/* The sandbox probe of the pinned policy, once per server until it
+ * passes: true to go on; false after sending request id its failed event. */
+bool serve_probe_gate(struct srv *s, uint64_t id, struct conn *c);
+
+/* session.c */
+void session_call(struct conn *c, struct proto_msg *m);
+void session_close(struct conn *c, uint64_t id, const char *name);
+int session_pollfds(struct session *se, struct pollfd *p, int n);
+void session_dispatch(struct session *se, const struct pollfd *p);
+uint64_t session_deadline(struct session *se);
+void session_tick(struct session *se);
+void session_destroy(struct session *se);	/* kills the worker, frees */
+
+#endif

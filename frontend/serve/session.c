@@ -1,0 +1,402 @@
+/* session.c: persistent workers of `hutch serve` (hutch-protocol(7)).
+ * A session holds one jailed worker that reads length-prefixed frames on
+ * its stdin and answers each with one frame on its stdout. Before a frame
+ * goes out the session is marked in flight (a tombstone): if the call then
+ * times out or is cancelled, the worker is killed and the session is lost
+ * ("action outcome unknown") until the client resets it; nothing is ever
+ * replayed. A worker that exits, writes a bad or oversized frame, or is
+ * asked for with a different worker document or under another policy,
+ * also loses the session. Frontend only. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "frame-codec.h"
+#include "doc/json-util.h"
+#include "doc/text.h"
+#include "serve/serve.h"
+
+static struct session *find(struct conn *c, const char *name)
+{
+	for (struct session *se = c->sessions; se; se = se->next)
+		if (strcmp(se->name, name) == 0)
+			return se;
+	return NULL;
+}
+
+/* Kill and reap the worker; the session object stays. */
+static void stop_worker(struct session *se)
+{
+	struct collected files;
+
+	if (!se->x)
+		return;
+	if (se->w)
+		watch_kill(se->w, HUTCH_ERR_CANCELLED);
+	exec_finish(se->x, &files); /* bounded: SIGKILL after the grace */
+	collected_free(&files);
+	outcome_free(&se->o);
+	held_release(&se->c->srv->budget, &se->h_out);
+	held_release(&se->c->srv->budget, &se->h_err);
+	plan_free(&se->plan);
+	request_free(&se->req);
+	se->x = NULL;
+	se->w = NULL;
+	if (se->stdin_wr >= 0)
+		close(se->stdin_wr);
+	if (se->stdin_rd >= 0)
+		close(se->stdin_rd);
+	se->stdin_rd = se->stdin_wr = -1;
+	free(se->pending);
+	se->pending = NULL;
+	se->pending_len = se->pending_off = 0;
+	se->out_used = 0;
+}
+
+void session_destroy(struct session *se)
+{
+	se->c->srv->n_sessions_total--;
+	stop_worker(se);
+	free(se->worker_text);
+	free(se);
+}
+
+/* Unlink and destroy a session that holds nothing. */
+static void drop(struct conn *c, struct session *se)
+{
+	for (struct session **pp = &c->sessions; *pp; pp = &(*pp)->next)
+		if (*pp == se) {
+			*pp = se->next;
+			session_destroy(se);
+			c->n_sessions--;
+			return;
+		}
+}
+
+static void lose(struct session *se, enum hutch_err code, const char *why)
+{
+	if (se->state == SESSION_INFLIGHT)
+		conn_fail(se->c, se->call_id, code, why);
+	se->state = SESSION_LOST;
+	stop_worker(se);
+}
+
+static int start_worker(struct session *se, struct json_object *worker, enum hutch_err *ret_code,
+			const char **ret_reason)
+{
+	struct srv *s = se->c->srv;
+	struct exec_opts eo = { .kill_grace_ms = s->grace_ms, .forward_stdin = true,
+				.unbounded_stdout = true };
+	int p[2];
+
+	if (serve_plan(s, worker, &se->req, &se->plan, ret_code, ret_reason) < 0)
+		return -1;
+	if (se->plan.stdin_given) {
+		*ret_code = HUTCH_ERR_INVALID_REQUEST;
+		*ret_reason = "a worker's stdin carries the session's frames (/stdin)";
+		plan_free(&se->plan);
+		request_free(&se->req);
+		return -1;
+	}
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		*ret_code = HUTCH_ERR_INTERNAL;
+		*ret_reason = NULL;
+		plan_free(&se->plan);
+		request_free(&se->req);
+		return -1;
+	}
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	se->stdin_rd = p[0];
+	se->stdin_wr = p[1];
+	eo.stdin_fd = p[0];
+	if (exec_start(&se->plan, &eo, &se->o, &se->x) < 0) {
+		*ret_code = se->o.err;
+		*ret_reason = NULL;
+		close(p[0]);
+		close(p[1]);
+		se->stdin_rd = se->stdin_wr = -1;
+		se->x = NULL;
+		plan_free(&se->plan);
+		request_free(&se->req);
+		return -1;
+	}
+	se->w = exec_watch(se->x);
+	if (!se->w) {
+		*ret_code = HUTCH_ERR_INTERNAL;
+		*ret_reason = NULL;
+		stop_worker(se);
+		return -1;
+	}
+	held_init(&se->h_out, &se->o.out);
+	held_init(&se->h_err, &se->o.errc);
+	se->lifetime_deadline = serve_now_ms() + s->lifetime_ms;
+	memcpy(se->digest, s->digest, sizeof(se->digest));
+	return 0;
+}
+
+static void send_input(struct session *se)
+{
+	while (se->pending && se->pending_off < se->pending_len) {
+		ssize_t n = write(se->stdin_wr, se->pending + se->pending_off,
+				  se->pending_len - se->pending_off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n < 0) {
+			lose(se, HUTCH_ERR_STATE_LOST, "the worker stopped reading");
+			return;
+		}
+		se->pending_off += (size_t)n;
+	}
+	free(se->pending);
+	se->pending = NULL;
+	se->pending_len = se->pending_off = 0;
+}
+
+void session_call(struct conn *c, struct proto_msg *m)
+{
+	struct srv *s = c->srv;
+	struct session *se = find(c, m->name);
+	const char *text = json_object_to_json_string_ext(m->worker, JSON_C_TO_STRING_PLAIN |
+									 JSON_C_TO_STRING_NOSLASHESCAPE);
+	enum hutch_err code;
+	const char *reason;
+
+	if (!text) {
+		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, "the worker document could not be rendered");
+		return;
+	}
+	if (s->draining) {
+		conn_fail(c, m->id, HUTCH_ERR_BUSY, "the server is shutting down");
+		return;
+	}
+	if (!se) {
+		if (c->n_sessions >= s->max_sessions) {
+			conn_fail(c, m->id, HUTCH_ERR_BUSY, "too many sessions on this connection");
+			return;
+		}
+		if (s->n_sessions_total >= SESSIONS_TOTAL_MAX) {
+			conn_fail(c, m->id, HUTCH_ERR_BUSY, "too many sessions on this server");
+			return;
+		}
+		se = calloc(1, sizeof(*se));
+		if (!se || !(se->worker_text = strdup(text))) {
+			free(se);
+			conn_fail(c, m->id, HUTCH_ERR_INTERNAL, NULL);
+			return;
+		}
+		se->c = c;
+		se->pidx = -1;
+		se->stdin_rd = se->stdin_wr = -1;
+		snprintf(se->name, sizeof(se->name), "%s", m->name);
+		se->next = c->sessions;
+		c->sessions = se;
+		c->n_sessions++;
+		s->n_sessions_total++;
+	} else if (se->state == SESSION_INFLIGHT) {
+		conn_fail(c, m->id, HUTCH_ERR_BUSY, "a call on this session is in flight");
+		return;
+	}
+	if (m->reset) {
+		/* Explicit: whatever the worker held is gone, start afresh. */
+		stop_worker(se);
+		free(se->worker_text);
+		se->worker_text = strdup(text);	/* NULL: refused below */
+		se->state = SESSION_IDLE;
+	}
+	if (se->state == SESSION_LOST) {
+		conn_fail(c, m->id, HUTCH_ERR_STATE_LOST, "reset the session to go on");
+		return;
+	}
+	/* Another worker document, or another policy: the state the worker
+	 * built belongs to something else now. */
+	if (!se->worker_text || strcmp(se->worker_text, text) != 0 ||
+	    (se->x && strcmp(se->digest, s->digest) != 0)) {
+		se->state = SESSION_LOST;
+		stop_worker(se);
+		conn_fail(c, m->id, HUTCH_ERR_STATE_LOST, "the worker or its policy changed");
+		return;
+	}
+	if (m->input_len > UINT32_MAX || m->input_len > s->max_frame) {
+		conn_fail(c, m->id, HUTCH_ERR_FRAME_OVERSIZED, NULL);
+		return;
+	}
+	if (!se->x) {
+		/* A worker is a jail like any run: the probe gates it too. A
+		 * worker that never started built no state: the session goes,
+		 * and a corrected request starts it afresh. */
+		if (!serve_probe_gate(s, m->id, c)) {
+			drop(c, se);
+			return;
+		}
+		if (start_worker(se, m->worker, &code, &reason) < 0) {
+			conn_fail(c, m->id, code, reason);
+			drop(c, se);
+			return;
+		}
+	}
+	se->pending = malloc(FRAME_HEADER_BYTES + m->input_len);
+	if (!se->pending) {
+		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, NULL);
+		return;
+	}
+	frame_put_header(se->pending, (uint32_t)m->input_len);
+	if (m->input_len)
+		memcpy(se->pending + FRAME_HEADER_BYTES, m->input, m->input_len);
+	se->pending_len = FRAME_HEADER_BYTES + m->input_len;
+	se->pending_off = 0;
+	/* The tombstone goes up before a byte of the action goes out. */
+	se->state = SESSION_INFLIGHT;
+	se->call_id = m->id;
+	se->call_deadline = serve_now_ms() + m->timeout_ms;
+	send_input(se);
+}
+
+void session_close(struct conn *c, uint64_t id, const char *name)
+{
+	struct session **pp = &c->sessions;
+
+	for (; *pp; pp = &(*pp)->next)
+		if (strcmp((*pp)->name, name) == 0) {
+			struct session *se = *pp;
+
+			*pp = se->next;
+			if (se->state == SESSION_INFLIGHT)
+				conn_fail(c, se->call_id, HUTCH_ERR_CANCELLED, "the session was closed");
+			session_destroy(se);
+			c->n_sessions--;
+			conn_event(c, id, "ack", NULL);
+			return;
+		}
+	conn_fail(c, id, HUTCH_ERR_INVALID_REQUEST, "no such session");
+}
+
+int session_pollfds(struct session *se, struct pollfd *p, int n)
+{
+	se->pidx = -1;
+	if (!se->x)
+		return n;
+	n = watch_pollfds(se->w, p, n);
+	if (se->pending && se->stdin_wr >= 0) {
+		se->pidx = n;
+		p[n++] = (struct pollfd){ .fd = se->stdin_wr, .events = POLLOUT };
+	}
+	return n;
+}
+
+/* One reply frame, taken from the worker's stdout as it arrives. */
+static void take_reply(struct session *se)
+{
+	struct capture *out = &se->o.out;
+	size_t avail = out->len - se->out_used, len;
+	uint8_t *frame = out->buf + se->out_used;
+	struct json_object *p;
+	char *b64;
+	int r;
+
+	if (avail == 0)
+		return;
+	if (se->state != SESSION_INFLIGHT) {
+		lose(se, HUTCH_ERR_STATE_LOST, "the worker wrote without being asked");
+		return;
+	}
+	r = frame_parse_header(frame, avail, se->c->srv->max_frame, &len);
+	if (r == -EMSGSIZE) {
+		lose(se, HUTCH_ERR_FRAME_OVERSIZED, "the worker's frame is over the limit");
+		return;
+	}
+	if (r < 0 || avail < FRAME_HEADER_BYTES + len)
+		return; /* more to come */
+	if (avail > FRAME_HEADER_BYTES + len) {
+		lose(se, HUTCH_ERR_PROTOCOL_ERROR, "the worker wrote more than one frame");
+		return;
+	}
+	b64 = base64_encode_alloc(frame + FRAME_HEADER_BYTES, len);
+	p = json_object_new_object();
+	r = proto_add(p, "base64", b64 ? json_object_new_string(b64) : NULL);
+	free(b64);
+	/* The reply is in the document: the worker's buffer goes before
+	 * rendering, which the budget charged for. */
+	free(out->buf);
+	out->buf = NULL;
+	out->len = 0;
+	se->out_used = 0;
+	if (r < 0) {
+		json_object_put(p);
+		lose(se, HUTCH_ERR_INTERNAL, "the reply could not be built");
+		return;
+	}
+	se->state = SESSION_IDLE;
+	conn_event(se->c, se->call_id, "reply", p);
+	held_release(&se->c->srv->budget, &se->h_out);
+}
+
+/* The worker's watch, within the output budget (serve-budget.h): a
+ * worker whose output the budget cannot hold loses its session. */
+static void watch_budgeted(struct session *se, const struct pollfd *p)
+{
+	struct budget *b = &se->c->srv->budget;
+
+	held_clamp(b, &se->h_out, &se->o.out);
+	held_clamp(b, &se->h_err, &se->o.errc);
+	watch_dispatch(se->w, p);
+	held_charge(b, &se->h_out, &se->o.out);
+	held_charge(b, &se->h_err, &se->o.errc);
+	if (held_overflowed(&se->h_out, &se->o.out) || held_overflowed(&se->h_err, &se->o.errc))
+		lose(se, HUTCH_ERR_OUTPUT_OVERFLOW, "the server's output budget (--max-buffered) is spent");
+}
+
+void session_dispatch(struct session *se, const struct pollfd *p)
+{
+	if (!se->x)
+		return;
+	watch_budgeted(se, p);
+	if (!se->x)
+		return;
+	if (se->pidx >= 0 && (p[se->pidx].revents & (POLLOUT | POLLERR | POLLHUP)))
+		send_input(se);
+	if (se->x)
+		take_reply(se);
+}
+
+uint64_t session_deadline(struct session *se)
+{
+	uint64_t next = UINT64_MAX;
+	int t;
+
+	if (!se->x)
+		return next;
+	if (se->state == SESSION_INFLIGHT)
+		next = se->call_deadline;
+	if (se->lifetime_deadline < next)
+		next = se->lifetime_deadline;
+	t = watch_timeout_ms(se->w);
+	if (t >= 0 && serve_now_ms() + (uint64_t)t < next)
+		next = serve_now_ms() + (uint64_t)t;
+	return next;
+}
+
+void session_tick(struct session *se)
+{
+	if (!se->x)
+		return;
+	if (se->state == SESSION_INFLIGHT && serve_now_ms() >= se->call_deadline) {
+		lose(se, HUTCH_ERR_TIMEOUT, "the worker did not answer in time; the session is lost");
+		return;
+	}
+	/* --lifetime caps workers as it caps runs, whatever their policy. */
+	if (serve_now_ms() >= se->lifetime_deadline) {
+		lose(se, HUTCH_ERR_STATE_LOST, "the worker reached the server's lifetime cap");
+		return;
+	}
+	if (watch_done(se->w))
+		lose(se, HUTCH_ERR_STATE_LOST, "the worker exited");
+}
