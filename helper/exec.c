@@ -28,10 +28,10 @@ _Noreturn void exec_target(const struct spec *sp)
 
 	if (strchr(cmd, '/')) {
 		execve(cmd, sp->argv, sp->envp);
-		fail(STAGE_EXEC, 0, errno);
+		fail(STAGE_EXEC, SITE_EXEC_EXECVE, errno);
 	}
 	if (cmd_len == 0)
-		fail(STAGE_EXEC, 0, ENOENT);
+		fail(STAGE_EXEC, SITE_EXEC_EXECVE, ENOENT);
 	for (p = env_path(sp->envp);; p++) {
 		size_t n = strcspn(p, ":");
 
@@ -45,11 +45,11 @@ _Noreturn void exec_target(const struct spec *sp)
 			if (errno == EACCES)
 				saved = EACCES;
 			else if (errno != ENOENT && errno != ENOTDIR)
-				fail(STAGE_EXEC, 0, errno);
+				fail(STAGE_EXEC, SITE_EXEC_EXECVE, errno);
 		}
 		p += n;
 		if (*p == '\0')
 			break;
 	}
-	fail(STAGE_EXEC, 0, saved);
+	fail(STAGE_EXEC, SITE_EXEC_EXECVE, saved);
 }

@@ -38,24 +38,10 @@ pid_t clone_into_namespaces(const struct spec *sp);
 
 /* user-counts.c (phase 2, pid 1): the jail's user namespace may make no
  * namespaces and bounds the inotify, fanotify counts it charges to the
- * caller. HUTCH_JAIL_* are the bounds, as text; items by the enum. */
+ * caller. HUTCH_JAIL_* are the bounds, as text; items by enum
+ * hutch_user_count (status.h). */
 #define HUTCH_JAIL_INOTIFY_INSTANCES "32"
 #define HUTCH_JAIL_INOTIFY_WATCHES "16384"
-enum hutch_user_count {
-	HUTCH_UC_USER_NS,
-	HUTCH_UC_MNT_NS,
-	HUTCH_UC_PID_NS,
-	HUTCH_UC_NET_NS,
-	HUTCH_UC_IPC_NS,
-	HUTCH_UC_UTS_NS,
-	HUTCH_UC_CGROUP_NS,
-	HUTCH_UC_TIME_NS,
-	HUTCH_UC_INOTIFY_INSTANCES,
-	HUTCH_UC_INOTIFY_WATCHES,
-	HUTCH_UC_FANOTIFY_GROUPS,
-	HUTCH_UC_FANOTIFY_MARKS,
-	HUTCH_USER_COUNT_MAX
-};
 void user_counts_open(void);	/* before the mounts */
 void limit_user_counts(void);	/* after them, before the privileges go */
 

@@ -52,7 +52,8 @@ int landlock_prepare(const struct spec *sp)
 	abi = landlock_abi();
 	if (abi < 1) {
 		if (sp->flags & HUTCH_SPEC_LANDLOCK_REQUIRED)
-			fail_code(HUTCH_MECH_UNAVAILABLE, STAGE_LANDLOCK_CREATE, 0, EOPNOTSUPP);
+			fail_code(HUTCH_MECH_UNAVAILABLE, STAGE_LANDLOCK_CREATE,
+				  SITE_LANDLOCK_CREATE_ABI, EOPNOTSUPP);
 		return -1;
 	}
 	handled_fs = ((LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1); /* ABI 1 */
@@ -74,7 +75,8 @@ int landlock_prepare(const struct spec *sp)
 	}
 	fd = sys_landlock_create_ruleset(&attr, size, 0);
 	if (fd < 0)
-		fail_code(HUTCH_MECH_UNAVAILABLE, STAGE_LANDLOCK_CREATE, 1, errno);
+		fail_code(HUTCH_MECH_UNAVAILABLE, STAGE_LANDLOCK_CREATE,
+			  SITE_LANDLOCK_CREATE_RULESET, errno);
 	return fd;
 }
 
@@ -141,6 +143,6 @@ void landlock_enforce(int ruleset_fd)
 	if (ruleset_fd < 0)
 		return;
 	if (sys_landlock_restrict_self(ruleset_fd, 0) < 0)
-		fail(STAGE_LANDLOCK_ENFORCE, 0, errno);
+		fail(STAGE_LANDLOCK_ENFORCE, SITE_LANDLOCK_ENFORCE_RESTRICT, errno);
 	close(ruleset_fd);
 }

@@ -31,13 +31,13 @@ static void make_mirror_pipe(int *ret_rd)
 	int p[2], rd;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
-		fail(STAGE_FORK, 0, errno);
+		fail(STAGE_FORK, SITE_FORK_MIRROR_PIPE, errno);
 	/* pid 1 writes on a fixed fd number; the outer process reads the
 	 * other end. Move the read end clear of that number first: pipe2 may
 	 * have put it there. */
 	rd = fcntl(p[0], F_DUPFD_CLOEXEC, HUTCH_MIRROR_FD + 1);
 	if (rd < 0 || (p[1] != HUTCH_MIRROR_FD && dup3(p[1], HUTCH_MIRROR_FD, O_CLOEXEC) < 0))
-		fail(STAGE_FORK, 1, errno);
+		fail(STAGE_FORK, SITE_FORK_MIRROR_FD, errno);
 	if (p[0] != HUTCH_MIRROR_FD)
 		close(p[0]);
 	if (p[1] != HUTCH_MIRROR_FD)
@@ -88,26 +88,26 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 	/* chdir inside the jail and check where we landed: an inherited
 	 * directory fd or cwd must not leave us outside (runc CVE-2024-21626). */
 	if (chdir(sp->cwd) < 0)
-		fail(STAGE_CHDIR, 0, errno);
+		fail(STAGE_CHDIR, SITE_CHDIR_CWD, errno);
 	{
 		static char cwd[4096];
 
 		errno = 0;
 		if (!getcwd(cwd, sizeof(cwd)) || strcmp(cwd, sp->cwd) != 0)
-			fail(STAGE_CWD_CHECK, 0, errno ? errno : ENOENT);
+			fail(STAGE_CWD_CHECK, SITE_CWD_CHECK_GETCWD, errno ? errno : ENOENT);
 	}
 	/* 0-2 for the target, the status pipe (close-on-exec), the mirror
 	 * pipe and the control socket for us; nothing else crosses. */
 	if (close_other_fds() < 0)
-		fail(STAGE_CLOSE_FDS, 0, errno);
+		fail(STAGE_CLOSE_FDS, SITE_CLOSE_FDS_RANGE, errno);
 	if (setsid() < 0)	/* no controlling terminal: TIOCSTI needs one */
-		fail(STAGE_SETSID, 0, errno);
+		fail(STAGE_SETSID, SITE_SETSID_SESSION, errno);
 	seccomp_enforce(sp);		/* last: base filter, then the spec's */
 	close(HUTCH_CONTROL_FD);	/* everything is sent; the target never sees it */
 
 	target = fork();
 	if (target < 0)
-		fail(STAGE_FORK, 2, errno);
+		fail(STAGE_FORK, SITE_FORK_TARGET, errno);
 	if (target == 0) {
 		close(HUTCH_MIRROR_FD); /* the target must not fake its status */
 		exec_target(sp);
@@ -151,7 +151,7 @@ int main(void)
 		kill(child, SIGKILL);
 		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
 			;
-		fail(STAGE_FORK, 6, err);
+		fail(STAGE_FORK, SITE_FORK_MIRROR_REOPEN, err);
 	}
 	close(mirror_rd);
 	outer_wait(child);

@@ -48,7 +48,7 @@ static void kill_child(pid_t child)
 /* Write one /proc/PID/ file of the child; on failure the child is killed
  * and reaped before we report. */
 static void write_child_file(pid_t child, const char *name, const char *text, size_t len,
-			     uint32_t item)
+			     enum site_id_map site)
 {
 	char path[48] = "/proc/", *p = fmt_u32(path + 6, (uint32_t)child);
 	int fd, r;
@@ -64,13 +64,13 @@ static void write_child_file(pid_t child, const char *name, const char *text, si
 	}
 	if (r < 0) {
 		kill_child(child);
-		fail(STAGE_ID_MAP, item, -r);
+		fail(STAGE_ID_MAP, site, -r);
 	}
 }
 
 /* "INSIDE OUTSIDE 1\n": exactly one id exists in the jail. */
 static void write_id_map(pid_t child, const char *name, uint32_t inside, uint32_t outside,
-			 uint32_t item)
+			 enum site_id_map site)
 {
 	char line[32], *p = line;
 
@@ -79,7 +79,7 @@ static void write_id_map(pid_t child, const char *name, uint32_t inside, uint32_
 	p = fmt_u32(p, outside);
 	memcpy(p, " 1\n", 3);
 	p += 3;
-	write_child_file(child, name, line, (size_t)(p - line), item);
+	write_child_file(child, name, line, (size_t)(p - line), site);
 }
 
 pid_t clone_into_namespaces(const struct spec *sp)
@@ -92,7 +92,7 @@ pid_t clone_into_namespaces(const struct spec *sp)
 	/* Root's supplementary groups (gid 0 among them) would survive into
 	 * the jail and still open group-readable host files. */
 	if (geteuid() == 0 && setgroups(0, NULL) < 0)
-		fail(STAGE_SETGROUPS, 0, errno);
+		fail(STAGE_SETGROUPS, SITE_SETGROUPS_DROP, errno);
 
 	if (sp->flags & HUTCH_SPEC_NS_PID)
 		flags |= CLONE_NEWPID;
@@ -105,13 +105,13 @@ pid_t clone_into_namespaces(const struct spec *sp)
 	if (sp->flags & HUTCH_SPEC_NS_CGROUP)
 		flags |= CLONE_NEWCGROUP;
 	if (pipe2(sync_p, O_CLOEXEC) < 0)
-		fail(STAGE_FORK, 4, errno);
+		fail(STAGE_FORK, SITE_FORK_SYNC_PIPE, errno);
 
 	/* Every way this fails (sysctl, LSM, a container's seccomp profile,
 	 * the namespace limit) means the mechanism is not available to us. */
 	child = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
 	if (child < 0)
-		fail_code(HUTCH_MECH_UNAVAILABLE, STAGE_USERNS, 0, errno);
+		fail_code(HUTCH_MECH_UNAVAILABLE, STAGE_USERNS, SITE_USERNS_CLONE, errno);
 	if (child == 0) {
 		close(sync_p[1]);
 		/* EOF instead of the byte: the outer process failed or died. */
@@ -121,12 +121,12 @@ pid_t clone_into_namespaces(const struct spec *sp)
 		return 0;
 	}
 	close(sync_p[0]);
-	write_child_file(child, "setgroups", "deny", 4, 0);
-	write_id_map(child, "uid_map", sp->uid_inside, sp->uid_outside, 1);
-	write_id_map(child, "gid_map", sp->gid_inside, sp->gid_outside, 2);
+	write_child_file(child, "setgroups", "deny", 4, SITE_ID_MAP_SETGROUPS);
+	write_id_map(child, "uid_map", sp->uid_inside, sp->uid_outside, SITE_ID_MAP_UID);
+	write_id_map(child, "gid_map", sp->gid_inside, sp->gid_outside, SITE_ID_MAP_GID);
 	if (fd_write_all(sync_p[1], &go, 1) < 0) {
 		kill_child(child);
-		fail(STAGE_FORK, 5, EPIPE);
+		fail(STAGE_FORK, SITE_FORK_SYNC_RELEASE, EPIPE);
 	}
 	close(sync_p[1]);
 	return child;

@@ -16,7 +16,7 @@ void set_hostname(const struct spec *sp)
 	if (!(sp->flags & HUTCH_SPEC_NS_UTS) || sp->hostname[0] == '\0')
 		return;
 	if (sethostname(sp->hostname, strlen(sp->hostname)) < 0)
-		fail(STAGE_HOSTNAME, 0, errno);
+		fail(STAGE_HOSTNAME, SITE_HOSTNAME_SET, errno);
 }
 
 void bring_up_loopback(void)
@@ -25,13 +25,13 @@ void bring_up_loopback(void)
 	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
-		fail(STAGE_LOOPBACK, 0, errno);
+		fail(STAGE_LOOPBACK, SITE_LOOPBACK_SOCKET, errno);
 	memset(&ifr, 0, sizeof(ifr));
 	memcpy(ifr.ifr_name, "lo", 3);
 	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
-		fail(STAGE_LOOPBACK, 1, errno);
+		fail(STAGE_LOOPBACK, SITE_LOOPBACK_GET_FLAGS, errno);
 	ifr.ifr_flags |= IFF_UP;
 	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-		fail(STAGE_LOOPBACK, 2, errno);
+		fail(STAGE_LOOPBACK, SITE_LOOPBACK_UP, errno);
 	close(fd);
 }

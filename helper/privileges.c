@@ -35,25 +35,28 @@ void privileges_prepare(void)
 }
 
 /* Pending signals and POSIX message-queue bytes are charged to the
- * caller's user on the host, as user-counts.c explains: fixed bounds,
- * items HUTCH_RLIM_COUNT + 1 and + 2 in a failure record. */
+ * caller's user on the host, as user-counts.c explains: fixed bounds. */
 static void apply_per_user_rlimits(void)
 {
 	static const struct {
 		int resource;
 		rlim_t max;
-	} fixed[] = { { RLIMIT_SIGPENDING, 1024 }, { RLIMIT_MSGQUEUE, 65536 } };
+		enum site_rlimit site;
+	} fixed[] = {
+		{ RLIMIT_SIGPENDING, 1024, SITE_RLIMIT_SIGPENDING },
+		{ RLIMIT_MSGQUEUE, 65536, SITE_RLIMIT_MSGQUEUE },
+	};
 
-	for (uint32_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
 		struct rlimit r;
 
 		if (getrlimit(fixed[i].resource, &r) < 0)
-			fail(STAGE_RLIMIT, HUTCH_RLIM_COUNT + 1 + i, errno);
+			fail(STAGE_RLIMIT, fixed[i].site, errno);
 		if (r.rlim_max == RLIM_INFINITY || r.rlim_max > fixed[i].max)
 			r.rlim_max = fixed[i].max;
 		r.rlim_cur = r.rlim_max;
 		if (setrlimit(fixed[i].resource, &r) < 0)
-			fail(STAGE_RLIMIT, HUTCH_RLIM_COUNT + 1 + i, errno);
+			fail(STAGE_RLIMIT, fixed[i].site, errno);
 	}
 }
 
@@ -86,7 +89,7 @@ void apply_rlimits(const struct spec *sp)
 			fail(STAGE_RLIMIT, (uint32_t)i, errno);
 	}
 	if (setrlimit(RLIMIT_CORE, &zero) < 0)
-		fail(STAGE_RLIMIT, HUTCH_RLIM_COUNT, errno);
+		fail(STAGE_RLIMIT, SITE_RLIMIT_CORE, errno);
 	apply_per_user_rlimits();
 }
 
@@ -99,40 +102,40 @@ void drop_privileges(const struct spec *sp)
 	 * empty, no later execve can hand a capability back. */
 	for (int c = 0; c <= last_cap; c++)
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
-			fail(STAGE_DROP_CAPS, (uint32_t)c, errno);
+			fail(STAGE_DROP_CAPS, SITE_DROP_CAPS_BOUNDING + (uint32_t)c, errno);
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0)
-		fail(STAGE_DROP_CAPS, 100, errno);
+		fail(STAGE_DROP_CAPS, SITE_DROP_CAPS_AMBIENT, errno);
 
 	if (setresgid(sp->gid_inside, sp->gid_inside, sp->gid_inside) < 0)
-		fail(STAGE_DROP_IDS, 0, errno);
+		fail(STAGE_DROP_IDS, SITE_DROP_IDS_GID, errno);
 	if (setresuid(sp->uid_inside, sp->uid_inside, sp->uid_inside) < 0)
-		fail(STAGE_DROP_IDS, 1, errno);
+		fail(STAGE_DROP_IDS, SITE_DROP_IDS_UID, errno);
 
 	/* libcap-ng remembers the pid it was primed in (the outer process);
 	 * capset may only target ourselves, which is pid 0 to the kernel. */
 	capng_setpid(0);
 	capng_clear(CAPNG_SELECT_CAPS);
 	if (capng_apply(CAPNG_SELECT_CAPS) < 0)
-		fail(STAGE_DROP_CAPS, 101, errno);
+		fail(STAGE_DROP_CAPS, SITE_DROP_CAPS_APPLY, errno);
 
 	/* Trust, but verify: the kernel's view must be empty. */
 	if (syscall(SYS_capget, &hdr, data) < 0)
-		fail(STAGE_DROP_CAPS, 102, errno);
+		fail(STAGE_DROP_CAPS, SITE_DROP_CAPS_READ, errno);
 	if (data[0].effective | data[0].permitted | data[0].inheritable | data[1].effective |
 	    data[1].permitted | data[1].inheritable)
-		fail(STAGE_DROP_CAPS, 103, EPERM);
+		fail(STAGE_DROP_CAPS, SITE_DROP_CAPS_LEFT, EPERM);
 	/* Every drop above was checked; one read-back catches a kernel with
 	 * more capabilities than cap_last_cap told us about. */
 	if (prctl(PR_CAPBSET_READ, last_cap + 1, 0, 0, 0) == 1)
-		fail(STAGE_DROP_CAPS, 104, EPERM);
+		fail(STAGE_DROP_CAPS, SITE_DROP_CAPS_BOUNDING_LEFT, EPERM);
 }
 
 void set_no_new_privs(void)
 {
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		fail(STAGE_NO_NEW_PRIVS, 0, errno);
+		fail(STAGE_NO_NEW_PRIVS, SITE_NO_NEW_PRIVS_SET, errno);
 	/* A credential change resets dumpability; no ptrace-able window
 	 * before exec (runc CVE-2016-9962). */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
-		fail(STAGE_NO_NEW_PRIVS, 1, errno);
+		fail(STAGE_NO_NEW_PRIVS, SITE_NO_NEW_PRIVS_DUMPABLE, errno);
 }

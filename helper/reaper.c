@@ -104,7 +104,7 @@ _Noreturn void outer_wait(int child_pid)
 		mirror(target_status);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == HUTCH_EXIT_SETUP)
 		_exit(HUTCH_EXIT_SETUP); /* pid 1 wrote its own record */
-	fail_code(HUTCH_HELPER_CRASHED, STAGE_JAIL_INIT, 0,
+	fail_code(HUTCH_HELPER_CRASHED, STAGE_JAIL_INIT, SITE_JAIL_INIT_WAIT,
 		  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
@@ -117,9 +117,9 @@ void parent_death_guard(void)
 	struct pollfd p = { .fd = HUTCH_MIRROR_FD, .events = 0 };
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		fail(STAGE_PARENT_GONE, 0, errno);
+		fail(STAGE_PARENT_GONE, SITE_PARENT_GONE_PDEATHSIG, errno);
 	if (poll(&p, 1, 0) < 0 || (p.revents & (POLLERR | POLLHUP)))
-		fail(STAGE_PARENT_GONE, 1, EPIPE);
+		fail(STAGE_PARENT_GONE, SITE_PARENT_GONE_CHECK, EPIPE);
 }
 
 _Noreturn void reaper_run(int target_pid)

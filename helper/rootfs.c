@@ -295,7 +295,7 @@ static void seal_tmpfs(int root_fd, const struct spec *sp)
 			continue;
 		fd = (int)syscall(SYS_openat2, root_fd, m->target + 1, &how, sizeof(how));
 		if (fd < 0 || sys_mount_setattr(fd, "", AT_EMPTY_PATH, &ro) < 0)
-			fail(STAGE_ROOT_READONLY, i + 1, errno);
+			fail(STAGE_ROOT_READONLY, SITE_ROOT_READONLY_MOUNTS + i, errno);
 		close(fd);
 	}
 }
@@ -311,10 +311,10 @@ void build_root(const struct spec *sp)
 	setfsgid(sp->gid_inside);
 	setfsuid(sp->uid_inside);
 	if ((uid_t)setfsuid((uid_t)-1) != sp->uid_inside || (gid_t)setfsgid((gid_t)-1) != sp->gid_inside)
-		fail(STAGE_MOUNT_PRIVATE, 1, EPERM);
+		fail(STAGE_MOUNT_PRIVATE, SITE_MOUNT_PRIVATE_FS_IDS, EPERM);
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
-		fail(STAGE_MOUNT_PRIVATE, 0, errno);
+		fail(STAGE_MOUNT_PRIVATE, SITE_MOUNT_PRIVATE_PROPAGATION, errno);
 
 	for (uint32_t i = 0; i < sp->n_mounts; i++)
 		if (sp->mounts[i].kind == HUTCH_MOUNT_BIND)
@@ -322,10 +322,10 @@ void build_root(const struct spec *sp)
 
 	if (mount("hutch-root", STAGING_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  ROOT_OPTIONS) < 0)
-		fail(STAGE_ROOT_TMPFS, 0, errno);
+		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_MOUNT, errno);
 	root_fd = open(STAGING_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root_fd < 0)
-		fail(STAGE_ROOT_TMPFS, 1, errno);
+		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_OPEN, errno);
 
 	for (uint32_t i = 0; i < sp->n_mounts; i++)
 		mount_one(root_fd, sp, i);
@@ -333,15 +333,15 @@ void build_root(const struct spec *sp)
 	seal_tmpfs(root_fd, sp);
 	/* Non-recursive: only the root tmpfs; /tmp and /work stay writable. */
 	if (sys_mount_setattr(root_fd, "", AT_EMPTY_PATH, &ro) < 0)
-		fail(STAGE_ROOT_READONLY, 0, errno);
+		fail(STAGE_ROOT_READONLY, SITE_ROOT_READONLY_ROOT, errno);
 
 	/* pivot_root(".", ".") stacks the old root on the new one; detaching
 	 * it leaves no path back to the host tree. */
 	if (fchdir(root_fd) < 0 || sys_pivot_root(".", ".") < 0)
-		fail(STAGE_PIVOT_ROOT, 0, errno);
+		fail(STAGE_PIVOT_ROOT, SITE_PIVOT_ROOT_PIVOT, errno);
 	if (umount2(".", MNT_DETACH) < 0)
-		fail(STAGE_PIVOT_ROOT, 1, errno);
+		fail(STAGE_PIVOT_ROOT, SITE_PIVOT_ROOT_DETACH, errno);
 	if (chdir("/") < 0)
-		fail(STAGE_PIVOT_ROOT, 2, errno);
+		fail(STAGE_PIVOT_ROOT, SITE_PIVOT_ROOT_CHDIR, errno);
 	close(root_fd);
 }

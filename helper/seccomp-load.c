@@ -24,16 +24,16 @@
 void seccomp_check_spec(const struct spec *sp)
 {
 	if (!(sp->flags & HUTCH_SPEC_SECCOMP))
-		fail_code(HUTCH_BAD_SPEC, STAGE_SECCOMP, 3, EINVAL);
+		fail_code(HUTCH_BAD_SPEC, STAGE_SECCOMP, SITE_SECCOMP_NO_FILTER, EINVAL);
 }
 
 /* EINVAL is both "no filter mode here" and "a bad program": only a kernel
  * without seccomp fails PR_GET_SECCOMP too. */
-static _Noreturn void load_failed(uint32_t item, int err)
+static _Noreturn void load_failed(enum site_seccomp site, int err)
 {
 	fail_code(err == ENOSYS || prctl(PR_GET_SECCOMP, 0, 0, 0, 0) < 0 ? HUTCH_MECH_UNAVAILABLE
 									: HUTCH_SETUP_FAILED,
-		  STAGE_SECCOMP, item, err);
+		  STAGE_SECCOMP, site, err);
 }
 
 static void load_base_filter(void)
@@ -46,7 +46,7 @@ static void load_base_filter(void)
 	};
 
 	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) < 0)
-		load_failed(2, errno);
+		load_failed(SITE_SECCOMP_BASE_FILTER, errno);
 }
 
 void seccomp_enforce(const struct spec *sp)
@@ -70,9 +70,10 @@ void seccomp_enforce(const struct spec *sp)
 		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
 	}
 	if (fd >= 0 && flags) {
-		control_send_fd((int)fd, HUTCH_CONTROL_LISTENER, STAGE_SECCOMP, 1);
+		control_send_fd((int)fd, HUTCH_CONTROL_LISTENER, STAGE_SECCOMP,
+				SITE_SECCOMP_SEND_LISTENER);
 		close((int)fd);
 	}
 	if (fd < 0)
-		load_failed(0, errno);
+		load_failed(SITE_SECCOMP_SPEC_FILTER, errno);
 }

@@ -19,14 +19,14 @@ void self_check(void)
 	ssize_t n;
 
 	if (getauxval(AT_SECURE) || getuid() != geteuid() || getgid() != getegid())
-		fail_code(HUTCH_PRIVILEGED_BINARY, STAGE_SELF_CHECK, 0, 0);
+		fail_code(HUTCH_PRIVILEGED_BINARY, STAGE_SELF_CHECK, SITE_SELF_CHECK_SECURE, 0);
 	if (stat("/proc/self/exe", &st) < 0)
-		fail(STAGE_SELF_CHECK, 1, errno);
+		fail(STAGE_SELF_CHECK, SITE_SELF_CHECK_SETID_BITS, errno);
 	if (st.st_mode & (S_ISUID | S_ISGID))
-		fail_code(HUTCH_PRIVILEGED_BINARY, STAGE_SELF_CHECK, 1, 0);
+		fail_code(HUTCH_PRIVILEGED_BINARY, STAGE_SELF_CHECK, SITE_SELF_CHECK_SETID_BITS, 0);
 	n = getxattr("/proc/self/exe", "security.capability", NULL, 0);
 	if (n > 0)
-		fail_code(HUTCH_PRIVILEGED_BINARY, STAGE_SELF_CHECK, 2, 0);
+		fail_code(HUTCH_PRIVILEGED_BINARY, STAGE_SELF_CHECK, SITE_SELF_CHECK_FILE_CAPS, 0);
 	if (n < 0 && errno != ENODATA && errno != ENOTSUP)
-		fail(STAGE_SELF_CHECK, 2, errno);
+		fail(STAGE_SELF_CHECK, SITE_SELF_CHECK_FILE_CAPS, errno);
 }

@@ -21,22 +21,22 @@ void spec_read(struct spec *ret_sp)
 
 	r = fd_read_exact(HUTCH_SPEC_FD, hdr, sizeof(hdr));
 	if (r < 0)
-		fail(STAGE_SPEC_READ, 0, -r);
+		fail(STAGE_SPEC_READ, SITE_SPEC_READ_HEADER, -r);
 	if (spec_peek_length(hdr, sizeof(hdr), &total) < 0)
-		fail_code(HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, 0, EBADMSG);
+		fail_code(HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, SITE_SPEC_DECODE_HEADER, EBADMSG);
 	buf = malloc(total);
 	if (!buf)
-		fail(STAGE_SPEC_READ, 0, ENOMEM);
+		fail(STAGE_SPEC_READ, SITE_SPEC_READ_HEADER, ENOMEM);
 	memcpy(buf, hdr, sizeof(hdr));
 	r = fd_read_exact(HUTCH_SPEC_FD, buf + sizeof(hdr), total - sizeof(hdr));
 	if (r < 0)
-		fail(STAGE_SPEC_READ, 1, -r);
+		fail(STAGE_SPEC_READ, SITE_SPEC_READ_BODY, -r);
 	/* Trailing bytes are as bad as missing ones. */
 	if (fd_read_full(HUTCH_SPEC_FD, &extra, 1) != 0)
-		fail_code(HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, 1, EBADMSG);
+		fail_code(HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, SITE_SPEC_DECODE_TRAILING, EBADMSG);
 	close(HUTCH_SPEC_FD);
 	r = spec_decode(buf, total, ret_sp);
 	if (r < 0)
-		fail_code(HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, 2, -r);
+		fail_code(HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, SITE_SPEC_DECODE_BODY, -r);
 	/* buf stays: *ret_sp points into it until exec. */
 }

@@ -1,7 +1,7 @@
 #!/bin/sh
 # helper-failures.sh: drive hutch-exec directly with tests/progs/spec-send,
 # make each setup stage fail on purpose and check exit 71 and the exact
-# status record (code, stage, item, errno); check that a target's own exit
+# status record (code, stage, item, errno) and its words; check that a target's own exit
 # 71, its death by a signal and a clean run are told apart from refusals,
 # and that nothing the target leaves behind outlives the helper.
 # Runs as root and as an unprivileged user.
@@ -18,9 +18,10 @@ leftover=
 tap_cleanup_add 'for p in $leftover; do kill -KILL "$p" 2>/dev/null; done'
 trap 'exit 1' HUP INT TERM
 
-# send WORD...: spec-send's result line (the last line it prints).
+# send WORD...: spec-send's result line (the last line it prints), a
+# record ending in the words hutch gives a user for it (status_describe).
 send() {
-	"$SEND" "$@" </dev/null 2>"$tmp/stderr" | tail -n 1
+	"$SEND" --describe "$@" </dev/null 2>"$tmp/stderr" | tail -n 1
 }
 
 # same (lib.sh) shows and empties spec-send's stderr.
@@ -39,7 +40,7 @@ expect_all() {
 	d=$1
 	want=$2
 	shift 2
-	got=$("$SEND" "$@" </dev/null 2>"$tmp/stderr")
+	got=$("$SEND" --describe "$@" </dev/null 2>"$tmp/stderr")
 	if [ "$got" = "$want" ]; then
 		ok "$d"
 	else
@@ -77,53 +78,53 @@ expect "a target killed by SIGSEGV: mirrored, no core" \
 
 # ---- exec: told apart from the target's own 71 ----
 expect "exec of a missing absolute path: exec_failed ENOENT" \
-	"$REFUSED=exec_failed stage=exec item=0 errno=ENOENT" $L -- /no/such/command
+	"$REFUSED=exec_failed stage=exec item=0 errno=ENOENT words=executing the command: ENOENT" $L -- /no/such/command
 expect "exec of a name not on the jail's PATH: exec_failed ENOENT" \
-	"$REFUSED=exec_failed stage=exec item=0 errno=ENOENT" $L -- hutch-no-such-command
+	"$REFUSED=exec_failed stage=exec item=0 errno=ENOENT words=executing the command: ENOENT" $L -- hutch-no-such-command
 expect "exec of a non-executable file: exec_failed EACCES" \
-	"$REFUSED=exec_failed stage=exec item=0 errno=EACCES" $L --file /work/x 'echo no' -- /work/x
+	"$REFUSED=exec_failed stage=exec item=0 errno=EACCES words=executing the command: EACCES" $L --file /work/x 'echo no' -- /work/x
 
 # ---- the spec on the wire ----
 expect "no spec at all: spec_read EPIPE" \
-	"$REFUSED=setup_failed stage=spec_read item=0 errno=EPIPE" --no-spec -- /bin/true
+	"$REFUSED=setup_failed stage=spec_read item=0 errno=EPIPE words=reading the spec's header: EPIPE" --no-spec -- /bin/true
 expect "a spec cut inside its header: spec_read item 0 EPIPE" \
-	"$REFUSED=setup_failed stage=spec_read item=0 errno=EPIPE" --truncate 5 -- /bin/true
+	"$REFUSED=setup_failed stage=spec_read item=0 errno=EPIPE words=reading the spec's header: EPIPE" --truncate 5 -- /bin/true
 # A body shorter than the header announces is a read cut short (the peer
 # died mid-write), not a decoding failure.
 expect "a spec cut inside its body: spec_read item 1 EPIPE" \
-	"$REFUSED=setup_failed stage=spec_read item=1 errno=EPIPE" $L --truncate 100 -- /bin/true
+	"$REFUSED=setup_failed stage=spec_read item=1 errno=EPIPE words=reading the spec's body: EPIPE" $L --truncate 100 -- /bin/true
 expect "a cut spec whose length says so: bad_spec spec_decode item 2" \
-	"$REFUSED=bad_spec stage=spec_decode item=2 errno=EBADMSG" \
+	"$REFUSED=bad_spec stage=spec_decode item=2 errno=EBADMSG words=decoding the spec: EBADMSG" \
 	$L --truncate 100 --fix-length -- /bin/true
 expect "one byte after the spec: bad_spec spec_decode item 1" \
-	"$REFUSED=bad_spec stage=spec_decode item=1 errno=EBADMSG" $L --append-garbage -- /bin/true
+	"$REFUSED=bad_spec stage=spec_decode item=1 errno=EBADMSG words=checking for bytes after the spec: EBADMSG" $L --append-garbage -- /bin/true
 expect "one byte too many inside the announced length: bad_spec item 2" \
-	"$REFUSED=bad_spec stage=spec_decode item=2 errno=EBADMSG" \
+	"$REFUSED=bad_spec stage=spec_decode item=2 errno=EBADMSG words=decoding the spec: EBADMSG" \
 	$L --append-garbage --fix-length -- /bin/true
 expect "bad magic: bad_spec spec_decode item 0" \
-	"$REFUSED=bad_spec stage=spec_decode item=0 errno=EBADMSG" $L --bad-magic -- /bin/true
+	"$REFUSED=bad_spec stage=spec_decode item=0 errno=EBADMSG words=checking the spec's header: EBADMSG" $L --bad-magic -- /bin/true
 expect "an announced length over the maximum: bad_spec item 0, nothing read" \
-	"$REFUSED=bad_spec stage=spec_decode item=0 errno=EBADMSG" \
+	"$REFUSED=bad_spec stage=spec_decode item=0 errno=EBADMSG words=checking the spec's header: EBADMSG" \
 	--raw-bytes 4853503101000000ffffffff -- /bin/true
 expect "an announced length shorter than a header: bad_spec item 0" \
-	"$REFUSED=bad_spec stage=spec_decode item=0 errno=EBADMSG" \
+	"$REFUSED=bad_spec stage=spec_decode item=0 errno=EBADMSG words=checking the spec's header: EBADMSG" \
 	--raw-bytes 48535031010000000b000000 -- /bin/true
 
 # ---- id maps and user namespaces ----
 expect "uid_outside -1 cannot be mapped: id_map item 1 EINVAL" \
-	"$REFUSED=setup_failed stage=id_map item=1 errno=EINVAL" --uid-outside 4294967295 -- /bin/true
+	"$REFUSED=setup_failed stage=id_map item=1 errno=EINVAL words=writing uid_map: EINVAL" --uid-outside 4294967295 -- /bin/true
 expect "gid_outside -1 cannot be mapped: id_map item 2 EINVAL" \
-	"$REFUSED=setup_failed stage=id_map item=2 errno=EINVAL" --gid-outside 4294967295 -- /bin/true
+	"$REFUSED=setup_failed stage=id_map item=2 errno=EINVAL words=writing gid_map: EINVAL" --gid-outside 4294967295 -- /bin/true
 if is_root; then
 	skip "another uid outside, unprivileged: id_map item 1 EPERM" "root may map any uid"
 	skip "another gid outside, unprivileged: id_map item 2 EPERM" "root may map any gid"
 else
 	other=$(($(id -u) == 0 ? 1 : 0))
 	expect "another uid outside, unprivileged: id_map item 1 EPERM" \
-		"$REFUSED=setup_failed stage=id_map item=1 errno=EPERM" --uid-outside "$other" -- /bin/true
+		"$REFUSED=setup_failed stage=id_map item=1 errno=EPERM words=writing uid_map: EPERM" --uid-outside "$other" -- /bin/true
 	other=$(($(id -g) == 0 ? 1 : 0))
 	expect "another gid outside, unprivileged: id_map item 2 EPERM" \
-		"$REFUSED=setup_failed stage=id_map item=2 errno=EPERM" --gid-outside "$other" -- /bin/true
+		"$REFUSED=setup_failed stage=id_map item=2 errno=EPERM words=writing gid_map: EPERM" --gid-outside "$other" -- /bin/true
 fi
 
 # User namespaces made unavailable to the helper only: max_user_namespaces
@@ -144,7 +145,7 @@ elif is_root; then
 	mkfifo "$tmp/ready" "$tmp/go"
 	unshare -U /bin/sh -c 'echo > "$1"; read x < "$2"; shift 2
 		exec /bin/sh -c "echo 0 > /proc/sys/user/max_user_namespaces && exec \"\$@\"" sh "$@"' \
-		sh "$tmp/ready" "$tmp/go" "$SEND" $L -- /bin/true </dev/null >"$tmp/userns.out" 2>&1 &
+		sh "$tmp/ready" "$tmp/go" "$SEND" --describe $L -- /bin/true </dev/null >"$tmp/userns.out" 2>&1 &
 	upid=$!
 	if timeout 30 /bin/sh -c 'read x < "$1"' sh "$tmp/ready"; then
 		echo "0 0 1" > "/proc/$upid/uid_map"
@@ -155,7 +156,7 @@ elif is_root; then
 	fi
 	wait "$upid"
 	same "user namespaces unavailable (root): mechanism_unavailable ENOSPC" \
-		"$REFUSED=mechanism_unavailable stage=user_namespace item=0 errno=ENOSPC" \
+		"$REFUSED=mechanism_unavailable stage=user_namespace item=0 errno=ENOSPC words=creating the jail's user namespace: ENOSPC" \
 		"$(tail -n 1 "$tmp/userns.out")"
 else
 	if ! command -v bwrap >/dev/null 2>&1 || ! bwrap --help 2>&1 | grep -q -- --disable-userns; then
@@ -166,9 +167,9 @@ else
 			"bwrap cannot create the user namespace to restrict"
 	else
 		same "user namespaces unavailable (bwrap --disable-userns): mechanism_unavailable ENOSPC" \
-			"$REFUSED=mechanism_unavailable stage=user_namespace item=0 errno=ENOSPC" \
+			"$REFUSED=mechanism_unavailable stage=user_namespace item=0 errno=ENOSPC words=creating the jail's user namespace: ENOSPC" \
 			"$(bwrap --unshare-user --disable-userns --ro-bind / / --proc /proc --dev /dev \
-				-- "$SEND" $L -- /bin/true </dev/null 2>"$tmp/stderr" | tail -n 1)"
+				-- "$SEND" --describe $L -- /bin/true </dev/null 2>"$tmp/stderr" | tail -n 1)"
 	fi
 fi
 
@@ -178,16 +179,16 @@ if ! is_root; then
 	skip "root with setgroups denied: setgroups EPERM" "root-only: the helper calls setgroups only as root"
 elif command -v bwrap >/dev/null 2>&1; then
 	same "root with setgroups denied: setgroups EPERM" \
-		"$REFUSED=setup_failed stage=setgroups item=0 errno=EPERM" \
+		"$REFUSED=setup_failed stage=setgroups item=0 errno=EPERM words=dropping root's supplementary groups: EPERM" \
 		"$(bwrap --unshare-user --cap-add ALL --ro-bind / / --proc /proc --dev /dev \
-			-- "$SEND" $L -- /bin/true </dev/null 2>"$tmp/stderr" | tail -n 1)"
+			-- "$SEND" --describe $L -- /bin/true </dev/null 2>"$tmp/stderr" | tail -n 1)"
 else
 	skip "root with setgroups denied: setgroups EPERM" "bwrap not installed"
 fi
 
 # ---- bind sources: opened without following any symlink ----
 expect "a missing bind source: bind_source, its index, ENOENT" \
-	"$REFUSED=setup_failed stage=bind_source item=2 errno=ENOENT" \
+	"$REFUSED=setup_failed stage=bind_source item=2 errno=ENOENT words=bind of $tmp/missing: ENOENT" \
 	--tmpfs /a 1048576 --file /b x --bind "$tmp/missing" /c -- /bin/true
 expect "a missing optional bind source is skipped" \
 	"exit=0 signal=0 record=none" --bind "$tmp/missing" /data --mflags optional $L -- /bin/true
@@ -195,10 +196,10 @@ expect_all "control: the real path binds and reads" \
 	"inside
 exit=0 signal=0 record=none" --bind "$tmp/real" /data $L -- /bin/cat /data/f
 expect "a bind source that is a symlink: bind_source ELOOP" \
-	"$REFUSED=setup_failed stage=bind_source item=1 errno=ELOOP" \
+	"$REFUSED=setup_failed stage=bind_source item=1 errno=ELOOP words=bind of $tmp/link: ELOOP" \
 	--tmpfs /a 1048576 --bind "$tmp/link" /data -- /bin/true
 expect "a bind source with a symlink inside its path: bind_source ELOOP" \
-	"$REFUSED=setup_failed stage=bind_source item=1 errno=ELOOP" \
+	"$REFUSED=setup_failed stage=bind_source item=1 errno=ELOOP words=bind of $tmp/link/f: ELOOP" \
 	--tmpfs /a 1048576 --bind "$tmp/link/f" /data -- /bin/true
 
 # A socket or FIFO swapped in after the frontend's check: the helper
@@ -206,38 +207,38 @@ expect "a bind source with a symlink inside its path: bind_source ELOOP" \
 "$py" -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$tmp/real/sock"
 mkfifo "$tmp/real/fifo"
 expect "a bind source that is a socket: bind_source EPERM" \
-	"$REFUSED=setup_failed stage=bind_source item=1 errno=EPERM" \
+	"$REFUSED=setup_failed stage=bind_source item=1 errno=EPERM words=bind of $tmp/real/sock: EPERM" \
 	--tmpfs /a 1048576 --bind "$tmp/real/sock" /s -- /bin/true
 expect "a bind source that is a FIFO: bind_source EPERM" \
-	"$REFUSED=setup_failed stage=bind_source item=1 errno=EPERM" \
+	"$REFUSED=setup_failed stage=bind_source item=1 errno=EPERM words=bind of $tmp/real/fifo: EPERM" \
 	--tmpfs /a 1048576 --bind "$tmp/real/fifo" /s -- /bin/true
 expect "control: a regular file beside them binds" \
 	"exit=0 signal=0 record=none" --bind "$tmp/real/f" /data/f $L -- /bin/true
 
 # ---- mount targets: created inside the new root, never through a link ----
 expect "a tmpfs target missing under a read-only bind: mount_target EROFS" \
-	"$REFUSED=setup_failed stage=mount_target item=1 errno=EROFS" \
+	"$REFUSED=setup_failed stage=mount_target item=1 errno=EROFS words=creating the mount point for /r/sub: EROFS" \
 	--bind "$tmp/ro" /r --tmpfs /r/sub 1048576 -- /bin/true
 expect "a file target under a read-only bind: mount_target EROFS" \
-	"$REFUSED=setup_failed stage=mount_target item=1 errno=EROFS" \
+	"$REFUSED=setup_failed stage=mount_target item=1 errno=EROFS words=creating the mount point for /r/sub: EROFS" \
 	--bind "$tmp/ro" /r --file /r/sub x -- /bin/true
 expect "a target whose parent is a symlink: mount_target ENOTDIR" \
-	"$REFUSED=setup_failed stage=mount_target item=1 errno=ENOTDIR" \
+	"$REFUSED=setup_failed stage=mount_target item=1 errno=ENOTDIR words=creating the mount point for /a/b: ENOTDIR" \
 	--symlink /tmp /a --tmpfs /a/b 1048576 -- /bin/true
 expect "a file bind onto a directory: mount_target ENOTDIR" \
-	"$REFUSED=setup_failed stage=mount_target item=1 errno=ENOTDIR" \
+	"$REFUSED=setup_failed stage=mount_target item=1 errno=ENOTDIR words=creating the mount point for /a: ENOTDIR" \
 	--dir /a --bind "$tmp/real/f" /a -- /bin/true
 expect "a file staged twice: mount_target EEXIST" \
-	"$REFUSED=setup_failed stage=mount_target item=1 errno=EEXIST" \
+	"$REFUSED=setup_failed stage=mount_target item=1 errno=EEXIST words=creating the mount point for /a: EEXIST" \
 	--file /a x --file /a y -- /bin/true
 expect "a symlink over an existing one: mount EEXIST" \
-	"$REFUSED=setup_failed stage=mount item=1 errno=EEXIST" \
+	"$REFUSED=setup_failed stage=mount item=1 errno=EEXIST words=creating the symbolic link /a: EEXIST" \
 	--symlink x /a --symlink y /a -- /bin/true
 expect "a /proc without a pid namespace of our own: mount EPERM" \
-	"$REFUSED=setup_failed stage=mount item=1 errno=EPERM" \
+	"$REFUSED=setup_failed stage=mount item=1 errno=EPERM words=mount of proc at /proc: EPERM" \
 	--flags net,ipc,uts --tmpfs /a 1048576 --proc /proc -- /bin/true
 expect "a working directory missing in the jail: chdir ENOENT" \
-	"$REFUSED=setup_failed stage=chdir item=0 errno=ENOENT" $L --cwd /no/such/dir -- /bin/true
+	"$REFUSED=setup_failed stage=chdir item=0 errno=ENOENT words=changing to the working directory /no/such/dir: ENOENT" $L --cwd /no/such/dir -- /bin/true
 
 # ---- seccomp: the spec's filter is loaded last, and must load ----
 if [ "$(uname -m)" = x86_64 ]; then
@@ -260,8 +261,8 @@ fi
 # errno are exact; the code may be either.
 got=$(send $L --filter ffff000000000000 -- /bin/true)
 case $got in
-"$REFUSED=mechanism_unavailable stage=seccomp item=0 errno=EINVAL" | \
-	"$REFUSED=setup_failed stage=seccomp item=0 errno=EINVAL")
+"$REFUSED=mechanism_unavailable stage=seccomp item=0 errno=EINVAL words=loading the seccomp filter: EINVAL" | \
+	"$REFUSED=setup_failed stage=seccomp item=0 errno=EINVAL words=loading the seccomp filter: EINVAL")
 	ok "a filter the kernel refuses: refused at stage seccomp, EINVAL" ;;
 *)
 	not_ok "a filter the kernel refuses: refused at stage seccomp, EINVAL"

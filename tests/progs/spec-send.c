@@ -6,7 +6,7 @@
  *
  *   exit=N signal=0 record=none                       target ran; pipe empty
  *   exit=none signal=S record=none                    died on signal S
- *   exit=71 signal=0 record=CODE stage=STAGE item=N errno=ENAME
+ *   exit=71 signal=0 record=CODE stage=STAGE item=N errno=ENAME[ words=WORDS]
  *   ... record=garbled bytes=N | record=open           not one whole record
  *
  * The status pipe is read to EOF. Once the helper is reaped nothing of the
@@ -68,6 +68,8 @@
  *   --fix-length         make the header's total_len match what is sent
  *   --no-spec            send nothing, just close the pipe
  * Driver:
+ *   --describe           end a record's line with " words=" and what
+ *                        status_describe() makes of it with this spec
  *   --helper PATH        default $HUTCH_EXEC
  *   --timeout SECONDS    SIGKILL the helper after this long (default 60)
  *
@@ -116,6 +118,7 @@ static char *envv[HUTCH_SPEC_MAX_ENVC + 1] = { "PATH=/usr/local/bin:/usr/bin:/bi
 static int env_given;
 static volatile pid_t helper_pid;
 static volatile sig_atomic_t timed_out;
+static int describe;
 
 static _Noreturn void usage(const char *why, const char *word)
 {
@@ -446,6 +449,18 @@ fail:
 	_exit(HUTCH_EXIT_SETUP);
 }
 
+static void print_record(const struct hutch_status *st)
+{
+	char words[256];
+
+	printf(" record=%s stage=%s item=%u errno=%s", status_code_name(st->code),
+	       status_stage_name(st->stage), st->item, errno_name(st->err));
+	if (describe) {
+		(void)status_describe(st, &sp, words, sizeof(words));
+		printf(" words=%s", words);
+	}
+}
+
 /* Read the status pipe to EOF. Once the helper has been reaped, only a
  * process it left behind can still hold the write end: EOF must be there
  * at once. Waits at most STATUS_WAIT_MS more to tell "late" from "open". */
@@ -486,8 +501,7 @@ static void print_status_record(int status_rd)
 		if (got != sizeof(st) || status_check(&st) < 0)
 			printf(" record=garbled bytes=%zu", got);
 		else
-			printf(" record=%s stage=%s item=%u errno=%s", status_code_name(st.code),
-			       status_stage_name(st.stage), st.item, errno_name(st.err));
+			print_record(&st);
 		if (!at_eof)
 			printf(" open");
 	}
@@ -667,6 +681,8 @@ int main(int argc, char **argv)
 			w.fix_length = 1;
 		} else if (strcmp(a, "--no-spec") == 0) {
 			w.no_spec = 1;
+		} else if (strcmp(a, "--describe") == 0) {
+			describe = 1;
 		} else if (strcmp(a, "--helper") == 0) {
 			helper = ARG(1);
 			i += 1;
