@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "doc/json-util.h"
 #include "doc/text.h"
 
@@ -152,17 +153,126 @@ static int scan_string(struct scan *s, char *out, size_t cap, size_t *ret_len)
 
 static int scan_value(struct scan *s, int depth);
 
-struct key {
-	char *text;
-	size_t len;
+/* The keys of one object seen so far, decoded. */
+struct keyset {
+	struct key {
+		char *text;
+		size_t len;
+	} *items;
+	size_t n, cap;
 };
+
+static void keyset_free(struct keyset *ks)
+{
+	for (size_t i = 0; i < ks->n; i++)
+		free(ks->items[i].text);
+	free(ks->items);
+}
+
+/* Takes text, whatever happens. */
+static int keyset_add(struct keyset *ks, char *text, size_t len)
+{
+	if (ks->n == ks->cap) {
+		size_t cap = ks->cap ? ks->cap * 2 : 8;
+		struct key *nk = realloc(ks->items, cap * sizeof(*nk));
+
+		if (!nk) {
+			free(text);
+			return -ENOMEM;
+		}
+		ks->items = nk;
+		ks->cap = cap;
+	}
+	ks->items[ks->n++] = (struct key){ text, len };
+	return 0;
+}
+
+/* Read the key at s->p, decoded, into a malloc'd string. */
+static int scan_key(struct scan *s, char **ret_text, size_t *ret_len)
+{
+	const char *start = s->p;
+	size_t len;
+	char *text;
+	int r;
+
+	if ((r = scan_string(s, NULL, 0, &len)) < 0)
+		return r;
+	text = malloc(len + 1);
+	if (!text)
+		return -ENOMEM;
+	s->p = start;
+	scan_string(s, text, len + 1, &len);
+	*ret_text = text;
+	*ret_len = len;
+	return 0;
+}
+
+/* Mark s bad when text repeats a key of ks or holds a NUL. */
+static void check_key(struct scan *s, const struct keyset *ks, const char *parent, char *text,
+		      size_t len)
+{
+	for (size_t i = 0; i < ks->n; i++)
+		if (ks->items[i].len == len && memcmp(ks->items[i].text, text, len) == 0) {
+			pointer_join_key(s->pointer, sizeof(s->pointer), parent, text);
+			s->dup = true;
+			s->why = "duplicate key";
+		}
+	/* json-c cuts a key at "\u0000": "argv\u0000x" would be "argv". */
+	if (!s->dup && memchr(text, 0, len)) {
+		for (size_t i = 0; i < len; i++)
+			if (text[i] == '\0')
+				text[i] = '\x01'; /* shown as '?' in the pointer */
+		pointer_join_key(s->pointer, sizeof(s->pointer), parent, text);
+		s->dup = true;
+		s->why = "key contains NUL";
+	}
+}
+
+/* After a member: 1 when another follows, 0 at the end of the object. */
+static int scan_member_end(struct scan *s)
+{
+	skip_ws(s);
+	if (s->p < s->end && *s->p == ',') {
+		s->p++;
+		return 1;
+	}
+	if (s->p < s->end && *s->p == '}') {
+		s->p++;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+/* One member: key, colon, value. 0 when the object goes on (or s->dup
+ * was set), -errno on bad text. */
+static int scan_member(struct scan *s, struct keyset *ks, const char *parent, int depth)
+{
+	char *text = NULL;
+	size_t len;
+	int r;
+
+	skip_ws(s);
+	if ((r = scan_key(s, &text, &len)) < 0)
+		return r;
+	check_key(s, ks, parent, text, len);
+	if ((r = keyset_add(ks, text, len)) < 0 || s->dup)
+		return r;
+	skip_ws(s);
+	if (s->p >= s->end || *s->p != ':')
+		return -EINVAL;
+	s->p++;
+	pointer_join_key(s->pointer, sizeof(s->pointer), parent, text);
+	if ((r = scan_value(s, depth + 1)) < 0 || s->dup)
+		return r;
+	memcpy(s->pointer, parent, VERROR_POINTER_MAX);
+	return 0;
+}
 
 static int scan_object(struct scan *s, int depth)
 {
-	struct key *keys = NULL;
-	size_t n = 0, cap = 0;
+	_cleanup_(keyset_free) struct keyset ks = { 0 };
 	char parent[VERROR_POINTER_MAX];
-	int r = 0;
+	int r;
 
 	memcpy(parent, s->pointer, sizeof(parent));
 	s->p++; /* '{' */
@@ -171,76 +281,10 @@ static int scan_object(struct scan *s, int depth)
 		s->p++;
 		return 0;
 	}
-	for (;;) {
-		const char *start;
-		size_t len;
-		char *text;
-
-		skip_ws(s);
-		start = s->p;
-		if ((r = scan_string(s, NULL, 0, &len)) < 0)
-			break;
-		text = malloc(len + 1);
-		if (!text) {
-			r = -ENOMEM;
-			break;
-		}
-		s->p = start;
-		scan_string(s, text, len + 1, &len);
-		for (size_t i = 0; i < n; i++)
-			if (keys[i].len == len && memcmp(keys[i].text, text, len) == 0) {
-				pointer_join_key(s->pointer, sizeof(s->pointer), parent, text);
-				s->dup = true;
-				s->why = "duplicate key";
-			}
-		/* json-c cuts a key at "\u0000": "argv\u0000x" would be "argv". */
-		if (!s->dup && memchr(text, 0, len)) {
-			for (size_t i = 0; i < len; i++)
-				if (text[i] == '\0')
-					text[i] = '\x01'; /* shown as '?' in the pointer */
-			pointer_join_key(s->pointer, sizeof(s->pointer), parent, text);
-			s->dup = true;
-			s->why = "key contains NUL";
-		}
-		if (n == cap) {
-			struct key *nk = realloc(keys, (cap ? cap * 2 : 8) * sizeof(*keys));
-
-			if (!nk) {
-				free(text);
-				r = -ENOMEM;
-				break;
-			}
-			keys = nk;
-			cap = cap ? cap * 2 : 8;
-		}
-		keys[n++] = (struct key){ text, len };
-		if (s->dup)
-			break;
-		skip_ws(s);
-		if (s->p >= s->end || *s->p != ':') {
-			r = -EINVAL;
-			break;
-		}
-		s->p++;
-		pointer_join_key(s->pointer, sizeof(s->pointer), parent, text);
-		if ((r = scan_value(s, depth + 1)) < 0 || s->dup)
-			break;
-		memcpy(s->pointer, parent, sizeof(parent));
-		skip_ws(s);
-		if (s->p < s->end && *s->p == ',') {
-			s->p++;
-			continue;
-		}
-		if (s->p < s->end && *s->p == '}') {
-			s->p++;
-			break;
-		}
-		r = -EINVAL;
-		break;
-	}
-	for (size_t i = 0; i < n; i++)
-		free(keys[i].text);
-	free(keys);
+	do {
+		if ((r = scan_member(s, &ks, parent, depth)) < 0 || s->dup)
+			return r;
+	} while ((r = scan_member_end(s)) > 0);
 	return r;
 }
 

@@ -241,7 +241,13 @@ static void parse_filesystem(struct ctx *c, struct json_object *fs)
 		return;
 	}
 	c->p->binds = calloc(c->p->n_binds + 1, sizeof(*c->p->binds));
-	for (size_t i = 0; c->p->binds && i < c->p->n_binds; i++) {
+	if (!c->p->binds) {
+		/* n_binds counts what binds holds: none, and the parse fails. */
+		c->p->n_binds = 0;
+		verror_add(c->e, HUTCH_ERR_INTERNAL, "/filesystem/binds", "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < c->p->n_binds; i++) {
 		struct json_object *b = json_object_array_get_idx(binds, i);
 		char ptr[VERROR_POINTER_MAX];
 		const char *path = NULL;
@@ -256,8 +262,8 @@ static void parse_filesystem(struct ctx *c, struct json_object *fs)
 			verror_add_key(c->e, INVALID, ptr, "path", "missing");
 		if (path && (!clean_path(path) || path_is_reserved(path, work)))
 			verror_add_key(c->e, INVALID, ptr, "path", "must be a clean absolute path outside /proc, /dev, /tmp and the work dir");
-		else if (path)
-			c->p->binds[i].path = strdup(path);
+		else if (path && !(c->p->binds[i].path = strdup(path)))
+			verror_add(c->e, HUTCH_ERR_INTERNAL, ptr, "out of memory");
 		if (json_get_bool(b, "exec", INVALID, ptr, c->e, &c->p->binds[i].exec) == 0)
 			verror_add_key(c->e, INVALID, ptr, "exec", "missing");
 	}
@@ -273,8 +279,12 @@ static void parse_mount_rules(struct ctx *c, struct json_object *arr)
 		return;
 	}
 	c->p->mount_rules = calloc(n + 1, sizeof(*c->p->mount_rules));
+	if (!c->p->mount_rules) {
+		verror_add(c->e, HUTCH_ERR_INTERNAL, "/mounts", "out of memory");
+		return;
+	}
 	c->p->n_mount_rules = n;
-	for (size_t i = 0; c->p->mount_rules && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct json_object *m = json_object_array_get_idx(arr, i), *modes;
 		struct policy_mount_rule *rule = &c->p->mount_rules[i];
 		char ptr[VERROR_POINTER_MAX], mptr[VERROR_POINTER_MAX];
@@ -290,8 +300,8 @@ static void parse_mount_rules(struct ctx *c, struct json_object *arr)
 			verror_add_key(c->e, INVALID, ptr, "prefix", "missing");
 		if (prefix && !clean_path_or_root(prefix))
 			verror_add_key(c->e, INVALID, ptr, "prefix", "must be a clean absolute path");
-		else if (prefix)
-			rule->prefix = strdup(prefix);
+		else if (prefix && !(rule->prefix = strdup(prefix)))
+			verror_add(c->e, HUTCH_ERR_INTERNAL, ptr, "out of memory");
 		modes = need(c, m, "modes", json_type_array, ptr);
 		pointer_join_key(mptr, sizeof(mptr), ptr, "modes");
 		for (size_t k = 0; modes && k < json_object_array_length(modes); k++) {
@@ -510,26 +520,23 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Fixed member order, no whitespace, every field present: two policies
- * that mean the same print the same, whatever their files looked like. */
-static char *canonical_json(const struct policy *p)
+static struct json_object *jlimits(const struct policy *p)
 {
-	struct json_object *o = json_object_new_object(), *x, *y;
-	char **env_sorted;
-	char *text;
+	struct json_object *x = json_object_new_object(), *y;
 
-	json_object_object_add(o, "version", json_object_new_int(1));
-	json_object_object_add(o, "description", json_object_new_string(p->description));
-	x = json_object_new_object();
 	for (int i = 0; i < LIM_COUNT; i++) {
 		y = json_object_new_object();
 		json_object_object_add(y, "default", json_object_new_int64((int64_t)p->limits[i].def));
 		json_object_object_add(y, "max", json_object_new_int64((int64_t)p->limits[i].max));
 		json_object_object_add(x, limit_defs[i].name, y);
 	}
-	json_object_object_add(o, "limits", x);
-	x = json_object_new_object();
-	y = json_object_new_array();
+	return x;
+}
+
+static struct json_object *jfilesystem(const struct policy *p)
+{
+	struct json_object *x = json_object_new_object(), *y = json_object_new_array();
+
 	for (size_t i = 0; i < p->n_binds; i++) {
 		struct json_object *b = json_object_new_object();
 
@@ -541,8 +548,13 @@ static char *canonical_json(const struct policy *p)
 	json_object_object_add(x, "usr_symlinks", json_object_new_boolean(p->usr_symlinks));
 	json_object_object_add(x, "work_dir", json_object_new_string(p->work_dir));
 	json_object_object_add(x, "writable_exec", json_object_new_boolean(p->writable_exec));
-	json_object_object_add(o, "filesystem", x);
-	x = json_object_new_array();
+	return x;
+}
+
+static struct json_object *jmounts(const struct policy *p)
+{
+	struct json_object *x = json_object_new_array();
+
 	for (size_t i = 0; i < p->n_mount_rules; i++) {
 		struct json_object *m = json_object_new_object(), *modes = json_object_new_array();
 
@@ -554,67 +566,126 @@ static char *canonical_json(const struct policy *p)
 		json_object_object_add(m, "modes", modes);
 		json_object_array_add(x, m);
 	}
-	json_object_object_add(o, "mounts", x);
-	json_object_object_add(o, "files", jcounts(p->files_max_count, p->files_max_bytes));
-	json_object_object_add(o, "collect", jcounts(p->collect_max_count, p->collect_max_bytes));
-	x = json_object_new_object();
+	return x;
+}
+
+static struct json_object *jnetwork(const struct policy *p)
+{
+	struct json_object *x = json_object_new_object(), *y = json_object_new_array();
+
 	json_object_object_add(x, "default", json_object_new_string(net_names[p->net_default]));
-	y = json_object_new_array();
 	for (int m = 0; m < 3; m++)
 		if (p->net_allowed[m])
 			json_object_array_add(y, json_object_new_string(net_names[m]));
 	json_object_object_add(x, "allow", y);
-	json_object_object_add(o, "network", x);
-	x = json_object_new_object();
-	y = json_object_new_object();
-	/* "set" is an object: its members' order means nothing. */
-	env_sorted = calloc(p->n_env_set + 1, sizeof(char *));
-	if (!env_sorted) {
-		json_object_put(o);
-		json_object_put(x);
-		json_object_put(y);
+	return x;
+}
+
+/* "set" is an object: its members' order means nothing, so they print
+ * sorted. NULL when out of memory. */
+static struct json_object *jenv_set(const struct policy *p)
+{
+	_cleanup_free_ char **env_sorted = calloc(p->n_env_set + 1, sizeof(char *));
+	struct json_object *y;
+
+	if (!env_sorted)
 		return NULL;
-	}
+	y = json_object_new_object();
 	memcpy(env_sorted, p->env_set, p->n_env_set * sizeof(char *));
 	qsort(env_sorted, p->n_env_set, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < p->n_env_set; i++) {
 		char *eq = strchr(env_sorted[i], '=');
-		char *name = strndup(env_sorted[i], (size_t)(eq - env_sorted[i]));
+		_cleanup_free_ char *name = strndup(env_sorted[i], (size_t)(eq - env_sorted[i]));
 
+		if (!name) {
+			json_object_put(y);
+			return NULL;
+		}
 		json_object_object_add(y, name, json_object_new_string(eq + 1));
-		free(name);
 	}
-	free(env_sorted);
+	return y;
+}
+
+static struct json_object *jenv(const struct policy *p)
+{
+	struct json_object *x, *y = jenv_set(p);
+
+	if (!y)
+		return NULL;
+	x = json_object_new_object();
 	json_object_object_add(x, "set", y);
 	json_object_object_add(x, "allow", jstrv(p->env_allow, p->n_env_allow));
 	json_object_object_add(x, "allow_prefixes",
 			       jstrv(p->env_allow_prefixes, p->n_env_allow_prefixes));
-	json_object_object_add(o, "env", x);
-	x = json_object_new_object();
+	return x;
+}
+
+static struct json_object *jseccomp(const struct policy *p)
+{
+	struct json_object *x = json_object_new_object();
+
 	json_object_object_add(x, "mode", json_object_new_string(seccomp_names[p->seccomp_mode]));
 	json_object_object_add(x, "syscalls", jstrv(p->syscalls, p->n_syscalls));
 	json_object_object_add(x, "allow_ptrace", json_object_new_boolean(p->allow_ptrace));
-	json_object_object_add(o, "seccomp", x);
-	json_object_object_add(o, "landlock", json_object_new_string(landlock_names[p->landlock]));
-	x = json_object_new_object();
+	return x;
+}
+
+static struct json_object *juser(const struct policy *p)
+{
+	struct json_object *x = json_object_new_object();
+
 	json_object_object_add(x, "uid", json_object_new_int64(p->uid));
 	json_object_object_add(x, "gid", json_object_new_int64(p->gid));
-	json_object_object_add(o, "user", x);
-	x = json_object_new_array();
+	return x;
+}
+
+static struct json_object *jrequires(const struct policy *p)
+{
+	struct json_object *x = json_object_new_array();
+
 	for (int i = 0; i < 4; i++)
 		if (p->requires & (1u << i))
 			json_object_array_add(x, json_object_new_string(requirement_names[i]));
-	json_object_object_add(o, "requires", x);
-	x = json_object_new_object();
+	return x;
+}
+
+static struct json_object *jon_limit(const struct policy *p)
+{
+	struct json_object *x = json_object_new_object();
+
 	json_object_object_add(x, "partial_output", json_object_new_boolean(p->partial_output));
 	json_object_object_add(x, "overflow",
 			       json_object_new_string(p->overflow_truncate ? "truncate" : "kill"));
-	json_object_object_add(o, "on_limit", x);
+	return x;
+}
+
+/* Fixed member order, no whitespace, every field present: two policies
+ * that mean the same print the same, whatever their files looked like.
+ * Each member in the order of hutch-policy(5). */
+static char *canonical_json(const struct policy *p)
+{
+	_cleanup_json_ struct json_object *o = json_object_new_object();
+	struct json_object *env = jenv(p);
+
+	if (!env)
+		return NULL;
+	json_object_object_add(o, "version", json_object_new_int(1));
+	json_object_object_add(o, "description", json_object_new_string(p->description));
+	json_object_object_add(o, "limits", jlimits(p));
+	json_object_object_add(o, "filesystem", jfilesystem(p));
+	json_object_object_add(o, "mounts", jmounts(p));
+	json_object_object_add(o, "files", jcounts(p->files_max_count, p->files_max_bytes));
+	json_object_object_add(o, "collect", jcounts(p->collect_max_count, p->collect_max_bytes));
+	json_object_object_add(o, "network", jnetwork(p));
+	json_object_object_add(o, "env", env);
+	json_object_object_add(o, "seccomp", jseccomp(p));
+	json_object_object_add(o, "landlock", json_object_new_string(landlock_names[p->landlock]));
+	json_object_object_add(o, "user", juser(p));
+	json_object_object_add(o, "requires", jrequires(p));
+	json_object_object_add(o, "on_limit", jon_limit(p));
 	json_object_object_add(o, "hostname", json_object_new_string(p->hostname));
-	text = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-							       JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
-	return text;
+	return strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+							      JSON_C_TO_STRING_NOSLASHESCAPE));
 }
 
 /* ---- entry points ---- */

@@ -71,87 +71,108 @@ static int parse_session(struct json_object *s, struct proto_msg *m, const char 
 	return 0;
 }
 
+static int parse_cancel(struct json_object *body, struct proto_msg *m, const char **why)
+{
+	static const char *const keys[] = { "target", NULL };
+	struct json_object *v;
+
+	m->kind = MSG_CANCEL;
+	if (only_keys(body, keys) < 0 || !json_object_object_get_ex(body, "target", &v) ||
+	    !json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 1)
+		return bad(why, "cancel needs exactly a positive integer target");
+	m->target = (uint64_t)json_object_get_int64(v);
+	return 0;
+}
+
+static int parse_session_close(struct json_object *body, struct proto_msg *m, const char **why)
+{
+	static const char *const keys[] = { "name", NULL };
+	struct json_object *v;
+
+	m->kind = MSG_SESSION_CLOSE;
+	if (only_keys(body, keys) < 0 || !json_object_object_get_ex(body, "name", &v) ||
+	    !json_object_is_type(v, json_type_string) || !json_string_is_clean(v) ||
+	    !name_ok(json_object_get_string(v)))
+		return bad(why, "session_close needs exactly a valid name");
+	m->name = json_object_get_string(v);
+	return 0;
+}
+
+/* The envelope: version, id and exactly one message, an object. Sets
+ * m->id and hands back the message's name and body (both in m->doc). */
+static int parse_envelope(struct proto_msg *m, const char **ret_kind,
+			  struct json_object **ret_body, const char **why)
+{
+	struct json_object *v, *body = NULL;
+	const char *kind = NULL;
+	int n_members = 0;
+
+	json_object_object_foreach(m->doc, key, val) {
+		n_members++;
+		if (strcmp(key, "version") == 0 || strcmp(key, "id") == 0)
+			continue;
+		if (kind)
+			return bad(why, "more than one message in a frame");
+		kind = key;
+		body = val;
+	}
+	if (!json_object_object_get_ex(m->doc, "version", &v) ||
+	    !json_object_is_type(v, json_type_int) || json_object_get_int64(v) != PROTO_VERSION)
+		return bad(why, "version must be 1");
+	if (!json_object_object_get_ex(m->doc, "id", &v) || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < 1 || (uint64_t)json_object_get_int64(v) > PROTO_MAX_ID)
+		return bad(why, "id must be a positive integer");
+	m->id = (uint64_t)json_object_get_int64(v);
+	if (!kind || n_members != 3)
+		return bad(why, "a frame holds version, id and one message");
+	if (!json_object_is_type(body, json_type_object))
+		return bad(why, "a message must be an object");
+	*ret_kind = kind;
+	*ret_body = body;
+	return 0;
+}
+
+/* The message itself, by its name. */
+static int parse_message(const char *kind, struct json_object *body, struct proto_msg *m,
+			 const char **why)
+{
+	if (strcmp(kind, "run") == 0) {
+		m->kind = MSG_RUN;
+		m->run = body;
+		return 0;
+	}
+	if (strcmp(kind, "cancel") == 0)
+		return parse_cancel(body, m, why);
+	if (strcmp(kind, "session") == 0) {
+		m->kind = MSG_SESSION;
+		return parse_session(body, m, why);
+	}
+	if (strcmp(kind, "session_close") == 0)
+		return parse_session_close(body, m, why);
+	if (strcmp(kind, "ping") == 0) {
+		m->kind = MSG_PING;
+		if (json_object_object_length(body) != 0)
+			return bad(why, "ping takes an empty object");
+		return 0;
+	}
+	return bad(why, "unknown message");
+}
+
 int proto_parse(const uint8_t *frame, size_t len, struct proto_msg *ret, const char **ret_reason)
 {
 	struct verrors e = { 0 };
 	struct proto_msg m = { 0 };
-	struct json_object *v, *body = NULL;
+	struct json_object *body = NULL;
 	const char *kind = NULL;
-	int n_members = 0;
 
 	if (json_parse_strict((const char *)frame, len, HUTCH_ERR_PROTOCOL_ERROR, &e, &m.doc) < 0)
 		return bad(ret_reason, e.n && strcmp(e.items[0].reason, "duplicate key") == 0
 					       ? "duplicate key"
 					       : "not a JSON object");
-	json_object_object_foreach(m.doc, key, val) {
-		n_members++;
-		if (strcmp(key, "version") == 0 || strcmp(key, "id") == 0)
-			continue;
-		if (kind) {
-			proto_msg_free(&m);
-			return bad(ret_reason, "more than one message in a frame");
-		}
-		kind = key;
-		body = val;
-	}
-	if (!json_object_object_get_ex(m.doc, "version", &v) || !json_object_is_type(v, json_type_int) ||
-	    json_object_get_int64(v) != PROTO_VERSION) {
+	if (parse_envelope(&m, &kind, &body, ret_reason) < 0 ||
+	    parse_message(kind, body, &m, ret_reason) < 0) {
 		proto_msg_free(&m);
-		return bad(ret_reason, "version must be 1");
-	}
-	if (!json_object_object_get_ex(m.doc, "id", &v) || !json_object_is_type(v, json_type_int) ||
-	    json_object_get_int64(v) < 1 || (uint64_t)json_object_get_int64(v) > PROTO_MAX_ID) {
-		proto_msg_free(&m);
-		return bad(ret_reason, "id must be a positive integer");
-	}
-	m.id = (uint64_t)json_object_get_int64(v);
-	if (!kind || n_members != 3) {
-		proto_msg_free(&m);
-		return bad(ret_reason, "a frame holds version, id and one message");
-	}
-	if (!json_object_is_type(body, json_type_object)) {
-		proto_msg_free(&m);
-		return bad(ret_reason, "a message must be an object");
-	}
-	if (strcmp(kind, "run") == 0) {
-		m.kind = MSG_RUN;
-		m.run = body;
-	} else if (strcmp(kind, "cancel") == 0) {
-		static const char *const keys[] = { "target", NULL };
-
-		m.kind = MSG_CANCEL;
-		if (only_keys(body, keys) < 0 || !json_object_object_get_ex(body, "target", &v) ||
-		    !json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 1) {
-			proto_msg_free(&m);
-			return bad(ret_reason, "cancel needs exactly a positive integer target");
-		}
-		m.target = (uint64_t)json_object_get_int64(v);
-	} else if (strcmp(kind, "session") == 0) {
-		m.kind = MSG_SESSION;
-		if (parse_session(body, &m, ret_reason) < 0) {
-			proto_msg_free(&m);
-			return -EPROTO;
-		}
-	} else if (strcmp(kind, "session_close") == 0) {
-		static const char *const keys[] = { "name", NULL };
-
-		m.kind = MSG_SESSION_CLOSE;
-		if (only_keys(body, keys) < 0 || !json_object_object_get_ex(body, "name", &v) ||
-		    !json_object_is_type(v, json_type_string) || !json_string_is_clean(v) ||
-		    !name_ok(json_object_get_string(v))) {
-			proto_msg_free(&m);
-			return bad(ret_reason, "session_close needs exactly a valid name");
-		}
-		m.name = json_object_get_string(v);
-	} else if (strcmp(kind, "ping") == 0) {
-		m.kind = MSG_PING;
-		if (json_object_object_length(body) != 0) {
-			proto_msg_free(&m);
-			return bad(ret_reason, "ping takes an empty object");
-		}
-	} else {
-		proto_msg_free(&m);
-		return bad(ret_reason, "unknown message");
+		return -EPROTO;
 	}
 	*ret = m;
 	return 0;
@@ -240,7 +261,8 @@ static uint8_t *failed_by_hand(uint64_t id, size_t *ret_len)
 	return buf;
 }
 
-uint8_t *proto_failed(uint64_t id, enum hutch_err code, const char *reason, size_t *ret_len)
+uint8_t *proto_failed_at(uint64_t id, enum hutch_err code, const char *reason,
+			 const char *pointer, size_t *ret_len)
 {
 	struct json_object *p = json_object_new_object();
 	uint8_t *frame = NULL;
@@ -249,11 +271,17 @@ uint8_t *proto_failed(uint64_t id, enum hutch_err code, const char *reason, size
 	snprintf(msg, sizeof(msg), "%s%s%s", hutch_err_message(code), reason ? ": " : "",
 		 reason ? reason : "");
 	if (!p || proto_add(p, "code", json_object_new_string(hutch_err_name(code))) < 0 ||
-	    proto_add(p, "message", json_object_new_string(msg)) < 0) {
+	    proto_add(p, "message", json_object_new_string(msg)) < 0 ||
+	    (pointer && proto_add(p, "pointer", json_object_new_string(pointer)) < 0)) {
 		json_object_put(p);
 		return failed_by_hand(id, ret_len);
 	}
 	if (proto_render(id, "failed", p, &frame, ret_len) < 0)
 		return failed_by_hand(id, ret_len);
 	return frame;
+}
+
+uint8_t *proto_failed(uint64_t id, enum hutch_err code, const char *reason, size_t *ret_len)
+{
+	return proto_failed_at(id, code, reason, NULL, ret_len);
 }

@@ -51,5 +51,10 @@ int proto_render(uint64_t id, const char *kind, struct json_object *payload, uin
 		 size_t *ret_len);
 uint8_t *proto_event(uint64_t id, const char *kind, struct json_object *payload, size_t *ret_len);
 uint8_t *proto_failed(uint64_t id, enum hutch_err code, const char *reason, size_t *ret_len);
+/* The same with a "pointer" member naming the request field at fault (a
+ * JSON pointer, as a result document's error carries it); pointer NULL
+ * leaves it out, as proto_failed does. */
+uint8_t *proto_failed_at(uint64_t id, enum hutch_err code, const char *reason,
+			 const char *pointer, size_t *ret_len);
 
 #endif

@@ -164,89 +164,116 @@ static void release_ctx(scmp_filter_ctx *ctx)
 		seccomp_release(*ctx);
 }
 
-int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
-		   bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len, size_t *ret_bad_index)
+/* Denials go to the frontend's listener, which answers EPERM and counts
+ * them (a kernel without listeners makes them ENOSYS). */
+#define DENY SCMP_ACT_NOTIFY
+
+/* Step 1: the attributes and the architectures. 32-bit and x32 entry
+ * points get the same rules; any other architecture's entry point kills
+ * the process. The helper sets no_new_privs itself, in its documented
+ * order. */
+static int set_attrs_and_arches(scmp_filter_ctx ctx)
 {
-	/* Denials go to the frontend's listener, which answers EPERM and
-	 * counts them (a kernel without listeners makes them ENOSYS). */
-	const uint32_t eperm = SCMP_ACT_NOTIFY;
-	__attribute__((cleanup(release_ctx))) scmp_filter_ctx ctx =
-		seccomp_init(mode == SECCOMP_ALLOW_LIST ? eperm : SCMP_ACT_ALLOW);
 	int r;
 
-	if (!ctx)
-		return -ENOMEM;
-	/* The helper sets no_new_privs itself, in its documented order. */
 	if ((r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0)) < 0 ||
 	    (r = seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS)) < 0 ||
 	    (r = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2)) < 0)
 		return r;
-	/* 32-bit and x32 entry points get the same rules; any other
-	 * architecture's entry point kills the process. */
 	if ((r = seccomp_arch_add(ctx, SCMP_ARCH_X86)) < 0 && r != -EEXIST)
 		return r;
 	if ((r = seccomp_arch_add(ctx, SCMP_ARCH_X32)) < 0 && r != -EEXIST)
 		return r;
+	return 0;
+}
 
+/* Step 2: the policy's names, extra denials or the only calls allowed.
+ * In an allow list, clone, ioctl, personality and memfd_create are allowed
+ * only through the argument rules of steps 3 and 4. */
+static int add_named(scmp_filter_ctx ctx, enum seccomp_mode mode, char *const *names,
+		     size_t n_names, size_t *ret_bad_index)
+{
 	for (size_t i = 0; i < n_names; i++) {
-		int nr;
+		int nr, r;
 
 		if (resolve(names[i], &nr) < 0) {
 			*ret_bad_index = i;
 			return -ENOENT;
 		}
 		if (mode == SECCOMP_ALLOW_LIST) {
-			/* clone, ioctl, personality and memfd_create are
-			 * allowed only through the argument rules below. */
 			if (nr == SCMP_SYS(clone) || nr == SCMP_SYS(clone3) ||
 			    nr == SCMP_SYS(ioctl) || nr == SCMP_SYS(personality) ||
 			    nr == SCMP_SYS(memfd_create))
 				continue;
 			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
 		} else {
-			r = seccomp_rule_add(ctx, eperm, nr, 0);
+			r = seccomp_rule_add(ctx, DENY, nr, 0);
 		}
 		if (r < 0 && r != -EEXIST)
 			return r;
 	}
+	return 0;
+}
 
-	if (mode == SECCOMP_DENY_LIST) {
-		for (size_t i = 0; syscall_default_deny[i]; i++)
-			if ((r = deny(ctx, syscall_default_deny[i], eperm)) < 0 && r != -EEXIST)
+/* Step 3, deny list: the built-in denials, ptrace unless allowed, and the
+ * argument rules. */
+static int add_deny_list_rules(scmp_filter_ctx ctx, bool allow_ptrace)
+{
+	int r;
+
+	for (size_t i = 0; syscall_default_deny[i]; i++)
+		if ((r = deny(ctx, syscall_default_deny[i], DENY)) < 0 && r != -EEXIST)
+			return r;
+	if (!allow_ptrace)
+		for (size_t i = 0; ptrace_family[i]; i++)
+			if ((r = deny(ctx, ptrace_family[i], DENY)) < 0 && r != -EEXIST)
 				return r;
-		if (!allow_ptrace)
-			for (size_t i = 0; ptrace_family[i]; i++)
-				if ((r = deny(ctx, ptrace_family[i], eperm)) < 0 && r != -EEXIST)
-					return r;
-		if ((r = add_arg_rules(ctx, eperm)) < 0)
-			return r;
-	} else {
-		/* Default EPERM: allow only the harmless shapes. */
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
-				     SCMP_A0(SCMP_CMP_MASKED_EQ, NS_FLAGS, 0));
-		if (r == 0)
-			r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
-		if (r == 0)
-			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(personality), 1,
-					     SCMP_A0(SCMP_CMP_EQ, PER_LINUX));
-		if (r == 0)
-			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(personality), 1,
-					     SCMP_A0(SCMP_CMP_EQ, 0xffffffffu));
-		if (r == 0)
-			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-					     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TCGETS));
-		if (r == 0)
-			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-					     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, FIONREAD));
-		if (r == 0)
-			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-					     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, FIOCLEX));
-		if (r == 0)
-			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-					     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, TIOCGWINSZ));
-		if (r < 0)
-			return r;
-	}
+	return add_arg_rules(ctx, DENY);
+}
+
+/* Step 3, allow list: the default denies; allow only the harmless shapes
+ * of clone, personality and ioctl. */
+static int add_allow_list_shapes(scmp_filter_ctx ctx)
+{
+	static const unsigned long ioctls[] = { TCGETS, FIONREAD, FIOCLEX, TIOCGWINSZ };
+	int r;
+
+	r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+			     SCMP_A0(SCMP_CMP_MASKED_EQ, NS_FLAGS, 0));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(clone3), 0);
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(personality), 1,
+				     SCMP_A0(SCMP_CMP_EQ, PER_LINUX));
+	if (r == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(personality), 1,
+				     SCMP_A0(SCMP_CMP_EQ, 0xffffffffu));
+	for (size_t i = 0; r == 0 && i < sizeof(ioctls) / sizeof(ioctls[0]); i++)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, ioctls[i]));
+	return r;
+}
+
+int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
+		   bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len, size_t *ret_bad_index)
+{
+	__attribute__((cleanup(release_ctx))) scmp_filter_ctx ctx =
+		seccomp_init(mode == SECCOMP_ALLOW_LIST ? DENY : SCMP_ACT_ALLOW);
+	int r;
+
+	if (!ctx)
+		return -ENOMEM;
+	if ((r = set_attrs_and_arches(ctx)) < 0)
+		return r;
+	if ((r = add_named(ctx, mode, names, n_names, ret_bad_index)) < 0)
+		return r;
+	if (mode == SECCOMP_DENY_LIST)
+		r = add_deny_list_rules(ctx, allow_ptrace);
+	else
+		r = add_allow_list_shapes(ctx);
+	if (r < 0)
+		return r;
+	/* Step 4: memfd_create, made non-executable (add_memfd_rules). */
 	if (filter_memfd_sealed(mode, names, n_names) && (r = add_memfd_rules(ctx, mode)) < 0)
 		return r;
 	return export_bpf(ctx, ret_bpf, ret_len);
