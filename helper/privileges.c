@@ -1,11 +1,11 @@
 /* privileges.c: resource limits and the privilege drop.
- * Phase 1 reads cap_last_cap and primes libcap-ng (both may allocate).
+ * Phase 1 reads cap_last_cap (may allocate).
  * Phase 2 is async-signal-safe: prctl for the bounding and ambient sets,
- * setresgid/setresuid, then libcap-ng's capset of empty sets (capng_clear
- * and capng_apply(CAPNG_SELECT_CAPS) only: no allocation, no NSS). */
+ * setresgid/setresuid, then capset of empty sets and capget to check, both
+ * raw syscalls: emptying every set needs no library (configure.ac says why
+ * the helper does not link libcap-ng). */
 #include "config.h"
 
-#include <cap-ng.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/capability.h>
@@ -31,7 +31,6 @@ void privileges_prepare(void)
 		last_cap = v;
 	if (fd >= 0)
 		close(fd);
-	capng_get_caps_process();
 }
 
 /* Pending signals and POSIX message-queue bytes are charged to the
@@ -96,7 +95,7 @@ void apply_rlimits(const struct spec *sp)
 void drop_privileges(const struct spec *sp)
 {
 	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2];
+	struct __user_cap_data_struct data[2] = { { 0 }, { 0 } };
 
 	/* The bounding set first, while CAP_SETPCAP is still ours; with it
 	 * empty, no later execve can hand a capability back. */
@@ -111,11 +110,9 @@ void drop_privileges(const struct spec *sp)
 	if (setresuid(sp->uid_inside, sp->uid_inside, sp->uid_inside) < 0)
 		fail(STAGE_DROP_IDS, SITE_DROP_IDS_UID, errno);
 
-	/* libcap-ng remembers the pid it was primed in (the outer process);
-	 * capset may only target ourselves, which is pid 0 to the kernel. */
-	capng_setpid(0);
-	capng_clear(CAPNG_SELECT_CAPS);
-	if (capng_apply(CAPNG_SELECT_CAPS) < 0)
+	/* Effective, permitted and inheritable, all empty; hdr.pid 0 is
+	 * ourselves, the only process capset may target. */
+	if (syscall(SYS_capset, &hdr, data) < 0)
 		fail(STAGE_DROP_CAPS, SITE_DROP_CAPS_APPLY, errno);
 
 	/* Trust, but verify: the kernel's view must be empty. */

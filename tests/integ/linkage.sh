@@ -2,7 +2,9 @@
 # linkage.sh: hutch-exec as built and installed: it does not link json-c
 # (DESIGN.md), carries no setuid/setgid bit and no file capabilities, and
 # refuses to run (exit 71, privileged_binary at self_check) from a copy
-# that has any of them. Runs as root and as an unprivileged user.
+# that has any of them. Runs as root and as an unprivileged user. From a
+# build tree it also installs into a DESTDIR and checks that make uninstall
+# leaves no file and none of the directories hutch made for itself.
 . "$(dirname "$0")/lib.sh"
 
 : "${HUTCH_PROGS:?HUTCH_PROGS must name the directory of spec-send}"
@@ -126,6 +128,27 @@ else
 		skip "a copy with file capabilities run by nobody: privileged_binary item 0" \
 			"setcap missing or the file system refuses security.capability"
 	fi
+fi
+
+# ---- make uninstall leaves nothing of hutch behind ----
+if [ ! -f Makefile ] || ! grep -q '^uninstall-hook:' Makefile || [ ! -w . ]; then
+	skip "make uninstall leaves no file behind" "not run from a writable build tree"
+	skip "make uninstall leaves no directory of hutch's behind" "not run from a writable build tree"
+elif ! make install DESTDIR="$tmp/dest" >"$tmp/install.log" 2>&1; then
+	not_ok "make install DESTDIR=$tmp/dest"
+	diag "$(tail -n 5 "$tmp/install.log")"
+else
+	if ! make uninstall DESTDIR="$tmp/dest" >"$tmp/uninstall.log" 2>&1; then
+		not_ok "make uninstall DESTDIR=$tmp/dest"
+		diag "$(tail -n 5 "$tmp/uninstall.log")"
+	fi
+	same "make uninstall leaves no file behind" "" \
+		"$(cd "$tmp/dest" && find . ! -type d | sort | head -n 5)"
+	# The standard directories (bin, share/man/man1, ...) are not ours;
+	# etc/hutch, share/hutch, libexec/hutch and the completions are.
+	same "make uninstall leaves no directory of hutch's behind" "" \
+		"$(cd "$tmp/dest" && find . -type d \( -name hutch -o -name policy.d \
+			-o -name bash-completion -o -name completions \) | sort)"
 fi
 
 tap_done
