@@ -70,6 +70,46 @@ static int parse_text(const char *text, const char *name, struct policy *p, stru
 	return rc;
 }
 
+/* ---- failing one allocation ---- */
+
+/* This calloc interposes libc's (the executable comes first in symbol
+ * lookup, as in test-spec-frames.c): while armed, the first request for
+ * exactly fail_n elements of fail_size bytes fails, as an exhausted heap
+ * would. Memory still comes from malloc(), called through a volatile
+ * pointer so the compiler cannot fold malloc+memset back into calloc. */
+static void *(*volatile real_malloc)(size_t) = malloc;
+static size_t fail_n, fail_size;
+static int fail_armed, fail_hits;
+
+void *calloc(size_t n, size_t size)
+{
+	size_t bytes;
+	void *p;
+
+	if (__builtin_mul_overflow(n, size, &bytes)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (fail_armed && n == fail_n && size == fail_size) {
+		fail_armed = 0;
+		fail_hits++;
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = real_malloc(bytes ? bytes : 1);
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
+static void fail_calloc(size_t n, size_t size)
+{
+	fail_n = n;
+	fail_size = size;
+	fail_hits = 0;
+	fail_armed = 1;
+}
+
 /* ---- the shipped policies ---- */
 
 static void test_shipped_valid(void)
@@ -849,6 +889,47 @@ static void test_digest(void)
 	free(other);
 }
 
+/* A failed allocation of the binds or mount rules array: the parse fails
+ * with internal at that array, leaves *ret alone, and frees what it had
+ * (the sanitizer build sees a leak or a bad free). Before the fix, n_binds
+ * kept its count over a NULL array and the canonical form read through
+ * it. */
+static void test_array_alloc_fails(void)
+{
+	static const struct {
+		const char *pointer;
+		size_t size;
+	} arrays[] = {
+		{ "/filesystem/binds", sizeof(struct policy_bind) },
+		{ "/mounts", sizeof(struct policy_mount_rule) },
+	};
+	size_t len;
+	char *text = read_policy("network", &len);
+	struct policy p = { 0 }, q;
+	struct verrors e = { 0 };
+	size_t counts[2];
+
+	CU_ASSERT_EQUAL_FATAL(policy_parse(text, len, "network", &p, &e), 0);
+	counts[0] = p.n_binds;
+	counts[1] = p.n_mount_rules;
+	CU_ASSERT_FATAL(counts[0] > 1 && counts[1] > 1);
+	policy_free(&p);
+	for (size_t i = 0; i < ARRAY_SIZE(arrays); i++) {
+		struct verrors fe = { 0 };
+
+		memset(&q, 0x5a, sizeof(q));
+		fail_calloc(counts[i] + 1, arrays[i].size);
+		CU_ASSERT_EQUAL(policy_parse(text, len, "network", &q, &fe), -EINVAL);
+		fail_armed = 0;
+		CU_ASSERT_EQUAL(fail_hits, 1);
+		CU_ASSERT_EQUAL_FATAL(fe.n, 1);
+		CU_ASSERT_EQUAL(fe.items[0].code, HUTCH_ERR_INTERNAL);
+		CU_ASSERT_STRING_EQUAL(fe.items[0].pointer, arrays[i].pointer);
+		CU_ASSERT_EQUAL(((unsigned char *)&q)[0], 0x5a); /* untouched */
+	}
+	free(text);
+}
+
 static const struct unit_case cases[] = {
 	{ "shipped policies are valid", test_shipped_valid },
 	{ "shipped policies say what DESIGN.md says", test_shipped_contents },
@@ -861,6 +942,7 @@ static const struct unit_case cases[] = {
 	{ "canonical form stable", test_canonical_stable },
 	{ "canonical form follows meaning", test_canonical_changes },
 	{ "digest", test_digest },
+	{ "a failed array allocation leaves nothing behind", test_array_alloc_fails },
 	{ NULL, NULL },
 };
 

@@ -514,6 +514,51 @@ static void test_event_failed(void)
 	free(f);
 }
 
+/* proto_failed_at: the same event with the request field at fault as a
+ * "pointer" member, as a result document's error has it; NULL leaves it
+ * out, and proto_failed is proto_failed_at without one. */
+static void test_event_failed_at(void)
+{
+	size_t len = 0, len2 = 0;
+	uint8_t *f = proto_failed_at(6, HUTCH_ERR_INVALID_REQUEST, "missing (at /argv)", "/argv",
+				     &len);
+	struct json_object *o = check_event(f, len, 6, "failed"), *fl, *v;
+	uint8_t *g;
+	char want[400];
+
+	CU_ASSERT_FATAL(json_object_object_get_ex(o, "failed", &fl));
+	CU_ASSERT_EQUAL(json_object_object_length(fl), 3);
+	CU_ASSERT(json_object_object_get_ex(fl, "code", &v));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "invalid_request");
+	CU_ASSERT(json_object_object_get_ex(fl, "message", &v));
+	snprintf(want, sizeof(want), "%s: missing (at /argv)",
+		 hutch_err_message(HUTCH_ERR_INVALID_REQUEST));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(v), want);
+	CU_ASSERT(json_object_object_get_ex(fl, "pointer", &v));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "/argv");
+	json_object_put(o);
+	free(f);
+
+	/* The empty pointer names the whole document and is kept. */
+	f = proto_failed_at(2, HUTCH_ERR_INVALID_REQUEST, NULL, "", &len);
+	o = check_event(f, len, 2, "failed");
+	CU_ASSERT_FATAL(json_object_object_get_ex(o, "failed", &fl));
+	CU_ASSERT(json_object_object_get_ex(fl, "pointer", &v));
+	CU_ASSERT_STRING_EQUAL(json_object_get_string(v), "");
+	json_object_put(o);
+	free(f);
+
+	/* No pointer: byte for byte what proto_failed sends. */
+	f = proto_failed_at(9, HUTCH_ERR_CANCELLED, "x", NULL, &len);
+	g = proto_failed(9, HUTCH_ERR_CANCELLED, "x", &len2);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+	CU_ASSERT_EQUAL(len, len2);
+	CU_ASSERT(len == len2 && memcmp(f, g, len) == 0);
+	free(f);
+	free(g);
+}
+
 /* Every code the server can send names itself as DESIGN.md says. */
 static void test_event_failed_codes(void)
 {
@@ -576,6 +621,7 @@ static const struct unit_case cases[] = {
 	{ "event: pong", test_event_pong },
 	{ "event: with a payload", test_event_payload },
 	{ "event: failed", test_event_failed },
+	{ "event: failed with a pointer", test_event_failed_at },
 	{ "event: failed codes", test_event_failed_codes },
 	{ "event: one frame", test_event_is_one_frame },
 	{ NULL, NULL },
