@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errors.h"
 #include "cli/cmd-policy.h"
 #include "doc/json-util.h"
 #include "doc/policy.h"
@@ -31,7 +32,7 @@ static int load_or_report(const char *name, struct policy *pol)
 
 	if (r == -ENOENT && e.n == 0) {
 		fprintf(stderr, "hutch policy: %s: no such policy\n", name);
-		return -1;
+		return r;
 	}
 	if (r < 0) {
 		for (size_t i = 0; i < e.n; i++)
@@ -39,7 +40,7 @@ static int load_or_report(const char *name, struct policy *pol)
 				e.items[i].pointer[0] ? e.items[i].pointer : "/", e.items[i].reason);
 		if (e.n == 0)
 			fprintf(stderr, "hutch policy: %s: cannot be read\n", name);
-		return -1;
+		return r;
 	}
 	return 0;
 }
@@ -73,7 +74,7 @@ static int list(void)
 		}
 		free(ents);
 	}
-	return 0;
+	return EXIT_SUCCESS;
 }
 
 int cmd_policy(int argc, char **argv)
@@ -82,40 +83,40 @@ int cmd_policy(int argc, char **argv)
 	char digest[72];
 
 	if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0))
-		return fputs(policy_usage, stdout), 0;
+		return fputs(policy_usage, stdout), EXIT_SUCCESS;
 	if (argc == 2 && strcmp(argv[1], "list") == 0)
 		return list();
 	if (argc != 3) {
 		fputs(policy_usage, stderr);
-		return 125;
+		return HUTCH_EXIT_FAILURE;
 	}
 	if (strcmp(argv[1], "show") == 0) {
 		struct json_object *o;
 
 		if (load_or_report(argv[2], &pol) < 0)
-			return 125;
+			return HUTCH_EXIT_FAILURE;
 		o = json_tokener_parse(pol.canonical);
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 								  JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	} else if (strcmp(argv[1], "check") == 0) {
 		if (load_or_report(strchr(argv[2], '/') ? argv[2] : argv[2], &pol) < 0)
-			return 125;
+			return HUTCH_EXIT_FAILURE;
 		printf("%s: valid\n", argv[2]);
 	} else if (strcmp(argv[1], "digest") == 0) {
 		if (load_or_report(argv[2], &pol) < 0)
-			return 125;
+			return HUTCH_EXIT_FAILURE;
 		if (policy_digest(&pol, execute_helper_path(), digest) < 0) {
 			fprintf(stderr, "hutch policy: cannot stat hutch-exec at %s\n",
 				execute_helper_path());
 			policy_free(&pol);
-			return 125;
+			return HUTCH_EXIT_FAILURE;
 		}
 		printf("%s\n", digest);
 	} else {
 		fputs(policy_usage, stderr);
-		return 125;
+		return HUTCH_EXIT_FAILURE;
 	}
 	policy_free(&pol);
-	return 0;
+	return EXIT_SUCCESS;
 }

@@ -7,9 +7,11 @@
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "errors.h"
 #include "cli/cmd-probe.h"
 #include "doc/json-util.h"
 #include "doc/policy.h"
@@ -64,12 +66,12 @@ int cmd_probe(int argc, char **argv)
 		else if (opt == 'j')
 			json = true;
 		else if (opt == 'h')
-			return fputs(probe_usage, stdout), 0;
+			return fputs(probe_usage, stdout), EXIT_SUCCESS;
 		else
-			return fputs("Try 'hutch probe --help'.\n", stderr), 125;
+			return fputs("Try 'hutch probe --help'.\n", stderr), HUTCH_EXIT_FAILURE;
 	}
 	if (optind < argc)
-		return fprintf(stderr, "hutch probe: unexpected argument\n"), 125;
+		return fprintf(stderr, "hutch probe: unexpected argument\n"), HUTCH_EXIT_FAILURE;
 
 	n = probe_mechanisms(m);
 
@@ -77,7 +79,7 @@ int cmd_probe(int argc, char **argv)
 	if (r < 0) {
 		fprintf(stderr, "hutch probe: %s: %s\n", policy_name,
 			r == -ENOENT ? "no such policy" : e.n ? e.items[0].reason : "cannot be read");
-		return 125;
+		return HUTCH_EXIT_FAILURE;
 	}
 	policy_digest(&pol, execute_helper_path(), digest);
 	ok = probe_requirements(&pol, why, sizeof(why)) == 0 && probe_canary(&pol, why, sizeof(why)) == 0;
@@ -106,5 +108,5 @@ int cmd_probe(int argc, char **argv)
 		printf("policy %s (%s): %s\n", pol.name, digest, ok ? "usable" : "NOT usable");
 	}
 	policy_free(&pol);
-	return ok ? 0 : 71;
+	return ok ? EXIT_SUCCESS : HUTCH_EXIT_REFUSED;
 }

@@ -257,90 +257,99 @@ static int add_input(struct run_cli *c, const char *arg)
 	return c->oom ? -ENOMEM : 0;
 }
 
-static int parse_options(int argc, char **argv, struct run_cli *c)
+/* Options that say how to run, not what: they may go with --request. */
+static bool is_request_option(int opt)
 {
-	int opt, r = 0;
+	return opt != OPT_POLICY && opt != OPT_ALLOW_POLICIES && opt != OPT_REQUEST &&
+	       opt != OPT_JSON && opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h';
+}
 
-	c->doc = json_object_new_object();
-	jset(c, c->doc, "version", json_object_new_int(1));
-	c->result_fd = -1;
-	optind = 1;
-	/* '+': the first non-option ends option parsing, so the command's own
-	 * options are never ours (CVE-2024-32462). */
-	while (r == 0 && (opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
-		if (opt != OPT_POLICY && opt != OPT_ALLOW_POLICIES && opt != OPT_REQUEST &&
-		    opt != OPT_JSON &&
-		    opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h')
-			c->any_request_option = true;
-		switch (opt) {
-		case OPT_POLICY: c->choice.cli = optarg; break;
-		case OPT_ALLOW_POLICIES:
-			if (policy_choice_check_list(optarg) < 0)
-				return usage_error("--allow-policies",
-						   "expected policy names separated by commas");
-			c->choice.allowed = optarg;
-			break;
-		case OPT_TIMEOUT: r = set_limit(c, "wall_ms", optarg, "--timeout", units_parse_duration); break;
-		case OPT_CPU: r = set_limit(c, "cpu_ms", optarg, "--cpu", units_parse_duration); break;
-		case OPT_IDLE: r = set_limit(c, "idle_ms", optarg, "--idle-timeout", units_parse_duration); break;
-		case OPT_MEMORY: r = set_limit(c, "memory_bytes", optarg, "--memory", units_parse_size); break;
-		case OPT_MAX_OUTPUT: r = set_limit(c, "stdout_bytes", optarg, "--max-output", units_parse_size); break;
-		case OPT_MAX_STDERR: r = set_limit(c, "stderr_bytes", optarg, "--max-stderr", units_parse_size); break;
-		case OPT_FILE_SIZE: r = set_limit(c, "file_size_bytes", optarg, "--file-size", units_parse_size); break;
-		case OPT_PROCESSES: r = set_limit(c, "processes", optarg, "--processes", parse_count); break;
-		case OPT_OPEN_FILES: r = set_limit(c, "open_files", optarg, "--open-files", parse_count); break;
-		case OPT_NETWORK:
-			jset(c, c->doc, "network", json_object_new_string(optarg));
-			break;
-		case OPT_ENV: {
-			const char *eq = strchr(optarg, '=');
-			char *name;
+static int add_env(struct run_cli *c, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	_cleanup_free_ char *name = NULL;
 
-			if (!eq || eq == optarg)
-				return usage_error("--env", "expected NAME=VALUE");
-			name = strndup(optarg, (size_t)(eq - optarg));
-			if (!name)
-				return -ENOMEM;
-			jset(c, sub(c, c->doc, "env", json_type_object), name,
-			     json_object_new_string(eq + 1));
-			free(name);
-			break;
-		}
-		case OPT_RO: r = add_mount(c, optarg, "ro"); break;
-		case OPT_RW: r = add_mount(c, optarg, "rw"); break;
-		case OPT_INPUT: r = add_input(c, optarg); break;
-		case OPT_COLLECT:
-			jpush(c, sub(c, c->doc, "collect", json_type_array),
-			      json_object_new_string(optarg));
-			break;
-		case OPT_CWD:
-			jset(c, c->doc, "cwd", json_object_new_string(optarg));
-			break;
-		case OPT_FRAME:
-			jset(c, c->doc, "stdout_mode", json_object_new_string("frame"));
-			break;
-		case OPT_REQUEST: c->request_file = optarg; break;
-		case OPT_JSON: c->json = true; break;
-		case OPT_RESULT_FD: {
-			char *end;
-			long fd = strtol(optarg, &end, 10);
+	if (!eq || eq == arg)
+		return usage_error("--env", "expected NAME=VALUE");
+	name = strndup(arg, (size_t)(eq - arg));
+	if (!name)
+		return -ENOMEM;
+	jset(c, sub(c, c->doc, "env", json_type_object), name, json_object_new_string(eq + 1));
+	return 0;
+}
 
-			if (*end || fd < 3 || fd > INT_MAX || fcntl((int)fd, F_GETFD) < 0)
-				return usage_error("--result-fd", "not an open descriptor above 2");
-			c->result_fd = (int)fd;
-			/* Ours alone: the jail must never inherit it. */
-			fcntl(c->result_fd, F_SETFD, FD_CLOEXEC);
-			break;
-		}
-		case OPT_DRY_RUN: c->dry_run = true; break;
-		case 'h': fputs(usage, stdout); return 1;
-		default: return -EINVAL; /* getopt said which */
-		}
+static int set_result_fd(struct run_cli *c, const char *arg)
+{
+	char *end;
+	long fd = strtol(arg, &end, 10);
+
+	if (*end || fd < 3 || fd > INT_MAX || fcntl((int)fd, F_GETFD) < 0)
+		return usage_error("--result-fd", "not an open descriptor above 2");
+	c->result_fd = (int)fd;
+	/* Ours alone: the jail must never inherit it. */
+	fcntl(c->result_fd, F_SETFD, FD_CLOEXEC);
+	return 0;
+}
+
+static int set_allowed(struct run_cli *c, const char *arg)
+{
+	if (policy_choice_check_list(arg) < 0)
+		return usage_error("--allow-policies", "expected policy names separated by commas");
+	c->choice.allowed = arg;
+	return 0;
+}
+
+/* A member of the request document named by a string option. */
+static int set_string(struct run_cli *c, const char *key, const char *value)
+{
+	jset(c, c->doc, key, json_object_new_string(value));
+	return 0;
+}
+
+static int add_collect(struct run_cli *c, const char *name)
+{
+	jpush(c, sub(c, c->doc, "collect", json_type_array), json_object_new_string(name));
+	return 0;
+}
+
+/* One option into *c. 0, 1 for --help (printed), or -errno (said). */
+static int parse_one(struct run_cli *c, int opt, const char *arg)
+{
+	switch (opt) {
+	case OPT_POLICY: c->choice.cli = arg; return 0;
+	case OPT_ALLOW_POLICIES: return set_allowed(c, arg);
+	case OPT_TIMEOUT: return set_limit(c, "wall_ms", arg, "--timeout", units_parse_duration);
+	case OPT_CPU: return set_limit(c, "cpu_ms", arg, "--cpu", units_parse_duration);
+	case OPT_IDLE: return set_limit(c, "idle_ms", arg, "--idle-timeout", units_parse_duration);
+	case OPT_MEMORY: return set_limit(c, "memory_bytes", arg, "--memory", units_parse_size);
+	case OPT_MAX_OUTPUT: return set_limit(c, "stdout_bytes", arg, "--max-output", units_parse_size);
+	case OPT_MAX_STDERR: return set_limit(c, "stderr_bytes", arg, "--max-stderr", units_parse_size);
+	case OPT_FILE_SIZE: return set_limit(c, "file_size_bytes", arg, "--file-size", units_parse_size);
+	case OPT_PROCESSES: return set_limit(c, "processes", arg, "--processes", parse_count);
+	case OPT_OPEN_FILES: return set_limit(c, "open_files", arg, "--open-files", parse_count);
+	case OPT_NETWORK: return set_string(c, "network", arg);
+	case OPT_ENV: return add_env(c, arg);
+	case OPT_RO: return add_mount(c, arg, "ro");
+	case OPT_RW: return add_mount(c, arg, "rw");
+	case OPT_INPUT: return add_input(c, arg);
+	case OPT_COLLECT: return add_collect(c, arg);
+	case OPT_CWD: return set_string(c, "cwd", arg);
+	case OPT_FRAME: return set_string(c, "stdout_mode", "frame");
+	case OPT_REQUEST: c->request_file = arg; return 0;
+	case OPT_JSON: c->json = true; return 0;
+	case OPT_RESULT_FD: return set_result_fd(c, arg);
+	case OPT_DRY_RUN: c->dry_run = true; return 0;
+	case 'h': fputs(usage, stdout); return 1;
+	default: return -EINVAL; /* getopt said which */
 	}
-	if (r == 0 && c->oom)
-		r = usage_error("run", "out of memory building the request");
-	if (r < 0)
-		return r;
+}
+
+/* After the options: either a --request document and nothing else, or
+ * the command, which becomes the document's argv. */
+static int parse_operands(int argc, char **argv, struct run_cli *c)
+{
+	struct json_object *a;
+
 	if (c->request_file) {
 		if (c->any_request_option || optind < argc)
 			return usage_error("--request", "use the document's fields instead of other options");
@@ -349,13 +358,34 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 	}
 	if (optind >= argc)
 		return usage_error("run", "missing COMMAND");
-	{
-		struct json_object *a = sub(c, c->doc, "argv", json_type_array);
-
-		for (int i = optind; i < argc; i++)
-			jpush(c, a, json_object_new_string(argv[i]));
-	}
+	a = sub(c, c->doc, "argv", json_type_array);
+	for (int i = optind; i < argc; i++)
+		jpush(c, a, json_object_new_string(argv[i]));
 	return c->oom ? usage_error("run", "out of memory building the request") : 0;
+}
+
+/* 0 with *c filled (c->doc is the caller's either way), 1 after --help,
+ * or -errno with the problem said. */
+static int parse_options(int argc, char **argv, struct run_cli *c)
+{
+	int opt, r;
+
+	c->doc = json_object_new_object();
+	jset(c, c->doc, "version", json_object_new_int(1));
+	c->result_fd = -1;
+	optind = 1;
+	/* '+': the first non-option ends option parsing, so the command's own
+	 * options are never ours (CVE-2024-32462). */
+	while ((opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+		if (is_request_option(opt))
+			c->any_request_option = true;
+		r = parse_one(c, opt, optarg);
+		if (r != 0)
+			return r;
+	}
+	if (c->oom)
+		return usage_error("run", "out of memory building the request");
+	return parse_operands(argc, argv, c);
 }
 
 /* What is printed when json-c can render no document at all (it cannot
@@ -399,7 +429,7 @@ static int finish(struct run_cli *c, struct json_object *doc)
 	else if (!c->json)
 		fputs("hutch: internal: internal error: cannot render the result\n", stderr);
 	json_object_put(doc);
-	return c->json ? 0 : status;
+	return c->json ? EXIT_SUCCESS : status;
 }
 
 static int fail_with(struct run_cli *c, const struct verrors *e, const struct jail_report *jr)
@@ -437,112 +467,159 @@ static int read_request(const char *file, struct request *req, struct verrors *e
 	return request_parse(text, len, req, e);
 }
 
+/* What the steps of cmd_run fill in turn; run_job_done releases it on
+ * every path. jr points into pol and digest. */
+struct run_job {
+	struct request req;
+	struct policy pol;
+	struct plan plan;
+	struct verrors e;
+	struct jail_report jr;
+	char digest[72];
+};
+
+static void run_job_done(struct run_job *j)
+{
+	plan_free(&j->plan);
+	policy_free(&j->pol);
+	request_free(&j->req);
+}
+
+/* Step 1: the request, from --request or from the document the options
+ * built (consumed here either way). */
+static int job_read_request(struct run_cli *c, struct run_job *j)
+{
+	int r = c->request_file ? read_request(c->request_file, &j->req, &j->e)
+				: request_from_json(c->doc, &j->req, &j->e);
+
+	json_object_put(TAKE_PTR(c->doc));
+	return r;
+}
+
+/* Step 2: the policy the request may use, and what the result's jail
+ * report says of it. */
+static int job_choose_policy(struct run_cli *c, struct run_job *j)
+{
+	int r = policy_choose(&c->choice, j->req.policy, &j->pol, &j->e);
+
+	if (r < 0)
+		return r;
+	j->jr.policy = j->pol.name;
+	j->jr.policy_file = j->pol.file;
+	j->jr.have_modes = true;
+	j->jr.network = j->req.network_set ? j->req.network : j->pol.net_default;
+	j->jr.seccomp = j->pol.seccomp_mode;
+	return 0;
+}
+
+/* Step 3: the policy's digest, which names hutch-exec. A helper we
+ * cannot execute is not found either: left to the probe, it would pass
+ * for a failed sandbox (sandbox_probe_failed, 71). */
+static int job_digest(struct run_job *j)
+{
+	if (policy_digest(&j->pol, execute_helper_path(), j->digest) < 0 ||
+	    access(execute_helper_path(), X_OK) < 0)
+		return verror_add(&j->e, HUTCH_ERR_HELPER_NOT_FOUND, "",
+				  "cannot stat or execute hutch-exec");
+	j->jr.digest = j->digest;
+	return 0;
+}
+
+/* Step 4: the request narrowed by the policy into the plan. */
+static int job_narrow(struct run_job *j)
+{
+	int r = narrow(&j->req, &j->pol, &j->plan, &j->e);
+
+	if (r < 0)
+		return r;
+	j->plan.digest = strdup(j->digest);
+	j->jr.landlock_abi = j->plan.landlock == LANDLOCK_OFF ? 0 : probe_landlock_abi();
+	return 0;
+}
+
+/* --dry-run: the plan, pretty-printed, instead of running it. */
+static int print_plan(const struct run_job *j)
+{
+	_cleanup_json_ struct json_object *d = plan_to_json(&j->plan, &j->pol);
+	const char *t = d ? json_object_to_json_string_ext(d, JSON_C_TO_STRING_PRETTY |
+								 JSON_C_TO_STRING_NOSLASHESCAPE)
+			  : NULL;
+
+	if (!t) {
+		fputs("hutch: internal: internal error: cannot render the plan\n", stderr);
+		return HUTCH_EXIT_FAILURE;
+	}
+	printf("%s\n", t);
+	return EXIT_SUCCESS;
+}
+
+/* Step 5: the mechanisms the policy requires, and the canary for this
+ * digest. HUTCH_ERR_NONE when the jail engages, else why[] says why not. */
+static enum hutch_err job_probe_gate(const struct run_job *j, char *why, size_t why_size)
+{
+	int r;
+
+	if (probe_requirements(&j->pol, why, why_size) < 0)
+		return HUTCH_ERR_SANDBOX_UNAVAILABLE;
+	r = probe_ensure(&j->pol, j->digest, why, why_size);
+	if (r < 0)
+		return r == PROBE_UNAVAILABLE ? HUTCH_ERR_SANDBOX_UNAVAILABLE
+					      : HUTCH_ERR_SANDBOX_PROBE_FAILED;
+	return HUTCH_ERR_NONE;
+}
+
+/* Step 6: run the plan and emit its result. Frame mode passes output
+ * through only once the frame is whole and the command succeeded: the
+ * payload, without its header. */
+static int job_execute(struct run_cli *c, struct run_job *j)
+{
+	struct exec_opts eo = {
+		.passthrough = !c->json || c->result_fd >= 0,
+		.forward_stdin = !c->request_file && !j->plan.stdin_given,
+	};
+	struct outcome o;
+	struct collected files;
+	struct json_object *doc;
+	size_t off, len;
+	int status;
+
+	execute_plan(&j->plan, &eo, &o, &files);
+	doc = result_for_outcome(&j->plan, &o, &files, &j->jr);
+	if (eo.passthrough && j->plan.stdout_mode == STDOUT_FRAME &&
+	    o.status == OUTCOME_EXITED && o.exit_code == 0 &&
+	    result_check_frame(&o.out, &off, &len) == HUTCH_ERR_NONE)
+		(void)fd_write_all(1, o.out.buf + off, len);
+	status = finish(c, doc);
+	outcome_free(&o);
+	collected_free(&files);
+	return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct run_cli c = { 0 };
-	struct request req = { 0 };
-	struct policy pol = { 0 };
-	struct plan plan = { 0 };
-	struct verrors e = { 0 };
-	struct jail_report jr = { .cgroup = "unavailable" };
-	struct exec_opts eo = { 0 };
-	struct outcome o;
-	struct collected files;
-	char digest[72];
-	int r, status;
+	_cleanup_(run_job_done) struct run_job j = { .jr.cgroup = "unavailable" };
+	enum hutch_err pe;
+	char why[256] = "";
+	int r;
 
 	r = parse_options(argc, argv, &c);
 	if (r != 0) {
 		json_object_put(c.doc);
-		return r > 0 ? 0 : HUTCH_EXIT_FAILURE;
+		return r > 0 ? EXIT_SUCCESS : HUTCH_EXIT_FAILURE;
 	}
-	if (c.request_file)
-		r = read_request(c.request_file, &req, &e);
-	else
-		r = request_from_json(c.doc, &req, &e);
-	json_object_put(c.doc);
-	c.doc = NULL;
-	if (r < 0)
-		return fail_with(&c, &e, NULL);
-
-	r = policy_choose(&c.choice, req.policy, &pol, &e);
-	if (r < 0) {
-		request_free(&req);
-		return fail_with(&c, &e, NULL);
-	}
-	jr.policy = pol.name;
-	jr.policy_file = pol.file;
-	jr.have_modes = true;
-	jr.network = req.network_set ? req.network : pol.net_default;
-	jr.seccomp = pol.seccomp_mode;
-	/* A helper we cannot execute is not found either: left to the probe,
-	 * it would pass for a failed sandbox (sandbox_probe_failed, 71). */
-	if (policy_digest(&pol, execute_helper_path(), digest) < 0 ||
-	    access(execute_helper_path(), X_OK) < 0) {
-		verror_add(&e, HUTCH_ERR_HELPER_NOT_FOUND, "", "cannot stat or execute hutch-exec");
-		status = fail_with(&c, &e, &jr);
-		goto out;
-	}
-	jr.digest = digest;
-	r = narrow(&req, &pol, &plan, &e);
-	if (r < 0) {
-		status = fail_with(&c, &e, &jr);
-		goto out;
-	}
-	plan.digest = strdup(digest);
-	jr.landlock_abi = plan.landlock == LANDLOCK_OFF ? 0 : probe_landlock_abi();
-	if (c.dry_run) {
-		struct json_object *d = plan_to_json(&plan, &pol);
-		const char *t = d ? json_object_to_json_string_ext(d, JSON_C_TO_STRING_PRETTY |
-									 JSON_C_TO_STRING_NOSLASHESCAPE)
-				  : NULL;
-
-		if (t)
-			printf("%s\n", t);
-		else
-			fputs("hutch: internal: internal error: cannot render the plan\n", stderr);
-		json_object_put(d);
-		status = t ? 0 : HUTCH_EXIT_FAILURE;
-		goto out;
-	}
-	/* Mechanisms the policy requires, and the canary for this digest. */
-	{
-		enum hutch_err pe = HUTCH_ERR_NONE;
-		char why[256] = "";
-
-		if (probe_requirements(&pol, why, sizeof(why)) < 0)
-			pe = HUTCH_ERR_SANDBOX_UNAVAILABLE;
-		else if ((r = probe_ensure(&pol, digest, why, sizeof(why))) < 0)
-			pe = r == PROBE_UNAVAILABLE ? HUTCH_ERR_SANDBOX_UNAVAILABLE
-						    : HUTCH_ERR_SANDBOX_PROBE_FAILED;
-		if (pe != HUTCH_ERR_NONE) {
-			status = finish(&c, result_for_error(pe, NULL, NULL, why, &jr));
-			goto out;
-		}
-	}
-
-	eo.passthrough = !c.json || c.result_fd >= 0;
-	if (c.result_fd >= 0)
-		eo.passthrough = true;
-	eo.forward_stdin = !c.request_file && !plan.stdin_given;
-	execute_plan(&plan, &eo, &o, &files);
-	{
-		struct json_object *doc = result_for_outcome(&plan, &o, &files, &jr);
-		size_t off, len;
-
-		/* Frame mode passes output through only once the frame is whole
-		 * and the command succeeded: the payload, without its header. */
-		if (eo.passthrough && plan.stdout_mode == STDOUT_FRAME &&
-		    o.status == OUTCOME_EXITED && o.exit_code == 0 &&
-		    result_check_frame(&o.out, &off, &len) == HUTCH_ERR_NONE)
-			(void)fd_write_all(1, o.out.buf + off, len);
-		status = finish(&c, doc);
-	}
-	outcome_free(&o);
-	collected_free(&files);
-out:
-	plan_free(&plan);
-	policy_free(&pol);
-	request_free(&req);
-	return status;
+	if (job_read_request(&c, &j) < 0)
+		return fail_with(&c, &j.e, NULL);
+	if (job_choose_policy(&c, &j) < 0)
+		return fail_with(&c, &j.e, NULL);
+	if (job_digest(&j) < 0)
+		return fail_with(&c, &j.e, &j.jr);
+	if (job_narrow(&j) < 0)
+		return fail_with(&c, &j.e, &j.jr);
+	if (c.dry_run)
+		return print_plan(&j);
+	pe = job_probe_gate(&j, why, sizeof(why));
+	if (pe != HUTCH_ERR_NONE)
+		return finish(&c, result_for_error(pe, NULL, NULL, why, &j.jr));
+	return job_execute(&c, &j);
 }

@@ -5,6 +5,7 @@
 #include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "errors.h"
@@ -33,7 +34,7 @@ static int version(void)
 	printf("landlock: ABI 1-7 known; this kernel offers ABI %d\n", probe_landlock_abi());
 	printf("helper: %s\n", HUTCH_HELPER_PATH);
 	printf("policies: %s, %s\n", HUTCH_ADMIN_POLICY_DIR, HUTCH_POLICY_DIR);
-	return 0;
+	return EXIT_SUCCESS;
 }
 
 int main(int argc, char **argv)
@@ -54,7 +55,7 @@ int main(int argc, char **argv)
 		return cmd_policy(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0)
-		return fputs(usage, stdout), 0;
+		return fputs(usage, stdout), EXIT_SUCCESS;
 	if (strcmp(argv[1], "--version") == 0)
 		return version();
 	fprintf(stderr, "hutch: unknown command '%s'\n%s", argv[1], usage);
