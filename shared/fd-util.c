@@ -97,3 +97,10 @@ int fd_slurp(int fd, size_t max, char **ret_buf, size_t *ret_len)
 	*ret_len = len;
 	return 0;
 }
+
+void fd_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}

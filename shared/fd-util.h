@@ -19,4 +19,8 @@ int fd_write_all(int fd, const void *buf, size_t n); /* as-safe */
  * (-EFBIG past that). Writes *ret_buf and *ret_len on success. */
 int fd_slurp(int fd, size_t max, char **ret_buf, size_t *ret_len);
 
+/* Close *fd if open and mark it closed (-1), for descriptors a struct
+ * owns and gives up before the struct goes. */
+void fd_close(int *fd);
+
 #endif

@@ -7,13 +7,18 @@
 
 #include "frame-codec.h"
 
+uint32_t frame_decode_header(const uint8_t hdr[FRAME_HEADER_BYTES])
+{
+	return (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+}
+
 int frame_parse_header(const uint8_t *hdr, size_t n, uint32_t max, size_t *ret_len)
 {
 	uint32_t len;
 
 	if (n < FRAME_HEADER_BYTES)
 		return -EAGAIN;
-	len = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 | (uint32_t)hdr[2] << 8 | hdr[3];
+	len = frame_decode_header(hdr);
 	if (len > max)
 		return -EMSGSIZE;
 	*ret_len = len;

@@ -10,6 +10,10 @@
 
 #define FRAME_HEADER_BYTES 4u
 
+/* The length a whole header declares, unchecked: for callers that
+ * compare it with their own bound (supervise.c's frame mode). */
+uint32_t frame_decode_header(const uint8_t hdr[FRAME_HEADER_BYTES]);
+
 /* Parse a header. 0 and *ret_len, -EAGAIN when fewer than 4 bytes are
  * there, -EMSGSIZE when the length is over max (*ret_len untouched). */
 int frame_parse_header(const uint8_t *hdr, size_t n, uint32_t max, size_t *ret_len);

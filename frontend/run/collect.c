@@ -12,16 +12,20 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fd-util.h"
 #include "run/collect.h"
 
+/* One file: NULL with *ret and *ret_len, or the error word for it. A file
+ * that shrank under us is kept as far as it went; a read error is not a
+ * short file but "unreadable". */
 static const char *read_one(int dir_fd, const char *name, uint64_t room, uint8_t **ret,
 			    size_t *ret_len)
 {
 	_cleanup_close_ int fd = openat(dir_fd, name,
 					O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	_cleanup_free_ uint8_t *buf = NULL;
 	struct stat st;
-	uint8_t *buf;
-	size_t got = 0;
+	long got;
 
 	if (fd < 0)
 		return errno == ENOENT ? "missing" : errno == ELOOP ? "not_regular" : "unreadable";
@@ -34,17 +38,11 @@ static const char *read_one(int dir_fd, const char *name, uint64_t room, uint8_t
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf)
 		return "unreadable";
-	while (got < (size_t)st.st_size) {
-		ssize_t k = read(fd, buf + got, (size_t)st.st_size - got);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
-	*ret = buf;
-	*ret_len = got;
+	got = fd_read_full(fd, buf, (size_t)st.st_size);
+	if (got < 0)
+		return "unreadable";
+	*ret = TAKE_PTR(buf);
+	*ret_len = (size_t)got;
 	return NULL;
 }
 

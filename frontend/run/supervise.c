@@ -19,12 +19,13 @@
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fd-pass.h"
 #include "fd-util.h"
+#include "frame-codec.h"
 #include "hutch-abi.h"
+#include "time-util.h"
 #include "doc/result.h"
 #include "run/memfd-notify.h"
 #include "run/supervise.h"
@@ -32,22 +33,6 @@
 #define IO_CHUNK (64u << 10)
 #define SPLICE_CHUNK (1u << 20)
 #define DRAIN_MS 2000u
-#define FRAME_HEADER 4u
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static int send_signal(struct jail_proc *jp, int sig)
 {
@@ -70,11 +55,11 @@ static int reap(struct jail_proc *jp, int flags, struct rusage *ru)
 int jail_kill_and_reap(struct jail_proc *jp, uint64_t grace_ms, void *ret_rusage)
 {
 	struct pollfd p = { .fd = jp->pidfd, .events = POLLIN };
-	uint64_t end = now_ms() + grace_ms;
+	uint64_t end = time_now_ms() + grace_ms;
 
 	send_signal(jp, HUTCH_SIG_KILL_JAIL);
 	for (;;) {
-		uint64_t t = now_ms();
+		uint64_t t = time_now_ms();
 		int r = poll(&p, 1, t >= end ? 0 : (int)(end - t));
 
 		if (r > 0 || (r == 0 && t >= end))
@@ -218,7 +203,7 @@ static void sink_close(struct sink *s)
 {
 	if (s->restore_fd >= 0)
 		(void)fcntl(s->restore_fd, F_SETFL, s->restore_flags);
-	close_fd(&s->own_fd);
+	fd_close(&s->own_fd);
 	s->restore_fd = s->fd = -1;
 }
 
@@ -291,7 +276,7 @@ static void request_kill(struct jail_watch *l, enum hutch_err why, const char *l
 	if (!l->killing) {
 		l->killing = true;
 		send_signal(l->jp, HUTCH_SIG_KILL_JAIL);
-		l->kill_at = now_ms() + l->o.kill_grace_ms;
+		l->kill_at = time_now_ms() + l->o.kill_grace_ms;
 	}
 }
 
@@ -302,26 +287,25 @@ static void frame_check(struct jail_watch *l)
 {
 	struct capture *c = &l->res->out;
 
-	if (!l->frame_known && c->len >= FRAME_HEADER) {
-		l->frame_len = (uint64_t)c->buf[0] << 24 | (uint64_t)c->buf[1] << 16 |
-			       (uint64_t)c->buf[2] << 8 | c->buf[3];
+	if (!l->frame_known && c->len >= FRAME_HEADER_BYTES) {
+		l->frame_len = frame_decode_header(c->buf);
 		l->frame_known = true;
 		if (l->frame_len > l->o.stdout_bytes)
 			request_kill(l, HUTCH_ERR_FRAME_OVERSIZED, "stdout_bytes");
 	}
-	if (l->frame_known && c->bytes > FRAME_HEADER + l->frame_len)
+	if (l->frame_known && c->bytes > FRAME_HEADER_BYTES + l->frame_len)
 		request_kill(l, HUTCH_ERR_OUTPUT_OVERFLOW, "stdout_bytes");
 }
 
 static void output_seen(struct jail_watch *l)
 {
 	if (l->o.idle_ms)
-		l->idle_deadline = now_ms() + l->o.idle_ms;
+		l->idle_deadline = time_now_ms() + l->o.idle_ms;
 }
 
 static void output_eof(int *fd, struct capture *c)
 {
-	close_fd(fd);
+	fd_close(fd);
 	c->open = false;
 }
 
@@ -432,7 +416,7 @@ static void pump_stdin(struct jail_watch *l, short src_rev, short dst_rev)
 		}
 	}
 	if (!l->stdin_src_open && l->in_off == l->in_len)
-		close_fd(&l->jp->stdin_wr);
+		fd_close(&l->jp->stdin_wr);
 }
 
 static void pump_stdin_data(struct jail_watch *l)
@@ -448,12 +432,12 @@ static void pump_stdin_data(struct jail_watch *l)
 	else
 		l->stdin_data_off += (size_t)n;
 	if (l->stdin_data_off == o->stdin_len)
-		close_fd(&l->jp->stdin_wr);
+		fd_close(&l->jp->stdin_wr);
 }
 
 static int next_timeout(struct jail_watch *l)
 {
-	uint64_t t = now_ms(), next = UINT64_MAX;
+	uint64_t t = time_now_ms(), next = UINT64_MAX;
 
 	if (!l->exited) {
 		if (l->deadline)
@@ -475,7 +459,7 @@ static int next_timeout(struct jail_watch *l)
 
 static void check_deadlines(struct jail_watch *l)
 {
-	uint64_t t = now_ms();
+	uint64_t t = time_now_ms();
 
 	if (l->exited)
 		return;
@@ -507,13 +491,13 @@ static void on_exit_of_helper(struct jail_watch *l)
 		l->res->cpu_sys_ms = (uint64_t)ru.ru_stime.tv_sec * 1000 + (uint64_t)ru.ru_stime.tv_usec / 1000;
 		l->res->max_rss_kb = (uint64_t)ru.ru_maxrss;
 	}
-	l->res->wall_ms = now_ms() - l->start;
+	l->res->wall_ms = time_now_ms() - l->start;
 	/* The jail is gone (its pid 1 outlives every process in it), so the
 	 * pipes end promptly; a bounded drain covers what is still in them. */
-	l->deadline = now_ms() + DRAIN_MS;
+	l->deadline = time_now_ms() + DRAIN_MS;
 	l->idle_deadline = 0;
 	l->kill_at = 0;
-	close_fd(&l->jp->stdin_wr);
+	fd_close(&l->jp->stdin_wr);
 }
 
 /* pid 1 sends the work dir (for collect) and the seccomp listener (for
@@ -526,7 +510,7 @@ static int read_control(struct jail_watch *l)
 	if (r == -EAGAIN)
 		return -1;
 	if (r < 0) {
-		close_fd(&l->o.control_fd); /* closed, or nothing we expect */
+		fd_close(&l->o.control_fd); /* closed, or nothing we expect */
 		return 0;
 	}
 	if (tag == HUTCH_CONTROL_WORKDIR && l->res->workdir_fd < 0)
@@ -568,7 +552,7 @@ static void read_notification(struct jail_watch *l)
 	memset(l->notif, 0, l->notif_size);
 	if (ioctl(l->listener_fd, SECCOMP_IOCTL_NOTIF_RECV, l->notif) < 0) {
 		if (errno != EINTR && errno != ENOENT)
-			close_fd(&l->listener_fd);
+			fd_close(&l->listener_fd);
 		return;
 	}
 	if (l->o.memfd_sealed && memfd_notify_is_memfd(&l->notif->data)) {
@@ -625,7 +609,7 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 	res->errc = (struct capture){ .limit = o->stderr_bytes,
 				      .echo_fd = o->passthrough ? 2 : -1,
 				      .open = true };
-	l->start = now_ms();
+	l->start = time_now_ms();
 	l->deadline = o->wall_ms ? l->start + o->wall_ms : 0;
 	l->idle_deadline = o->idle_ms ? l->start + o->idle_ms : 0;
 	sink_open(&l->sink_out, res->out.echo_fd);
@@ -633,7 +617,7 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 	if (jp->stdin_wr >= 0)
 		fcntl(jp->stdin_wr, F_SETFL, O_NONBLOCK);
 	if (jp->stdin_wr >= 0 && !o->stdin_data && o->stdin_src_fd < 0)
-		close_fd(&jp->stdin_wr);
+		fd_close(&jp->stdin_wr);
 	return l;
 }
 
@@ -646,7 +630,7 @@ int watch_pollfds(struct jail_watch *l, struct pollfd *p, int n)
 	l->idx_ctl = l->idx_lis = l->idx_sink_out = l->idx_sink_err = -1;
 	if (l->o.control_fd >= 0)
 		l->idx_ctl = n, p[n++] = (struct pollfd){ .fd = l->o.control_fd, .events = POLLIN };
-	if (l->listener_fd >= 0 && !notify_throttled(l, now_ms()))
+	if (l->listener_fd >= 0 && !notify_throttled(l, time_now_ms()))
 		l->idx_lis = n, p[n++] = (struct pollfd){ .fd = l->listener_fd, .events = POLLIN };
 	if (!l->exited)
 		l->idx_pid = n, p[n++] = (struct pollfd){ .fd = jp->pidfd, .events = POLLIN };
@@ -678,7 +662,7 @@ void watch_dispatch(struct jail_watch *l, const struct pollfd *p)
 	if (l->idx_lis >= 0 && (p[l->idx_lis].revents & POLLIN))
 		read_notification(l);
 	else if (l->idx_lis >= 0 && p[l->idx_lis].revents)
-		close_fd(&l->listener_fd); /* POLLHUP: every filter user is gone */
+		fd_close(&l->listener_fd); /* POLLHUP: every filter user is gone */
 	if (l->idx_sink_out >= 0 && p[l->idx_sink_out].revents)
 		sink_flush(&l->sink_out); /* POLLERR too: the write then says EPIPE */
 	if (l->idx_sink_err >= 0 && p[l->idx_sink_err].revents)
@@ -728,7 +712,7 @@ bool watch_done(struct jail_watch *l)
 	}
 	if (!l->status_open && jp->stdout_rd < 0 && jp->stderr_rd < 0)
 		return true;
-	if (now_ms() >= l->deadline) {
+	if (time_now_ms() >= l->deadline) {
 		if (l->res->err == HUTCH_ERR_NONE)
 			l->res->err = HUTCH_ERR_DRAIN_TIMEOUT;
 		return true;
@@ -750,7 +734,7 @@ void watch_forward_signal(struct jail_watch *l, int sig)
 	 * a second one, or the grace running out, kills the jail. */
 	if (l->kill_at == 0) {
 		send_signal(l->jp, sig);
-		l->kill_at = now_ms() + l->o.kill_grace_ms;
+		l->kill_at = time_now_ms() + l->o.kill_grace_ms;
 	} else {
 		request_kill(l, HUTCH_ERR_CANCELLED, NULL);
 	}
@@ -766,7 +750,7 @@ void watch_finish(struct jail_watch *l)
 		int st = jail_kill_and_reap(l->jp, l->o.kill_grace_ms, &ru);
 
 		ret->exit_status_raw = st < 0 ? 0 : st;
-		ret->wall_ms = now_ms() - l->start;
+		ret->wall_ms = time_now_ms() - l->start;
 	}
 	if (l->status_len == sizeof(struct hutch_status)) {
 		memcpy(&ret->record, l->status_buf, sizeof(ret->record));
@@ -779,8 +763,8 @@ void watch_finish(struct jail_watch *l)
 	/* What pid 1 sent that we have not read yet (a quick run). */
 	while (l->o.control_fd >= 0 && read_control(l) > 0)
 		;
-	close_fd(&l->o.control_fd);
-	close_fd(&l->listener_fd);
+	fd_close(&l->o.control_fd);
+	fd_close(&l->listener_fd);
 	sink_close(&l->sink_out);
 	sink_close(&l->sink_err);
 	free(l->notif);
@@ -788,18 +772,28 @@ void watch_finish(struct jail_watch *l)
 	free(l);
 }
 
-static int block_signals(sigset_t *ret_old)
+int supervise_block_signals(sigset_t *ret_old)
 {
-	sigset_t set;
+	sigset_t set, old;
+	int fd;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGHUP);
 	sigaddset(&set, SIGQUIT);
-	if (sigprocmask(SIG_BLOCK, &set, ret_old) < 0)
+	if (sigprocmask(SIG_BLOCK, &set, &old) < 0)
 		return -errno;
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0) {
+		int r = -errno;
+
+		sigprocmask(SIG_SETMASK, &old, NULL); /* a failure changes nothing */
+		return r;
+	}
+	if (ret_old)
+		*ret_old = old;
+	return fd;
 }
 
 int supervise(struct jail_proc *jp, const struct supervise_opts *o, struct outcome *ret)
@@ -815,7 +809,7 @@ int supervise(struct jail_proc *jp, const struct supervise_opts *o, struct outco
 		ret->err = HUTCH_ERR_INTERNAL;
 		return -ENOMEM;
 	}
-	sig_fd = block_signals(&old);
+	sig_fd = supervise_block_signals(&old);
 	if (sig_fd < 0)
 		r = sig_fd;
 	while (r == 0 && !watch_done(l)) {
@@ -838,8 +832,9 @@ int supervise(struct jail_proc *jp, const struct supervise_opts *o, struct outco
 		watch_dispatch(l, p);
 	}
 	watch_finish(l);
-	if (sig_fd >= 0)
-		close(sig_fd);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (sig_fd >= 0) {
+		fd_close(&sig_fd);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+	}
 	return r;
 }

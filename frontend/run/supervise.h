@@ -5,6 +5,7 @@
 #ifndef HUTCH_SUPERVISE_H
 #define HUTCH_SUPERVISE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,6 +52,12 @@ void watch_finish(struct jail_watch *w);
  * has still been killed). */
 int supervise(struct jail_proc *jp, const struct supervise_opts *opts, struct outcome *ret);
 void outcome_free(struct outcome *o);
+
+/* Block the signals a supervisor turns into events (SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT) and return a signalfd for them (close-on-exec,
+ * non-blocking), or -errno. The old mask goes to *ret_old unless NULL.
+ * The one definition of that set: supervise() and serve both use it. */
+int supervise_block_signals(sigset_t *ret_old);
 
 /* Kill a jail and reap its helper, bounded: HUTCH_SIG_KILL_JAIL, then
  * SIGKILL after the grace period. Returns the helper's wait status. */
