@@ -4,11 +4,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
 
+#include "cleanup.h"
+#include "doc/json-util.h"
 #include "serve/serve-budget.h"
 #include "serve/serve.h"
 
@@ -107,6 +110,34 @@ void conn_fail(struct conn *c, uint64_t id, enum hutch_err code, const char *rea
 	/* Every request gets its final event: without one, the end. */
 	if (!frame) {
 		c->dead = true;
+		return;
+	}
+	conn_send(c, frame, len);
+}
+
+/* Built here until protocol.c offers a failed event with a pointer: the
+ * message is proto_failed's, the pointer a field beside it. When json-c
+ * cannot build it, the event without the field. */
+void conn_fail_at(struct conn *c, uint64_t id, enum hutch_err code, const char *reason,
+		  const char *pointer)
+{
+	_cleanup_json_ struct json_object *p = NULL;
+	uint8_t *frame = NULL;
+	size_t len = 0;
+	char msg[320];
+
+	if (!pointer) {
+		conn_fail(c, id, code, reason);
+		return;
+	}
+	snprintf(msg, sizeof(msg), "%s%s%s", hutch_err_message(code), reason ? ": " : "",
+		 reason ? reason : "");
+	p = json_object_new_object();
+	if (!p || proto_add(p, "code", json_object_new_string(hutch_err_name(code))) < 0 ||
+	    proto_add(p, "message", json_object_new_string(msg)) < 0 ||
+	    proto_add(p, "pointer", json_object_new_string(pointer)) < 0 ||
+	    proto_render(id, "failed", TAKE_PTR(p), &frame, &len) < 0) {
+		conn_fail(c, id, code, reason);
 		return;
 	}
 	conn_send(c, frame, len);

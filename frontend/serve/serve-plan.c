@@ -3,6 +3,7 @@
  * first. Frontend only. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,32 +12,60 @@
 #include "run/probe.h"
 #include "serve/serve.h"
 
+/* The first validation error as a refusal: its code, its pointer as a
+ * field and, as before, in the reason. None recorded: json-c or malloc
+ * failed. */
+static int refuse_verror(int r, const struct verrors *e, struct serve_refusal *rf)
+{
+	const struct verror *v = &e->items[0];
+
+	if (e->n == 0) {
+		*rf = (struct serve_refusal){ .code = HUTCH_ERR_INTERNAL };
+		return r < 0 ? r : -ENOMEM;
+	}
+	rf->code = v->code;
+	snprintf(rf->pointer, sizeof(rf->pointer), "%s", v->pointer);
+	snprintf(rf->text, sizeof(rf->text), "%s (at %s)", v->reason,
+		 v->pointer[0] ? v->pointer : "/");
+	rf->reason = rf->text;
+	return -EINVAL;
+}
+
 int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
-	       struct plan *ret_plan, enum hutch_err *ret_code, const char **ret_reason)
+	       struct plan *ret_plan, struct serve_refusal *ret_refusal)
 {
 	struct verrors e = { 0 };
-	static char reason[VERROR_POINTER_MAX + 96];
+	int r;
 
-	if (request_from_json(doc, ret_req, &e) < 0)
-		goto bad;
+	r = request_from_json(doc, ret_req, &e);
+	if (r < 0)
+		return refuse_verror(r, &e, ret_refusal);
 	if (ret_req->policy && strcmp(ret_req->policy, s->pol.name) != 0) {
 		request_free(ret_req);
-		*ret_code = HUTCH_ERR_POLICY_VIOLATION;
-		*ret_reason = "the server's policy is pinned; a request cannot name another (/policy)";
-		return -1;
+		*ret_refusal = (struct serve_refusal){
+			.code = HUTCH_ERR_POLICY_VIOLATION, .pointer = "/policy",
+			.reason = "the server's policy is pinned; a request cannot name another (/policy)",
+		};
+		return -EPERM;
 	}
-	if (narrow(ret_req, &s->pol, ret_plan, &e) < 0) {
+	r = narrow(ret_req, &s->pol, ret_plan, &e);
+	if (r < 0) {
 		request_free(ret_req);
-		goto bad;
+		return refuse_verror(r, &e, ret_refusal);
 	}
 	ret_plan->digest = strdup(s->digest);
+	if (!ret_plan->digest) {
+		plan_free(ret_plan);
+		request_free(ret_req);
+		*ret_refusal = (struct serve_refusal){ .code = HUTCH_ERR_INTERNAL };
+		return -ENOMEM;
+	}
 	return 0;
-bad:
-	*ret_code = e.items[0].code;
-	snprintf(reason, sizeof(reason), "%s (at %s)", e.items[0].reason,
-		 e.items[0].pointer[0] ? e.items[0].pointer : "/");
-	*ret_reason = reason;
-	return -1;
+}
+
+void serve_refuse(struct conn *c, uint64_t id, const struct serve_refusal *rf)
+{
+	conn_fail_at(c, id, rf->code, rf->reason, rf->pointer[0] ? rf->pointer : NULL);
 }
 
 bool serve_probe_gate(struct srv *s, uint64_t id, struct conn *c)

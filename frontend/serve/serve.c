@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,10 +23,10 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "errors.h"
 #include "doc/json-util.h"
 #include "doc/result.h"
 #include "doc/text.h"
-#include "doc/units.h"
 #include "run/probe.h"
 #include "serve/serve-budget.h"
 #include "serve/serve.h"
@@ -35,29 +34,6 @@
 #define LIVE_INTERVAL_MS 250
 #define LIVE_MAX_BYTES (64u << 10)
 #define MAX_POLL 4096
-#define MAX_CONNS 256
-#define MAX_BUFFERED_DEFAULT (256ull << 20)
-
-static const char serve_usage[] =
-	"Usage: hutch serve [--fd N | --socket PATH [--mode OCTAL]] [OPTIONS]\n"
-	"\n"
-	"Serve the framed protocol of hutch-protocol(7) for daemons. Without --fd or\n"
-	"--socket, listens on the sockets systemd passes (LISTEN_FDS).\n"
-	"\n"
-	"  --fd N                 one connected socket inherited as fd N; exit when it closes\n"
-	"  --socket PATH          listen on a Unix socket at PATH, one client per connection\n"
-	"  --mode OCTAL           permissions of the --socket file (default 0600)\n"
-	"  --policy NAME|FILE     the policy every request narrows (default: default)\n"
-	"  --max-runs N           runs in flight per connection (default 8)\n"
-	"  --max-total N          runs in flight overall (default 64)\n"
-	"  --max-sessions N       sessions per connection (default 4)\n"
-	"  --max-frame SIZE       largest request frame (default 96M)\n"
-	"  --grace DURATION       how long jails get after a disconnect or SIGTERM (default 5s)\n"
-	"  --lifetime DURATION    absolute cap on any run, whatever its policy (default 1h)\n"
-	"  --max-buffered SIZE    output held in memory for all runs together (default 256M)\n"
-	"  --idle-timeout DURATION  close a socket client idle this long; 0: never (default 60s)\n"
-	"  --max-conn-per-uid N   socket connections per client user (default 32)\n"
-	"  -h, --help             show this help\n";
 
 /* ---- connections ---- */
 
@@ -89,51 +65,36 @@ static void conn_kill_all(struct conn *c)
 
 /* ---- runs ---- */
 
-static void start_run(struct conn *c, struct proto_msg *m)
+/* Room for one more run on this connection and overall, or the run's
+ * failed busy event. */
+static bool run_admitted(struct conn *c, uint64_t id)
 {
 	struct srv *s = c->srv;
-	struct exec_opts eo = { .kill_grace_ms = s->grace_ms };
-	struct srun *r;
-	enum hutch_err code;
-	const char *reason;
 
 	if (s->draining || c->n_runs >= s->max_runs_conn || s->n_runs_total >= s->max_runs_total) {
-		conn_fail(c, m->id, HUTCH_ERR_BUSY, s->draining ? "the server is shutting down" : NULL);
-		return;
+		conn_fail(c, id, HUTCH_ERR_BUSY, s->draining ? "the server is shutting down" : NULL);
+		return false;
 	}
-	r = calloc(1, sizeof(*r));
-	if (!r) {
-		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, NULL);
-		return;
-	}
-	r->c = c;
-	r->id = m->id;
-	if (serve_plan(s, m->run, &r->req, &r->plan, &code, &reason) < 0) {
-		conn_fail(c, m->id, code, reason);
-		free(r);
-		return;
-	}
-	if (!serve_probe_gate(s, m->id, c) || exec_start(&r->plan, &eo, &r->o, &r->x) < 0) {
-		if (r->x == NULL && r->o.err != HUTCH_ERR_NONE)
-			conn_fail(c, m->id, r->o.err, NULL);
-		plan_free(&r->plan);
-		request_free(&r->req);
-		free(r);
-		return;
-	}
-	r->w = exec_watch(r->x);
-	if (!r->w) {
-		struct collected files;
+	return true;
+}
 
-		exec_finish(r->x, &files);
-		collected_free(&files);
-		outcome_free(&r->o);
-		plan_free(&r->plan);
-		request_free(&r->req);
-		free(r);
-		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, NULL);
-		return;
-	}
+/* A started run whose watch could not be made: killed, reaped, freed. */
+static void run_abandon(struct srun *r)
+{
+	struct collected files;
+
+	exec_finish(r->x, &files);
+	collected_free(&files);
+	outcome_free(&r->o);
+	plan_free(&r->plan);
+	request_free(&r->req);
+}
+
+/* The run joins its connection, its output charged to the budget. */
+static void run_link(struct conn *c, struct srun *r)
+{
+	struct srv *s = c->srv;
+
 	held_init(&r->h_out, &r->o.out);
 	held_init(&r->h_err, &r->o.errc);
 	r->lifetime_deadline = serve_now_ms() + s->lifetime_ms;
@@ -142,6 +103,45 @@ static void start_run(struct conn *c, struct proto_msg *m)
 	c->runs = r;
 	c->n_runs++;
 	s->n_runs_total++;
+}
+
+/* A run request: admitted, planned (a refusal names the field at fault),
+ * gated by the probe, started and watched; every failure is its one
+ * failed event. */
+static void start_run(struct conn *c, struct proto_msg *m)
+{
+	struct srv *s = c->srv;
+	struct exec_opts eo = { .kill_grace_ms = s->grace_ms };
+	_cleanup_free_ struct srun *r = NULL;
+	struct serve_refusal rf;
+
+	if (!run_admitted(c, m->id))
+		return;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, NULL);
+		return;
+	}
+	r->c = c;
+	r->id = m->id;
+	if (serve_plan(s, m->run, &r->req, &r->plan, &rf) < 0) {
+		serve_refuse(c, m->id, &rf);
+		return;
+	}
+	if (!serve_probe_gate(s, m->id, c) || exec_start(&r->plan, &eo, &r->o, &r->x) < 0) {
+		if (r->x == NULL && r->o.err != HUTCH_ERR_NONE)
+			conn_fail(c, m->id, r->o.err, NULL);
+		plan_free(&r->plan);
+		request_free(&r->req);
+		return;
+	}
+	r->w = exec_watch(r->x);	/* NULL: out of memory, the run cannot go on */
+	if (!r->w) {
+		run_abandon(r);
+		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, NULL);
+		return;
+	}
+	run_link(c, TAKE_PTR(r));
 }
 
 /* One stream's part of a live event, or NULL when json-c failed. */
@@ -274,6 +274,31 @@ static void reap_runs(struct conn *c, uint64_t now)
 
 /* ---- messages ---- */
 
+/* cancel: every run and session call with that id is killed (a session
+ * is lost: the action's outcome is unknown); ack, or no such request. */
+static void cancel(struct conn *c, uint64_t id, uint64_t target)
+{
+	bool found = false;
+
+	for (struct srun *r = c->runs; r; r = r->next)
+		if (r->id == target) {
+			watch_kill(r->w, HUTCH_ERR_CANCELLED);
+			found = true;
+		}
+	for (struct session *se = c->sessions; se; se = se->next)
+		if (se->state == SESSION_INFLIGHT && se->call_id == target) {
+			/* The tombstone stays: the action's outcome is unknown. */
+			watch_kill(se->w, HUTCH_ERR_CANCELLED);
+			conn_fail(c, se->call_id, HUTCH_ERR_CANCELLED, NULL);
+			se->state = SESSION_LOST;
+			found = true;
+		}
+	if (found)
+		conn_event(c, id, "ack", NULL);
+	else
+		conn_fail(c, id, HUTCH_ERR_INVALID_REQUEST, "no request in flight has that id");
+}
+
 static void handle_frame(struct conn *c, uint8_t *buf, size_t len)
 {
 	struct proto_msg m;
@@ -295,28 +320,9 @@ static void handle_frame(struct conn *c, uint8_t *buf, size_t len)
 	case MSG_RUN:
 		start_run(c, &m);
 		break;
-	case MSG_CANCEL: {
-		bool found = false;
-
-		for (struct srun *r = c->runs; r; r = r->next)
-			if (r->id == m.target) {
-				watch_kill(r->w, HUTCH_ERR_CANCELLED);
-				found = true;
-			}
-		for (struct session *se = c->sessions; se; se = se->next)
-			if (se->state == SESSION_INFLIGHT && se->call_id == m.target) {
-				/* The tombstone stays: the action's outcome is unknown. */
-				watch_kill(se->w, HUTCH_ERR_CANCELLED);
-				conn_fail(c, se->call_id, HUTCH_ERR_CANCELLED, NULL);
-				se->state = SESSION_LOST;
-				found = true;
-			}
-		if (found)
-			conn_event(c, m.id, "ack", NULL);
-		else
-			conn_fail(c, m.id, HUTCH_ERR_INVALID_REQUEST, "no request in flight has that id");
+	case MSG_CANCEL:
+		cancel(c, m.id, m.target);
 		break;
-	}
 	case MSG_SESSION:
 		session_call(c, &m);
 		break;
@@ -514,25 +520,14 @@ static int take_listen_fds(struct srv *s)
 	return (int)n;
 }
 
-static int parse_uint(const char *s, uint64_t max, uint64_t *ret)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || end == s || s[0] == '-' || v > max)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
 static int serve_error(const char *what, const char *problem)
 {
 	fprintf(stderr, "hutch serve: %s: %s\n", what, problem);
-	return 125;
+	return HUTCH_EXIT_FAILURE;
 }
 
+/* The set supervise.c blocks too (SIGQUIT included), so a signal means
+ * the same to `hutch run` and `hutch serve`. */
 static int block_signals(void)
 {
 	sigset_t set;
@@ -541,6 +536,7 @@ static int block_signals(void)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -errno;
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
@@ -566,6 +562,153 @@ static void drain_all(struct srv *s)
 	}
 }
 
+/* ---- the loop ---- */
+
+/* This turn's bookkeeping before polling: finished runs answered,
+ * sessions timed, the drain and idle clocks, dead connections swept.
+ * Lowers *next to the earliest deadline; true when the server is done. */
+static bool tick(struct srv *s, uint64_t now, uint64_t *next)
+{
+	bool busy = false;
+
+	for (struct conn *c = s->conns; c; c = c->next) {
+		reap_runs(c, now);
+		for (struct session *se = c->sessions; se; se = se->next)
+			session_tick(se);
+	}
+	if (s->draining && now >= s->drain_deadline)
+		drain_all(s);
+	/* Draining: a connection with nothing in flight is done with. */
+	for (struct conn *c = s->conns; c && s->draining; c = c->next)
+		if (!c->runs && !c->sessions && c->out_off == c->out_len)
+			c->dead = true;
+	conn_idle_check(s, now, next);
+	conn_sweep(s);
+	for (struct conn *c = s->conns; c; c = c->next)
+		busy |= c->runs || c->sessions || c->fd >= 0;
+	if (s->draining && s->drain_deadline < *next)
+		*next = s->drain_deadline;
+	return (s->draining || s->single) && !busy;
+}
+
+/* A connection's socket, then its runs' and sessions' descriptors, from
+ * p[n]; returns the new n and lowers *next to their deadlines. */
+static int conn_pollfds(struct conn *c, struct pollfd *p, int n, uint64_t now, uint64_t *next)
+{
+	c->pidx = -1;
+	if (c->fd >= 0 && n < MAX_POLL) {
+		c->pidx = n;
+		p[n++] = (struct pollfd){ .fd = c->fd, .events = (short)(POLLIN |
+				(c->out_len > c->out_off ? POLLOUT : 0)) };
+	}
+	for (struct srun *r = c->runs; r; r = r->next) {
+		int t = watch_timeout_ms(r->w);
+
+		if (n + WATCH_MAX_FDS < MAX_POLL)
+			n = watch_pollfds(r->w, p, n);
+		if (t >= 0 && now + (uint64_t)t < *next)
+			*next = now + (uint64_t)t;
+		if (r->next_live_ms < *next)
+			*next = r->next_live_ms;
+		if (r->lifetime_deadline < *next)
+			*next = r->lifetime_deadline;
+	}
+	for (struct session *se = c->sessions; se; se = se->next) {
+		uint64_t d = session_deadline(se);
+
+		if (n + WATCH_MAX_FDS + 1 < MAX_POLL)
+			n = session_pollfds(se, p, n);
+		if (d < *next)
+			*next = d;
+	}
+	return n;
+}
+
+/* One poll set for everything: the signalfd at 0, the listeners while
+ * connections are below CONNS_MAX (past it new clients wait in the listen
+ * backlog), then every connection. Each part remembers where its
+ * descriptors went; parts created during dispatch (new runs, sessions,
+ * connections) hold -1 indexes until the next turn. */
+static int build_pollset(struct srv *s, int sig_fd, struct pollfd *p, int *listen_idx,
+			 uint64_t now, uint64_t *next)
+{
+	size_t n_conns = 0;
+	int n = 0;
+
+	p[n++] = (struct pollfd){ .fd = sig_fd, .events = POLLIN };
+	for (struct conn *c = s->conns; c; c = c->next)
+		n_conns++;
+	for (size_t i = 0; i < s->n_listen; i++) {
+		listen_idx[i] = -1;
+		if (!s->draining && n_conns < CONNS_MAX && n < MAX_POLL) {
+			listen_idx[i] = n;
+			p[n++] = (struct pollfd){ .fd = s->listen_fds[i], .events = POLLIN };
+		}
+	}
+	for (struct conn *c = s->conns; c; c = c->next)
+		n = conn_pollfds(c, p, n, now, next);
+	return n;
+}
+
+/* The deadline as a poll timeout, at most a minute. */
+static int poll_timeout(uint64_t now, uint64_t next)
+{
+	if (next == UINT64_MAX)
+		return -1;
+	if (next <= now)
+		return 0;
+	return (int)(next - now > 60000 ? 60000 : next - now);
+}
+
+/* SIGTERM drains: no new work, then the grace period, then every jail
+ * still running is killed. */
+static void on_signal(struct srv *s, int sig_fd)
+{
+	struct signalfd_siginfo si;
+
+	if (read(sig_fd, &si, sizeof(si)) != sizeof(si) || s->draining)
+		return;
+	s->draining = true;
+	s->drain_deadline = serve_now_ms() + s->grace_ms;
+	/* New clients are refused at once, not left waiting. */
+	for (size_t i = 0; i < s->n_listen; i++)
+		close(s->listen_fds[i]);
+	s->sock.fd = -1;	/* closed above; the path goes at exit */
+	s->n_listen = 0;
+}
+
+/* What poll found: jails first, as what a client sends next may start
+ * new ones; then the clients; then new connections. */
+static void dispatch(struct srv *s, const struct pollfd *p, const int *listen_idx)
+{
+	for (struct conn *c = s->conns; c; c = c->next) {
+		for (struct srun *r = c->runs; r; r = r->next)
+			run_dispatch(r, p);
+		for (struct session *se = c->sessions; se; se = se->next)
+			session_dispatch(se, p);
+	}
+	for (struct conn *c = s->conns; c; c = c->next) {
+		short re;
+
+		if (c->pidx < 0 || c->fd < 0)
+			continue;
+		re = p[c->pidx].revents;
+		if (re & POLLOUT)
+			conn_flush(c);
+		if (re & (POLLIN | POLLHUP | POLLERR))
+			conn_read(c);
+	}
+	for (size_t i = 0; i < s->n_listen; i++)
+		if (listen_idx[i] >= 0 && (p[listen_idx[i]].revents & POLLIN)) {
+			int fd = accept4(s->listen_fds[i], NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+			if (fd >= 0)
+				conn_accept(s, fd);
+		}
+}
+
+/* Until the server is done: bookkeeping, one poll, the signal, dispatch.
+ * 0 when drained or the one connection closed; 1 when poll fails. */
 static int loop(struct srv *s, int sig_fd)
 {
 	static struct pollfd p[MAX_POLL];
@@ -573,270 +716,103 @@ static int loop(struct srv *s, int sig_fd)
 
 	for (;;) {
 		uint64_t now = serve_now_ms(), next = UINT64_MAX;
-		int n = 0, timeout, k;
-		size_t n_conns;
-		bool busy = false;
+		int n, k;
 
-		for (struct conn *c = s->conns; c; c = c->next) {
-			reap_runs(c, now);
-			for (struct session *se = c->sessions; se; se = se->next)
-				session_tick(se);
-		}
-		if (s->draining && now >= s->drain_deadline)
-			drain_all(s);
-		/* Draining: a connection with nothing in flight is done with. */
-		for (struct conn *c = s->conns; c && s->draining; c = c->next)
-			if (!c->runs && !c->sessions && c->out_off == c->out_len)
-				c->dead = true;
-		conn_idle_check(s, now, &next);
-		conn_sweep(s);
-		for (struct conn *c = s->conns; c; c = c->next)
-			busy |= c->runs || c->sessions || c->fd >= 0;
-		if ((s->draining || s->single) && !busy)
+		if (tick(s, now, &next))
 			return 0;
-
-		/* One poll set for everything; each part remembers where its
-		 * descriptors went. Parts created during dispatch (new runs,
-		 * sessions, connections) hold -1 indexes until the next turn. */
-		p[n++] = (struct pollfd){ .fd = sig_fd, .events = POLLIN };
-		/* Connections are bounded too: past the limit new clients wait
-		 * in the listen backlog until one goes. */
-		n_conns = 0;
-		for (struct conn *c = s->conns; c; c = c->next)
-			n_conns++;
-		for (size_t i = 0; i < s->n_listen; i++) {
-			listen_idx[i] = -1;
-			if (!s->draining && n_conns < MAX_CONNS && n < MAX_POLL) {
-				listen_idx[i] = n;
-				p[n++] = (struct pollfd){ .fd = s->listen_fds[i], .events = POLLIN };
-			}
-		}
-		for (struct conn *c = s->conns; c; c = c->next) {
-			c->pidx = -1;
-			if (c->fd >= 0 && n < MAX_POLL) {
-				c->pidx = n;
-				p[n++] = (struct pollfd){ .fd = c->fd, .events = (short)(POLLIN |
-						(c->out_len > c->out_off ? POLLOUT : 0)) };
-			}
-			for (struct srun *r = c->runs; r; r = r->next) {
-				int t = watch_timeout_ms(r->w);
-
-				if (n + WATCH_MAX_FDS < MAX_POLL)
-					n = watch_pollfds(r->w, p, n);
-				if (t >= 0 && now + (uint64_t)t < next)
-					next = now + (uint64_t)t;
-				if (r->next_live_ms < next)
-					next = r->next_live_ms;
-				if (r->lifetime_deadline < next)
-					next = r->lifetime_deadline;
-			}
-			for (struct session *se = c->sessions; se; se = se->next) {
-				uint64_t d = session_deadline(se);
-
-				if (n + WATCH_MAX_FDS + 1 < MAX_POLL)
-					n = session_pollfds(se, p, n);
-				if (d < next)
-					next = d;
-			}
-		}
-		if (s->draining && s->drain_deadline < next)
-			next = s->drain_deadline;
-		timeout = next == UINT64_MAX ? -1
-			  : next <= now	      ? 0
-					      : (int)(next - now > 60000 ? 60000 : next - now);
-		k = poll(p, (nfds_t)n, timeout);
+		n = build_pollset(s, sig_fd, p, listen_idx, now, &next);
+		k = poll(p, (nfds_t)n, poll_timeout(now, next));
 		if (k < 0 && errno != EINTR)
 			return 1;
 		if (k < 0)
 			continue;
-		if (p[0].revents) {
-			struct signalfd_siginfo si;
-
-			/* SIGTERM drains: no new work, then the grace period,
-			 * then every jail still running is killed. */
-			if (read(sig_fd, &si, sizeof(si)) == sizeof(si) && !s->draining) {
-				s->draining = true;
-				s->drain_deadline = serve_now_ms() + s->grace_ms;
-				/* New clients are refused at once, not left waiting. */
-				for (size_t i = 0; i < s->n_listen; i++)
-					close(s->listen_fds[i]);
-				s->sock.fd = -1;	/* closed above; the path goes at exit */
-				s->n_listen = 0;
-			}
-		}
-		/* Jails first: what a client sends next may start new ones. */
-		for (struct conn *c = s->conns; c; c = c->next) {
-			for (struct srun *r = c->runs; r; r = r->next)
-				run_dispatch(r, p);
-			for (struct session *se = c->sessions; se; se = se->next)
-				session_dispatch(se, p);
-		}
-		for (struct conn *c = s->conns; c; c = c->next) {
-			short re;
-
-			if (c->pidx < 0 || c->fd < 0)
-				continue;
-			re = p[c->pidx].revents;
-			if (re & POLLOUT)
-				conn_flush(c);
-			if (re & (POLLIN | POLLHUP | POLLERR))
-				conn_read(c);
-		}
-		for (size_t i = 0; i < s->n_listen; i++)
-			if (listen_idx[i] >= 0 && (p[listen_idx[i]].revents & POLLIN)) {
-				int fd = accept4(s->listen_fds[i], NULL, NULL,
-						 SOCK_CLOEXEC | SOCK_NONBLOCK);
-
-				if (fd >= 0)
-					conn_accept(s, fd);
-			}
+		if (p[0].revents)
+			on_signal(s, sig_fd);
+		dispatch(s, p, listen_idx);
 	}
 }
 
-int cmd_serve(int argc, char **argv)
+/* ---- cmd_serve ---- */
+
+/* The pinned policy and its digest, or the exit status with the problem
+ * printed. */
+static int load_policy(struct srv *s, const char *policy)
 {
-	static const struct option opts[] = {
-		{ "fd", required_argument, NULL, 'f' },	{ "socket", required_argument, NULL, 's' },
-		{ "mode", required_argument, NULL, 'm' },	{ "policy", required_argument, NULL, 'p' },
-		{ "max-runs", required_argument, NULL, 'r' }, { "max-total", required_argument, NULL, 't' },
-		{ "max-sessions", required_argument, NULL, 'S' },
-		{ "max-frame", required_argument, NULL, 'F' }, { "grace", required_argument, NULL, 'g' },
-		{ "lifetime", required_argument, NULL, 'l' }, { "help", no_argument, NULL, 'h' },
-		{ "max-buffered", required_argument, NULL, 'B' },
-		{ "idle-timeout", required_argument, NULL, 'I' },
-		{ "max-conn-per-uid", required_argument, NULL, 'U' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct srv s = { .max_runs_conn = 8, .max_runs_total = 64, .max_sessions = 4,
-			 .grace_ms = 5000, .lifetime_ms = 3600 * 1000, .max_frame = 96u << 20,
-			 .budget = { .max = MAX_BUFFERED_DEFAULT }, .idle_ms = 60000,
-			 .max_conn_uid = 32, .sock = { .fd = -1 } };
-	const char *why = NULL;
-	const char *policy = "default", *sock_path = NULL;
 	struct verrors e = { 0 };
-	long fd_arg = -1;
-	mode_t mode = 0600;
-	int opt, sig_fd, r;
-	uint64_t v;
+	int r;
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'f':
-			if (parse_uint(optarg, 1 << 20, &v) < 0 || v < 3 || fcntl((int)v, F_GETFD) < 0)
-				return serve_error("--fd", "not an open descriptor above 2");
-			fd_arg = (long)v;
-			break;
-		case 's': sock_path = optarg; break;
-		case 'm': {
-			char *end;
-			long m = strtol(optarg, &end, 8);
-
-			if (*end || m < 0 || m > 0777)
-				return serve_error("--mode", "not an octal mode");
-			mode = (mode_t)m;
-			break;
-		}
-		case 'p': policy = optarg; break;
-		case 'r':
-			if (parse_uint(optarg, 4096, &v) < 0 || v < 1)
-				return serve_error("--max-runs", "not a number from 1 to 4096");
-			s.max_runs_conn = v;
-			break;
-		case 't':
-			if (parse_uint(optarg, 4096, &v) < 0 || v < 1)
-				return serve_error("--max-total", "not a number from 1 to 4096");
-			s.max_runs_total = v;
-			break;
-		case 'S':
-			if (parse_uint(optarg, 256, &v) < 0)
-				return serve_error("--max-sessions", "not a number from 0 to 256");
-			s.max_sessions = v;
-			break;
-		case 'F':
-			if (units_parse_size(optarg, &v) < 0 || v < 1024 || v > (1u << 30))
-				return serve_error("--max-frame", "not a size from 1K to 1G");
-			s.max_frame = (uint32_t)v;
-			break;
-		case 'g':
-			if (units_parse_duration(optarg, &v) < 0 || v > 3600 * 1000)
-				return serve_error("--grace", "not a duration up to 1h");
-			s.grace_ms = v;
-			break;
-		case 'l':
-			if (units_parse_duration(optarg, &v) < 0 || v < 1)
-				return serve_error("--lifetime", "not a duration");
-			s.lifetime_ms = v;
-			break;
-		case 'B':
-			if (units_parse_size(optarg, &v) < 0 || v < (1u << 20) || v > (1ull << 40))
-				return serve_error("--max-buffered", "not a size from 1M to 1T");
-			s.budget.max = v;
-			break;
-		case 'I':
-			if (units_parse_duration(optarg, &v) < 0 || v > 24 * 3600 * 1000)
-				return serve_error("--idle-timeout", "not a duration up to 24h (0: never)");
-			s.idle_ms = v;
-			break;
-		case 'U':
-			if (parse_uint(optarg, MAX_CONNS, &v) < 0 || v < 1)
-				return serve_error("--max-conn-per-uid", "not a number from 1 to 256");
-			s.max_conn_uid = v;
-			break;
-		case 'h':
-			fputs(serve_usage, stdout);
-			return 0;
-		default:
-			fputs("Try 'hutch serve --help'.\n", stderr);
-			return 125;
-		}
-	}
-	if (optind < argc)
-		return serve_error(argv[optind], "unexpected argument");
-	if (fd_arg >= 0 && sock_path)
-		return serve_error("--fd", "cannot be combined with --socket");
-	s.max_out = (size_t)s.max_frame * 2 > (16u << 20) ? (size_t)s.max_frame * 2 : (16u << 20);
-
-	r = policy_load(policy, &s.pol, &e);
+	r = policy_load(policy, &s->pol, &e);
 	if (r < 0)
 		return serve_error(policy, r == -ENOENT ? "no such policy"
 					   : e.n ? e.items[0].reason : "cannot be read");
-	if (policy_digest(&s.pol, execute_helper_path(), s.digest) < 0) {
-		policy_free(&s.pol);
+	if (policy_digest(&s->pol, execute_helper_path(), s->digest) < 0) {
+		policy_free(&s->pol);
 		return serve_error("hutch-exec", "not found");
 	}
+	return 0;
+}
+
+/* Where clients come from: --fd, --socket or socket activation. 0, or the
+ * exit status with the problem printed. */
+static int open_clients(struct srv *s, const struct serve_options *o)
+{
+	const char *why = NULL;
+	int r;
+
+	if (o->fd >= 0) {
+		s->single = true;
+		if (!conn_new(s, (int)o->fd, false, 0))
+			return serve_error("--fd", "out of memory");
+		return 0;
+	}
+	if (o->sock_path) {
+		r = serve_socket_open(o->sock_path, o->mode, &s->sock, &why);
+		if (r < 0) {
+			fprintf(stderr, "hutch serve: --socket %s: %s (%s)\n", o->sock_path, why,
+				strerror(-r));
+			return HUTCH_EXIT_FAILURE;
+		}
+		s->listen_fds[s->n_listen++] = s->sock.fd;
+		return 0;
+	}
+	r = take_listen_fds(s);
+	if (r <= 0)
+		return serve_error("serve", r == 0 ? "give --fd, --socket, or socket activation (LISTEN_FDS)"
+					  : "bad LISTEN_FDS");
+	return 0;
+}
+
+static void serve_done(struct srv *s)
+{
+	for (size_t i = 0; i < s->n_listen; i++)
+		if (s->listen_fds[i] != s->sock.fd)
+			close(s->listen_fds[i]);
+	serve_socket_close(&s->sock);	/* ours only: a failed --socket removes nothing */
+	policy_free(&s->pol);
+}
+
+/* Options, the pinned policy, signals as events, the clients' way in,
+ * then the loop until drained. */
+int cmd_serve(int argc, char **argv)
+{
+	struct serve_options o;
+	struct srv s;
+	int sig_fd, r;
+
+	r = serve_options_parse(argc, argv, &s, &o);
+	if (r < 0)
+		return r == -ECANCELED ? 0 : HUTCH_EXIT_FAILURE;
+	r = load_policy(&s, o.policy);
+	if (r != 0)
+		return r;
 	signal(SIGPIPE, SIG_IGN);
 	sig_fd = block_signals();
-	if (sig_fd < 0) {
+	if (sig_fd < 0)
 		r = serve_error("signals", "cannot block them");
-		goto out;
-	}
-
-	if (fd_arg >= 0) {
-		s.single = true;
-		if (!conn_new(&s, (int)fd_arg, false, 0)) {
-			r = serve_error("--fd", "out of memory");
-			goto out;
-		}
-	} else if (sock_path) {
-		r = serve_socket_open(sock_path, mode, &s.sock, &why);
-		if (r < 0) {
-			fprintf(stderr, "hutch serve: --socket %s: %s (%s)\n", sock_path, why, strerror(-r));
-			r = 125;
-			goto out;
-		}
-		s.listen_fds[s.n_listen++] = s.sock.fd;
-	} else if ((r = take_listen_fds(&s)) <= 0) {
-		r = serve_error("serve", r == 0 ? "give --fd, --socket, or socket activation (LISTEN_FDS)"
-					  : "bad LISTEN_FDS");
-		goto out;
-	}
-	r = loop(&s, sig_fd);
-out:
-	for (size_t i = 0; i < s.n_listen; i++)
-		if (s.listen_fds[i] != s.sock.fd)
-			close(s.listen_fds[i]);
-	serve_socket_close(&s.sock);	/* ours only: a failed --socket removes nothing */
-	policy_free(&s.pol);
+	else
+		r = open_clients(&s, &o);
+	if (r == 0)
+		r = loop(&s, sig_fd);
+	serve_done(&s);
 	return r;
 }

@@ -18,6 +18,7 @@
 #include "doc/policy.h"
 #include "doc/protocol.h"
 #include "doc/request.h"
+#include "doc/verror.h"
 #include "run/collect.h"
 #include "run/execute.h"
 #include "run/supervise.h"
@@ -25,6 +26,7 @@
 #include "serve/serve-socket.h"
 
 #define SESSIONS_TOTAL_MAX 64
+#define CONNS_MAX 256		/* connections polled; more wait in the backlog */
 
 struct srv;
 struct conn;
@@ -110,17 +112,50 @@ struct srv {
 
 int cmd_serve(int argc, char **argv);
 
+/* serve-options.c, for serve.c: what the command line gives besides the
+ * bounds in struct srv. */
+struct serve_options {
+	const char *policy;	/* --policy NAME|FILE */
+	const char *sock_path;	/* --socket, or NULL */
+	long fd;		/* --fd, or -1 */
+	mode_t mode;		/* --mode */
+};
+
+/* s's bounds (defaults, then the options) and *ret_opts. 0: serve;
+ * -ECANCELED: --help was printed (exit 0); -EINVAL: the problem was
+ * printed (exit HUTCH_EXIT_FAILURE). */
+int serve_options_parse(int argc, char **argv, struct srv *s, struct serve_options *ret_opts);
+
 /* serve-conn.c, for serve.c, serve-plan.c and session.c */
 uint64_t serve_now_ms(void);
 void conn_send(struct conn *c, uint8_t *frame, size_t len);	/* takes frame */
 void conn_fail(struct conn *c, uint64_t id, enum hutch_err code, const char *reason);
+/* The same, with pointer (a JSON pointer into the request, or NULL) as the
+ * event's "pointer" field, as a result document's error carries it. */
+void conn_fail_at(struct conn *c, uint64_t id, enum hutch_err code, const char *reason,
+		  const char *pointer);
 void conn_event(struct conn *c, uint64_t id, const char *kind, struct json_object *payload);
 void conn_flush(struct conn *c);	/* send what the socket takes now */
 void conn_drop_queue(struct conn *c);	/* give back its queued bytes */
 
 /* serve-plan.c, for serve.c and session.c */
+
+/* Why a request document was refused, to send as its failed event. */
+struct serve_refusal {
+	enum hutch_err code;
+	const char *reason;			/* fixed text (or text[]), or NULL */
+	char pointer[VERROR_POINTER_MAX];	/* into the document; "" for none */
+	char text[VERROR_POINTER_MAX + 96];	/* reason, when it names the pointer */
+};
+
+/* doc's request and its plan under the pinned policy. 0; or -EINVAL (the
+ * request is invalid or asks for more than the policy allows), -EPERM (it
+ * names another policy), -ENOMEM, each with *ret_refusal filled and
+ * nothing held. */
 int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
-	       struct plan *ret_plan, enum hutch_err *ret_code, const char **ret_reason);
+	       struct plan *ret_plan, struct serve_refusal *ret_refusal);
+/* Its failed event, pointer included. */
+void serve_refuse(struct conn *c, uint64_t id, const struct serve_refusal *rf);
 /* The sandbox probe of the pinned policy, once per server until it
  * passes: true to go on; false after sending request id its failed event. */
 bool serve_probe_gate(struct srv *s, uint64_t id, struct conn *c);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "frame-codec.h"
 #include "doc/json-util.h"
 #include "doc/text.h"
@@ -87,51 +88,56 @@ static void lose(struct session *se, enum hutch_err code, const char *why)
 	stop_worker(se);
 }
 
-static int start_worker(struct session *se, struct json_object *worker, enum hutch_err *ret_code,
-			const char **ret_reason)
+/* The worker's jail: planned under the pinned policy, its stdin a pipe
+ * for the session's frames, started and watched. 0, or -errno with
+ * *ret_refusal filled and nothing held (the session stays, empty). */
+static int start_worker(struct session *se, struct json_object *worker,
+			struct serve_refusal *ret_refusal)
 {
 	struct srv *s = se->c->srv;
 	struct exec_opts eo = { .kill_grace_ms = s->grace_ms, .forward_stdin = true,
 				.unbounded_stdout = true };
-	int p[2];
+	int p[2], r;
 
-	if (serve_plan(s, worker, &se->req, &se->plan, ret_code, ret_reason) < 0)
-		return -1;
+	r = serve_plan(s, worker, &se->req, &se->plan, ret_refusal);
+	if (r < 0)
+		return r;
 	if (se->plan.stdin_given) {
-		*ret_code = HUTCH_ERR_INVALID_REQUEST;
-		*ret_reason = "a worker's stdin carries the session's frames (/stdin)";
+		*ret_refusal = (struct serve_refusal){
+			.code = HUTCH_ERR_INVALID_REQUEST, .pointer = "/stdin",
+			.reason = "a worker's stdin carries the session's frames (/stdin)",
+		};
 		plan_free(&se->plan);
 		request_free(&se->req);
-		return -1;
+		return -EINVAL;
 	}
 	if (pipe2(p, O_CLOEXEC) < 0) {
-		*ret_code = HUTCH_ERR_INTERNAL;
-		*ret_reason = NULL;
+		r = -errno;
+		*ret_refusal = (struct serve_refusal){ .code = HUTCH_ERR_INTERNAL };
 		plan_free(&se->plan);
 		request_free(&se->req);
-		return -1;
+		return r;
 	}
 	fcntl(p[1], F_SETFL, O_NONBLOCK);
 	se->stdin_rd = p[0];
 	se->stdin_wr = p[1];
 	eo.stdin_fd = p[0];
-	if (exec_start(&se->plan, &eo, &se->o, &se->x) < 0) {
-		*ret_code = se->o.err;
-		*ret_reason = NULL;
+	r = exec_start(&se->plan, &eo, &se->o, &se->x);
+	if (r < 0) {
+		*ret_refusal = (struct serve_refusal){ .code = se->o.err };
 		close(p[0]);
 		close(p[1]);
 		se->stdin_rd = se->stdin_wr = -1;
 		se->x = NULL;
 		plan_free(&se->plan);
 		request_free(&se->req);
-		return -1;
+		return r;
 	}
-	se->w = exec_watch(se->x);
+	se->w = exec_watch(se->x);	/* NULL: out of memory; stop_worker reaps */
 	if (!se->w) {
-		*ret_code = HUTCH_ERR_INTERNAL;
-		*ret_reason = NULL;
+		*ret_refusal = (struct serve_refusal){ .code = HUTCH_ERR_INTERNAL };
 		stop_worker(se);
-		return -1;
+		return -ENOMEM;
 	}
 	held_init(&se->h_out, &se->o.out);
 	held_init(&se->h_err, &se->o.errc);
@@ -161,50 +167,47 @@ static void send_input(struct session *se)
 	se->pending_len = se->pending_off = 0;
 }
 
-void session_call(struct conn *c, struct proto_msg *m)
+/* A new, empty session on c, within the per-connection and the server's
+ * bounds; NULL after sending request id its failed event. */
+static struct session *session_open(struct conn *c, uint64_t id, const char *name,
+				    const char *text)
 {
 	struct srv *s = c->srv;
-	struct session *se = find(c, m->name);
-	const char *text = json_object_to_json_string_ext(m->worker, JSON_C_TO_STRING_PLAIN |
-									 JSON_C_TO_STRING_NOSLASHESCAPE);
-	enum hutch_err code;
-	const char *reason;
+	_cleanup_free_ struct session *se = NULL;
 
-	if (!text) {
-		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, "the worker document could not be rendered");
-		return;
+	if (c->n_sessions >= s->max_sessions) {
+		conn_fail(c, id, HUTCH_ERR_BUSY, "too many sessions on this connection");
+		return NULL;
 	}
-	if (s->draining) {
-		conn_fail(c, m->id, HUTCH_ERR_BUSY, "the server is shutting down");
-		return;
+	if (s->n_sessions_total >= SESSIONS_TOTAL_MAX) {
+		conn_fail(c, id, HUTCH_ERR_BUSY, "too many sessions on this server");
+		return NULL;
 	}
-	if (!se) {
-		if (c->n_sessions >= s->max_sessions) {
-			conn_fail(c, m->id, HUTCH_ERR_BUSY, "too many sessions on this connection");
-			return;
-		}
-		if (s->n_sessions_total >= SESSIONS_TOTAL_MAX) {
-			conn_fail(c, m->id, HUTCH_ERR_BUSY, "too many sessions on this server");
-			return;
-		}
-		se = calloc(1, sizeof(*se));
-		if (!se || !(se->worker_text = strdup(text))) {
-			free(se);
-			conn_fail(c, m->id, HUTCH_ERR_INTERNAL, NULL);
-			return;
-		}
-		se->c = c;
-		se->pidx = -1;
-		se->stdin_rd = se->stdin_wr = -1;
-		snprintf(se->name, sizeof(se->name), "%s", m->name);
-		se->next = c->sessions;
-		c->sessions = se;
-		c->n_sessions++;
-		s->n_sessions_total++;
-	} else if (se->state == SESSION_INFLIGHT) {
-		conn_fail(c, m->id, HUTCH_ERR_BUSY, "a call on this session is in flight");
-		return;
+	se = calloc(1, sizeof(*se));
+	if (!se || !(se->worker_text = strdup(text))) {
+		conn_fail(c, id, HUTCH_ERR_INTERNAL, NULL);
+		return NULL;
 	}
+	se->c = c;
+	se->pidx = -1;
+	se->stdin_rd = se->stdin_wr = -1;
+	snprintf(se->name, sizeof(se->name), "%s", name);
+	se->next = c->sessions;
+	c->sessions = se;
+	c->n_sessions++;
+	s->n_sessions_total++;
+	return TAKE_PTR(se);
+}
+
+/* Whether the session may take this call: a reset starts it afresh; a
+ * lost one stays lost; another worker document, or another policy, loses
+ * it (the state the worker built belongs to something else now); the
+ * input must fit a frame. false after sending the failed event. */
+static bool session_ready(struct session *se, const struct proto_msg *m, const char *text)
+{
+	struct conn *c = se->c;
+	struct srv *s = c->srv;
+
 	if (m->reset) {
 		/* Explicit: whatever the worker held is gone, start afresh. */
 		stop_worker(se);
@@ -214,38 +217,51 @@ void session_call(struct conn *c, struct proto_msg *m)
 	}
 	if (se->state == SESSION_LOST) {
 		conn_fail(c, m->id, HUTCH_ERR_STATE_LOST, "reset the session to go on");
-		return;
+		return false;
 	}
-	/* Another worker document, or another policy: the state the worker
-	 * built belongs to something else now. */
 	if (!se->worker_text || strcmp(se->worker_text, text) != 0 ||
 	    (se->x && strcmp(se->digest, s->digest) != 0)) {
 		se->state = SESSION_LOST;
 		stop_worker(se);
 		conn_fail(c, m->id, HUTCH_ERR_STATE_LOST, "the worker or its policy changed");
-		return;
+		return false;
 	}
 	if (m->input_len > UINT32_MAX || m->input_len > s->max_frame) {
 		conn_fail(c, m->id, HUTCH_ERR_FRAME_OVERSIZED, NULL);
-		return;
+		return false;
 	}
-	if (!se->x) {
-		/* A worker is a jail like any run: the probe gates it too. A
-		 * worker that never started built no state: the session goes,
-		 * and a corrected request starts it afresh. */
-		if (!serve_probe_gate(s, m->id, c)) {
-			drop(c, se);
-			return;
-		}
-		if (start_worker(se, m->worker, &code, &reason) < 0) {
-			conn_fail(c, m->id, code, reason);
-			drop(c, se);
-			return;
-		}
+	return true;
+}
+
+/* A session without a worker starts one. A worker is a jail like any run:
+ * the probe gates it too. A worker that never started built no state: the
+ * session goes, and a corrected request starts it afresh. */
+static bool worker_up(struct session *se, const struct proto_msg *m)
+{
+	struct conn *c = se->c;
+	struct serve_refusal rf;
+
+	if (se->x)
+		return true;
+	if (!serve_probe_gate(c->srv, m->id, c)) {
+		drop(c, se);
+		return false;
 	}
+	if (start_worker(se, m->worker, &rf) < 0) {
+		serve_refuse(c, m->id, &rf);
+		drop(c, se);
+		return false;
+	}
+	return true;
+}
+
+/* The call's input as one frame for the worker. The tombstone goes up
+ * before a byte of the action goes out. */
+static void call_send(struct session *se, const struct proto_msg *m)
+{
 	se->pending = malloc(FRAME_HEADER_BYTES + m->input_len);
 	if (!se->pending) {
-		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, NULL);
+		conn_fail(se->c, m->id, HUTCH_ERR_INTERNAL, NULL);
 		return;
 	}
 	frame_put_header(se->pending, (uint32_t)m->input_len);
@@ -253,11 +269,38 @@ void session_call(struct conn *c, struct proto_msg *m)
 		memcpy(se->pending + FRAME_HEADER_BYTES, m->input, m->input_len);
 	se->pending_len = FRAME_HEADER_BYTES + m->input_len;
 	se->pending_off = 0;
-	/* The tombstone goes up before a byte of the action goes out. */
 	se->state = SESSION_INFLIGHT;
 	se->call_id = m->id;
 	se->call_deadline = serve_now_ms() + m->timeout_ms;
 	send_input(se);
+}
+
+/* A session call: the session found or opened, checked, its worker up,
+ * then the input on its way. Every refusal is the call's failed event. */
+void session_call(struct conn *c, struct proto_msg *m)
+{
+	const char *text = json_object_to_json_string_ext(m->worker, JSON_C_TO_STRING_PLAIN |
+									 JSON_C_TO_STRING_NOSLASHESCAPE);
+	struct session *se;
+
+	if (!text) {
+		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, "the worker document could not be rendered");
+		return;
+	}
+	if (c->srv->draining) {
+		conn_fail(c, m->id, HUTCH_ERR_BUSY, "the server is shutting down");
+		return;
+	}
+	se = find(c, m->name);
+	if (se && se->state == SESSION_INFLIGHT) {
+		conn_fail(c, m->id, HUTCH_ERR_BUSY, "a call on this session is in flight");
+		return;
+	}
+	if (!se)
+		se = session_open(c, m->id, m->name, text);
+	if (!se || !session_ready(se, m, text) || !worker_up(se, m))
+		return;
+	call_send(se, m);
 }
 
 void session_close(struct conn *c, uint64_t id, const char *name)

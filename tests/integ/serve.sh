@@ -321,6 +321,7 @@ def case_cancel():
     cid = c.request("cancel", {"target": rid})
     ev = c.recv()
     expect(ev.get("id") == cid and failed_code(ev) == "invalid_request", "stale cancel: %s" % ev)
+    expect("pointer" not in ev["failed"], "a pointer field without a request field: %s" % ev)
     expect(c.ping(), "no pong after a stale cancel")
     c.close()
 
@@ -436,10 +437,12 @@ def case_policy_violation():
     rid = c.request("run", {"version": 1, "policy": "strict", "argv": ["/bin/true"]})
     ev = c.recv()
     expect(ev.get("id") == rid and failed_code(ev) == "policy_violation", "policy: %s" % ev)
+    expect(ev["failed"].get("pointer") == "/policy", "no /policy pointer field in %s" % ev)
     rid = c.request("run", {"version": 1, "argv": ["/bin/true"], "env": {"FOO": "SECRET-VALUE"}})
     ev = c.recv()
     expect(ev.get("id") == rid and failed_code(ev) == "policy_violation", "env: %s" % ev)
     expect("SECRET" not in json.dumps(ev), "the failed event echoes an env value: %s" % ev)
+    expect(ev["failed"].get("pointer", "").startswith("/env"), "no /env pointer field in %s" % ev)
     expect(c.ping(), "the connection did not survive a refused request")
     # Naming the pinned policy itself is fine.
     doc = c.run({"version": 1, "policy": "default", "argv": ["/bin/true"]})
@@ -453,13 +456,17 @@ def case_invalid_request():
     ev = c.recv()
     expect(ev.get("id") == rid and failed_code(ev) == "invalid_request", "no argv: %s" % ev)
     expect("/argv" in ev["failed"]["message"], "no pointer in %s" % ev)
+    # The pointer is a field too, as in a result document's error.
+    expect(ev["failed"].get("pointer") == "/argv", "no pointer field in %s" % ev)
     rid = c.request("run", {"version": 1, "argv": ["/bin/true"], "cwd": "SECRET-relative"})
     ev = c.recv()
     expect(ev.get("id") == rid and failed_code(ev) == "invalid_request", "cwd: %s" % ev)
+    expect(ev["failed"].get("pointer") == "/cwd", "no /cwd pointer field in %s" % ev)
     expect("SECRET" not in json.dumps(ev), "the failed event echoes content: %s" % ev)
     rid = c.request("run", {"version": 1, "argv": ["/bin/true"], "bogus": 1})
     ev = c.recv()
     expect(ev.get("id") == rid and failed_code(ev) == "invalid_request", "unknown: %s" % ev)
+    expect(ev["failed"].get("pointer") == "/bogus", "no /bogus pointer field in %s" % ev)
     expect(c.ping(), "the connection did not survive an invalid request")
     c.close()
 
