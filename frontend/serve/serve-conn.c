@@ -4,24 +4,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 
-#include "cleanup.h"
-#include "doc/json-util.h"
 #include "serve/serve-budget.h"
 #include "serve/serve.h"
-
-uint64_t serve_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* Queued frames count against the output budget until they are sent. */
 void conn_drop_queue(struct conn *c)
@@ -102,10 +90,11 @@ void conn_send(struct conn *c, uint8_t *frame, size_t len)
 	conn_flush(c);
 }
 
-void conn_fail(struct conn *c, uint64_t id, enum hutch_err code, const char *reason)
+void conn_fail_at(struct conn *c, uint64_t id, enum hutch_err code, const char *reason,
+		  const char *pointer)
 {
 	size_t len = 0;
-	uint8_t *frame = proto_failed(id, code, reason, &len);
+	uint8_t *frame = proto_failed_at(id, code, reason, pointer, &len);
 
 	/* Every request gets its final event: without one, the end. */
 	if (!frame) {
@@ -115,32 +104,9 @@ void conn_fail(struct conn *c, uint64_t id, enum hutch_err code, const char *rea
 	conn_send(c, frame, len);
 }
 
-/* Built here until protocol.c offers a failed event with a pointer: the
- * message is proto_failed's, the pointer a field beside it. When json-c
- * cannot build it, the event without the field. */
-void conn_fail_at(struct conn *c, uint64_t id, enum hutch_err code, const char *reason,
-		  const char *pointer)
+void conn_fail(struct conn *c, uint64_t id, enum hutch_err code, const char *reason)
 {
-	_cleanup_json_ struct json_object *p = NULL;
-	uint8_t *frame = NULL;
-	size_t len = 0;
-	char msg[320];
-
-	if (!pointer) {
-		conn_fail(c, id, code, reason);
-		return;
-	}
-	snprintf(msg, sizeof(msg), "%s%s%s", hutch_err_message(code), reason ? ": " : "",
-		 reason ? reason : "");
-	p = json_object_new_object();
-	if (!p || proto_add(p, "code", json_object_new_string(hutch_err_name(code))) < 0 ||
-	    proto_add(p, "message", json_object_new_string(msg)) < 0 ||
-	    proto_add(p, "pointer", json_object_new_string(pointer)) < 0 ||
-	    proto_render(id, "failed", TAKE_PTR(p), &frame, &len) < 0) {
-		conn_fail(c, id, code, reason);
-		return;
-	}
-	conn_send(c, frame, len);
+	conn_fail_at(c, id, code, reason, NULL);
 }
 
 void conn_event(struct conn *c, uint64_t id, const char *kind, struct json_object *payload)

@@ -97,8 +97,8 @@ static void run_link(struct conn *c, struct srun *r)
 
 	held_init(&r->h_out, &r->o.out);
 	held_init(&r->h_err, &r->o.errc);
-	r->lifetime_deadline = serve_now_ms() + s->lifetime_ms;
-	r->next_live_ms = serve_now_ms() + LIVE_INTERVAL_MS;
+	r->lifetime_deadline = time_now_ms() + s->lifetime_ms;
+	r->next_live_ms = time_now_ms() + LIVE_INTERVAL_MS;
 	r->next = c->runs;
 	c->runs = r;
 	c->n_runs++;
@@ -365,7 +365,7 @@ static void conn_read(struct conn *c)
 
 			/* Only a whole frame counts: a client dribbling bytes
 			 * of one is as idle as a silent one. */
-			c->idle_since = serve_now_ms();
+			c->idle_since = time_now_ms();
 			handle_frame(c, frame, len);
 			free(frame);
 		}
@@ -389,7 +389,7 @@ static struct conn *conn_new(struct srv *s, int fd, bool timed, uid_t uid)
 	c->srv = s;
 	c->timed = timed;
 	c->uid = uid;
-	c->idle_since = serve_now_ms();
+	c->idle_since = time_now_ms();
 	c->rd.max = s->max_frame;
 	c->next = s->conns;
 	s->conns = c;
@@ -526,22 +526,6 @@ static int serve_error(const char *what, const char *problem)
 	return HUTCH_EXIT_FAILURE;
 }
 
-/* The set supervise.c blocks too (SIGQUIT included), so a signal means
- * the same to `hutch run` and `hutch serve`. */
-static int block_signals(void)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
-		return -errno;
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
-
 static void drain_all(struct srv *s)
 {
 	for (struct conn *c = s->conns; c; c = c->next) {
@@ -669,7 +653,7 @@ static void on_signal(struct srv *s, int sig_fd)
 	if (read(sig_fd, &si, sizeof(si)) != sizeof(si) || s->draining)
 		return;
 	s->draining = true;
-	s->drain_deadline = serve_now_ms() + s->grace_ms;
+	s->drain_deadline = time_now_ms() + s->grace_ms;
 	/* New clients are refused at once, not left waiting. */
 	for (size_t i = 0; i < s->n_listen; i++)
 		close(s->listen_fds[i]);
@@ -715,7 +699,7 @@ static int loop(struct srv *s, int sig_fd)
 	int listen_idx[16];
 
 	for (;;) {
-		uint64_t now = serve_now_ms(), next = UINT64_MAX;
+		uint64_t now = time_now_ms(), next = UINT64_MAX;
 		int n, k;
 
 		if (tick(s, now, &next))
@@ -806,7 +790,7 @@ int cmd_serve(int argc, char **argv)
 	if (r != 0)
 		return r;
 	signal(SIGPIPE, SIG_IGN);
-	sig_fd = block_signals();
+	sig_fd = supervise_block_signals(NULL);	/* the set `hutch run` uses */
 	if (sig_fd < 0)
 		r = serve_error("signals", "cannot block them");
 	else

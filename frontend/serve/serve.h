@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "frame-codec.h"
+#include "time-util.h"
 #include "doc/plan.h"
 #include "doc/policy.h"
 #include "doc/protocol.h"
@@ -127,7 +128,6 @@ struct serve_options {
 int serve_options_parse(int argc, char **argv, struct srv *s, struct serve_options *ret_opts);
 
 /* serve-conn.c, for serve.c, serve-plan.c and session.c */
-uint64_t serve_now_ms(void);
 void conn_send(struct conn *c, uint8_t *frame, size_t len);	/* takes frame */
 void conn_fail(struct conn *c, uint64_t id, enum hutch_err code, const char *reason);
 /* The same, with pointer (a JSON pointer into the request, or NULL) as the

@@ -141,7 +141,7 @@ static int start_worker(struct session *se, struct json_object *worker,
 	}
 	held_init(&se->h_out, &se->o.out);
 	held_init(&se->h_err, &se->o.errc);
-	se->lifetime_deadline = serve_now_ms() + s->lifetime_ms;
+	se->lifetime_deadline = time_now_ms() + s->lifetime_ms;
 	memcpy(se->digest, s->digest, sizeof(se->digest));
 	return 0;
 }
@@ -271,7 +271,7 @@ static void call_send(struct session *se, const struct proto_msg *m)
 	se->pending_off = 0;
 	se->state = SESSION_INFLIGHT;
 	se->call_id = m->id;
-	se->call_deadline = serve_now_ms() + m->timeout_ms;
+	se->call_deadline = time_now_ms() + m->timeout_ms;
 	send_input(se);
 }
 
@@ -422,8 +422,8 @@ uint64_t session_deadline(struct session *se)
 	if (se->lifetime_deadline < next)
 		next = se->lifetime_deadline;
 	t = watch_timeout_ms(se->w);
-	if (t >= 0 && serve_now_ms() + (uint64_t)t < next)
-		next = serve_now_ms() + (uint64_t)t;
+	if (t >= 0 && time_now_ms() + (uint64_t)t < next)
+		next = time_now_ms() + (uint64_t)t;
 	return next;
 }
 
@@ -431,12 +431,12 @@ void session_tick(struct session *se)
 {
 	if (!se->x)
 		return;
-	if (se->state == SESSION_INFLIGHT && serve_now_ms() >= se->call_deadline) {
+	if (se->state == SESSION_INFLIGHT && time_now_ms() >= se->call_deadline) {
 		lose(se, HUTCH_ERR_TIMEOUT, "the worker did not answer in time; the session is lost");
 		return;
 	}
 	/* --lifetime caps workers as it caps runs, whatever their policy. */
-	if (serve_now_ms() >= se->lifetime_deadline) {
+	if (time_now_ms() >= se->lifetime_deadline) {
 		lose(se, HUTCH_ERR_STATE_LOST, "the worker reached the server's lifetime cap");
 		return;
 	}
