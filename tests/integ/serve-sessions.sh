@@ -263,7 +263,9 @@ def case_policy():
     c = spawn()
     # The server's policy is pinned: a worker cannot ask for another one.
     w = Worker("policy", policy="strict")
-    failed(c, call(c, "s1", w, "inc"), "policy_violation")
+    ev = failed(c, call(c, "s1", w, "inc"), "policy_violation")
+    # The field at fault, as a pointer into the worker document.
+    expect(ev["failed"].get("pointer") == "/policy", "no /policy pointer field in %s" % ev)
     expect(not w.actions(), "a worker started under another policy")
     # A live session whose worker document now names a policy (even the
     # pinned one) is no longer the session it was.
