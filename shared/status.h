@@ -153,7 +153,7 @@ enum site_drop_ids { SITE_DROP_IDS_GID, SITE_DROP_IDS_UID, SITE_DROP_IDS_MAX };
 enum site_drop_caps {
 	SITE_DROP_CAPS_BOUNDING = 0,	/* + capability number (< 64) */
 	SITE_DROP_CAPS_AMBIENT = 100,
-	SITE_DROP_CAPS_APPLY,		/* capng_apply of the empty sets */
+	SITE_DROP_CAPS_APPLY,		/* capset(2) of the empty sets */
 	SITE_DROP_CAPS_READ,		/* capget, to verify */
 	SITE_DROP_CAPS_LEFT,		/* a set is not empty */
 	SITE_DROP_CAPS_BOUNDING_LEFT,	/* a capability past cap_last_cap */

@@ -21,7 +21,7 @@ unpriv=${HUTCH_TEST_USER:-nobody}
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-		build-essential autoconf automake pkg-config libseccomp-dev libcap-ng-dev \
+		build-essential autoconf automake pkg-config libseccomp-dev \
 		libjson-c-dev libcunit1-dev nettle-dev bubblewrap util-linux binutils \
 		python3 procps clang libclang-rt-dev valgrind >/dev/null
 	# The Debian package step, the completion test (bash-completion) and
