@@ -69,7 +69,7 @@ static void from_request(const char *name, const char *policy_file, const char *
 		exit(1);
 	if (filter)
 		memcpy(filter, tiny_filter, sizeof(tiny_filter));
-	if (layout_build(&plan, is_root, filter, filter ? sizeof(tiny_filter) : 0, l) < 0) {
+	if (layout_build(&plan, is_root, &filter, filter ? sizeof(tiny_filter) : 0, l) < 0) {
 		fprintf(stderr, "%s: layout_build failed\n", name);
 		exit(1);
 	}

@@ -1,7 +1,8 @@
 /* outcome.h: what a run produced, as the supervisor (run/supervise.c) and
- * the collection (run/collect.c) fill it and the result document
- * (doc/result.c) reads it: the exit or failure, the captured output, the
- * counted denials and the files brought back. Types only: it lives here so
+ * the collection (run/collect.c) fill it, classification (run/classify.c)
+ * settles it and the result document (doc/result.c) reads it: the exit or
+ * failure, the captured output and what of it is shown, the counted
+ * denials and the files brought back. Types only: it lives here so
  * that the document code does not depend on the code that runs jails.
  * Frontend only. */
 #ifndef HUTCH_OUTCOME_H
@@ -35,6 +36,20 @@ struct denial {
 
 enum outcome_status { OUTCOME_EXITED, OUTCOME_SIGNALED, OUTCOME_FAILED };
 
+/* What a result document shows of one stream: classify's verdict
+ * (run/classify.c), which the result writer serialises as it is. The
+ * zero value shows nothing, as empty text. */
+struct shown {
+	size_t off, len;	/* the bytes of the capture's buf shown */
+	bool base64;		/* rendered as base64, else as text */
+	bool truncated;
+};
+
+/* Words for a failure's error.message, never content: the helper's record
+ * as status_describe() says it, or what our own failure before spawning
+ * ran into. */
+#define OUTCOME_DETAIL_MAX 192
+
 struct outcome {
 	enum outcome_status status;
 	int exit_code;			/* OUTCOME_EXITED */
@@ -53,6 +68,11 @@ struct outcome {
 	size_t n_denials;
 	uint64_t denials_other;		/* calls past DENIALS_MAX distinct ones */
 	uint64_t oom_kills;		/* memory.events oom_kill of the jail's cgroup */
+	/* Classify's verdict, the only thing the result writer reads of
+	 * the rules: status and err above are final once it ran. */
+	struct shown show_out, show_err;
+	bool output_withheld;		/* streams and files not shown at all */
+	char detail[OUTCOME_DETAIL_MAX];	/* "" or the failure in words */
 };
 
 struct collected_file {

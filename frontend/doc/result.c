@@ -1,6 +1,7 @@
-/* result.c: the result document (see result.h). Output is text when it is
- * valid UTF-8, base64 otherwise; messages are fixed per code plus stage,
- * errno or field names, never what the command printed or was given.
+/* result.c: the result document (see result.h). It serialises an outcome
+ * as run/classify.c settled it and decides nothing; output is text or
+ * base64 as classify chose; messages are fixed per code plus the limit,
+ * field or failure words, never what the command printed or was given.
  * Frontend only. */
 #include "config.h"
 
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "errors.h"
+#include "frame-codec.h"
 #include "status.h"
 #include "doc/request.h"
 #include "doc/result.h"
@@ -233,18 +235,20 @@ struct json_object *result_for_error(enum hutch_err code, const char *pointer,
 
 enum hutch_err result_check_frame(const struct capture *out, size_t *ret_off, size_t *ret_len)
 {
-	uint64_t len;
+	size_t len;
 
-	if (out->bytes < 4 || out->len < 4)
+	/* Any length is a header here: the supervisor held the frame to the
+	 * stdout cap while it ran. */
+	if (frame_parse_header(out->buf, out->len, UINT32_MAX, &len) < 0)
 		return HUTCH_ERR_PROTOCOL_ERROR;
-	len = (uint64_t)out->buf[0] << 24 | (uint64_t)out->buf[1] << 16 |
-	      (uint64_t)out->buf[2] << 8 | out->buf[3];
-	if (out->bytes < 4 + len)
+	if (out->bytes < FRAME_HEADER_BYTES + (uint64_t)len)
 		return HUTCH_ERR_PROTOCOL_ERROR; /* short frame */
-	if (out->bytes > 4 + len)
+	if (out->bytes > FRAME_HEADER_BYTES + (uint64_t)len)
 		return HUTCH_ERR_OUTPUT_OVERFLOW; /* bytes after the frame */
-	*ret_off = 4;
-	*ret_len = (size_t)len;
+	if (out->len < FRAME_HEADER_BYTES + len)
+		return HUTCH_ERR_PROTOCOL_ERROR; /* written, but not all kept */
+	*ret_off = FRAME_HEADER_BYTES;
+	*ret_len = len;
 	return HUTCH_ERR_NONE;
 }
 
@@ -295,82 +299,6 @@ static void put_denials(struct json_object *d, const struct outcome *o, bool *ok
 	put(d, "denials", a, ok);
 }
 
-/* What to tell about a refused jail: stage, item, errno; never content. */
-static void record_detail(const struct outcome *o, char *buf, size_t cap)
-{
-	const char *en = o->record.err ? strerrorname_np(o->record.err) : NULL;
-
-	if (o->record.code == HUTCH_HELPER_CRASHED) {
-		snprintf(buf, cap, "jail init died (signal %d)", o->record.err);
-		return;
-	}
-	snprintf(buf, cap, "stage %s, item %u, %s", status_stage_name(o->record.stage),
-		 o->record.item, en ? en : "no errno");
-}
-
-/* What the document shows of one stream. */
-struct shown {
-	const uint8_t *data;
-	size_t len;
-	bool text, truncated;
-};
-
-/* Frame grammar: exactly one frame, then exit 0; the payload is shown. */
-static bool apply_frame(const struct plan *plan, struct outcome *o, struct shown *out)
-{
-	size_t off = 0, len = 0;
-
-	if (plan->stdout_mode != STDOUT_FRAME || o->status == OUTCOME_FAILED)
-		return true;
-	if (o->status != OUTCOME_EXITED || o->exit_code != 0)
-		o->err = HUTCH_ERR_CRASH;
-	else
-		o->err = result_check_frame(&o->out, &off, &len);
-	if (o->err != HUTCH_ERR_NONE) {
-		o->status = OUTCOME_FAILED;
-		return false;
-	}
-	out->data = o->out.buf + off;
-	out->len = len;
-	return true;
-}
-
-/* The caps bound the rendered field (result_fit). Past it, truncate per
- * the policy or fail with output_overflow; a frame is never cut. */
-static bool apply_cap(const struct plan *plan, struct outcome *o, struct shown *sh,
-		      uint64_t cap, const char *limit, bool frame)
-{
-	uint64_t rendered;
-	size_t n = result_fit(sh->data ? sh->data : (const uint8_t *)"", sh->len, cap, &sh->text,
-			      &rendered);
-
-	if (n == sh->len)
-		return true;
-	sh->len = n;
-	sh->truncated = true;
-	if (plan->overflow_truncate && !frame)
-		return true;
-	if (o->status != OUTCOME_FAILED || o->err == HUTCH_ERR_NONE) {
-		o->status = OUTCOME_FAILED;
-		o->err = HUTCH_ERR_OUTPUT_OVERFLOW;
-		o->limit = limit;
-	}
-	return !frame;
-}
-
-/* Which output survives: none after a kill unless the policy keeps
- * partial output, none of a refused jail. */
-static bool apply_partial(const struct plan *plan, const struct outcome *o)
-{
-	if (o->status != OUTCOME_FAILED)
-		return true;
-	if (o->have_record)
-		return false;
-	return plan->partial_output ||
-	       (o->err != HUTCH_ERR_TIMEOUT && o->err != HUTCH_ERR_OUTPUT_OVERFLOW &&
-		o->err != HUTCH_ERR_FRAME_OVERSIZED && o->err != HUTCH_ERR_CANCELLED);
-}
-
 static void put_status(struct json_object *d, const struct outcome *o, bool *ok)
 {
 	put(d, "status", json_object_new_string(o->status == OUTCOME_EXITED ? "exited"
@@ -397,15 +325,12 @@ static void put_status(struct json_object *d, const struct outcome *o, bool *ok)
 static void put_error(struct json_object *d, const struct outcome *o, bool *ok)
 {
 	struct json_object *e;
-	char detail[160] = "";
 
 	if (o->status != OUTCOME_FAILED) {
 		put_null(d, "error", ok);
 		return;
 	}
-	if (o->have_record)
-		record_detail(o, detail, sizeof(detail));
-	e = jerror(o->err, NULL, o->limit, detail[0] ? detail : NULL, ok);
+	e = jerror(o->err, NULL, o->limit, o->detail[0] ? o->detail : NULL, ok);
 	if (o->limit)
 		put(e, "limit", json_object_new_string(o->limit), ok);
 	if (o->have_record) {
@@ -448,33 +373,30 @@ static void put_usage(struct json_object *d, const struct outcome *o, bool *ok)
 	put(d, "usage", u, ok);
 }
 
-static void put_stream(struct json_object *d, const char *key, const struct shown *sh,
-		       uint64_t bytes, bool keep, bool *ok)
+/* A stream as classify left it; a withheld one is empty and truncated. */
+static void put_stream(struct json_object *d, const char *key, const struct capture *c,
+		       const struct shown *sh, bool withheld, bool *ok)
 {
-	put(d, key, jstream(keep ? sh->data : NULL, keep ? sh->len : 0, keep ? sh->text : true,
-			    bytes, keep ? sh->truncated : true, ok), ok);
+	if (withheld)
+		put(d, key, jstream(NULL, 0, true, c->bytes, true, ok), ok);
+	else
+		put(d, key, jstream(c->buf ? c->buf + sh->off : NULL, sh->len, !sh->base64,
+				    c->bytes, sh->truncated, ok), ok);
 }
 
-struct json_object *result_for_outcome(const struct plan *plan, struct outcome *o,
+struct json_object *result_for_outcome(const struct plan *plan, const struct outcome *o,
 				       const struct collected *files, const struct jail_report *jr)
 {
-	struct shown out = { o->out.buf, o->out.len, true, o->out.truncated };
-	struct shown err = { o->errc.buf, o->errc.len, true, o->errc.truncated };
 	struct jail_report j = jr ? *jr : (struct jail_report){ 0 };
-	bool ok = true, keep;
+	bool ok = true;
 	struct json_object *d;
 
-	keep = apply_frame(plan, o, &out);
-	keep = apply_cap(plan, o, &out, plan->limits.stdout_bytes, "stdout_bytes",
-			 plan->stdout_mode == STDOUT_FRAME) && keep;
-	keep = apply_cap(plan, o, &err, plan->limits.stderr_bytes, "stderr_bytes", false) && keep;
-	keep = apply_partial(plan, o) && keep;
 	d = base_doc(&ok);
 	put_status(d, o, &ok);
 	put_error(d, o, &ok);
-	put_stream(d, "stdout", &out, o->out.bytes, keep, &ok);
-	put_stream(d, "stderr", &err, o->errc.bytes, keep, &ok);
-	put_files(d, files, keep, &ok);
+	put_stream(d, "stdout", &o->out, &o->show_out, o->output_withheld, &ok);
+	put_stream(d, "stderr", &o->errc, &o->show_err, o->output_withheld, &ok);
+	put_files(d, files, !o->output_withheld, &ok);
 	put_denials(d, o, &ok);
 	put_usage(d, o, &ok);
 	if (o->cgroup_applied)

@@ -28,11 +28,12 @@ struct json_object *result_for_error(enum hutch_err code, const char *pointer,
 				     const char *reason, const char *detail,
 				     const struct jail_report *jr);
 
-/* A run's outcome. Applies the frame grammar (which may turn an exit into
- * protocol_error or crash), the rendered caps (result_fit: truncate, or
- * output_overflow) and the partial-output rule. A document json-c cannot
- * build becomes an internal error result (NULL as result_for_error). */
-struct json_object *result_for_outcome(const struct plan *plan, struct outcome *o,
+/* A run's outcome, as run/classify.c settled it: its status, error and
+ * words, and the streams and files as show_out, show_err and
+ * output_withheld say, serialised and nothing decided. A document json-c
+ * cannot build becomes an internal error result (NULL as
+ * result_for_error). */
+struct json_object *result_for_outcome(const struct plan *plan, const struct outcome *o,
 				       const struct collected *files, const struct jail_report *jr);
 
 /* Exit status of `hutch run` without --json for a document. */
@@ -41,7 +42,9 @@ int result_exit_status(struct json_object *doc);
 /* One line for stderr: "hutch: CODE: message [at POINTER]". */
 void result_print_error(struct json_object *doc);
 
-/* Frame mode on a kept stdout: 0 and the payload bounds, or the error. */
+/* The frame grammar on a kept stdout: exactly one whole frame. 0 and the
+ * payload's bounds, or protocol_error (short, or no header) or
+ * output_overflow (bytes after it). */
 enum hutch_err result_check_frame(const struct capture *out, size_t *ret_off, size_t *ret_len);
 
 

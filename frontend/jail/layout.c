@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "hutch-abi.h"
 #include "jail/layout.h"
 
@@ -183,16 +184,10 @@ static uint64_t or_infinity(uint64_t v)
 	return v == 0 ? HUTCH_RLIM_INFINITY : v;
 }
 
-int layout_build(const struct plan *plan, bool is_root, uint8_t *filter, size_t filter_len,
-		 struct layout *ret)
+/* Who the jail runs as, what it unshares and its limits: everything of
+ * the spec but the mounts and the filter. */
+static void layout_settings(struct layout *l, const struct plan *plan, bool is_root)
 {
-	struct layout *l = ret;
-	uint16_t wexec = plan->work_exec ? HUTCH_MF_EXEC : 0;
-	int r = 0;
-
-	memset(l, 0, sizeof(*l));
-	l->filter = filter;
-	l->sp.mounts = l->mounts;
 	l->sp.uid_inside = l->sp.uid_outside = is_root ? plan->jail_uid : (uint32_t)getuid();
 	l->sp.gid_inside = l->sp.gid_outside = is_root ? plan->jail_gid : (uint32_t)getgid();
 	l->sp.flags = HUTCH_SPEC_NS_PID | HUTCH_SPEC_NS_IPC | HUTCH_SPEC_NS_UTS | HUTCH_SPEC_NS_CGROUP;
@@ -206,11 +201,6 @@ int layout_build(const struct plan *plan, bool is_root, uint8_t *filter, size_t 
 		l->sp.flags |= HUTCH_SPEC_LANDLOCK_REQUIRED;
 	if (plan->network == NET_NONE)
 		l->sp.flags |= HUTCH_SPEC_LANDLOCK_NET;
-	if (filter_len) {
-		l->sp.flags |= HUTCH_SPEC_SECCOMP | HUTCH_SPEC_SECCOMP_NOTIFY;
-		l->sp.filter = filter;
-		l->sp.filter_len = (uint32_t)filter_len;
-	}
 	l->sp.rlimit[HUTCH_RLIM_AS] = or_infinity(plan->limits.memory_bytes);
 	l->sp.rlimit[HUTCH_RLIM_CPU] = ms_to_rlimit_seconds(plan->limits.cpu_ms);
 	/* 0 is a real limit here: no file may grow at all. */
@@ -223,6 +213,13 @@ int layout_build(const struct plan *plan, bool is_root, uint8_t *filter, size_t 
 	l->sp.argv = plan->argv;
 	l->sp.envc = (uint32_t)plan->envc;
 	l->sp.envp = plan->envp;
+}
+
+/* The mounts, in the order the file's opening comment gives. */
+static int layout_mounts(struct layout *l, const struct plan *plan)
+{
+	uint16_t wexec = plan->work_exec ? HUTCH_MF_EXEC : 0;
+	int r = 0;
 
 	/* A policy names host paths some hosts lack: those are skipped. */
 	for (size_t i = 0; i < plan->n_policy_binds && r == 0; i++)
@@ -255,9 +252,30 @@ int layout_build(const struct plan *plan, bool is_root, uint8_t *filter, size_t 
 		r = add_bind(l, plan->mounts[i].source, plan->mounts[i].target,
 			     (plan->mounts[i].rw ? HUTCH_MF_RW : 0) |
 				     (plan->mounts[i].exec ? HUTCH_MF_EXEC : 0));
-	if (r < 0)
-		layout_free(l);
 	return r;
+}
+
+int layout_build(const struct plan *plan, bool is_root, uint8_t **filter, size_t filter_len,
+		 struct layout *ret)
+{
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	ret->sp.mounts = ret->mounts;
+	layout_settings(ret, plan, is_root);
+	r = layout_mounts(ret, plan);
+	if (r < 0) {
+		layout_free(ret); /* its strings; the filter was never taken */
+		return r;
+	}
+	/* Only now, with nothing left to fail, does the filter change hands. */
+	ret->filter = filter ? TAKE_PTR(*filter) : NULL;
+	if (ret->filter && filter_len) {
+		ret->sp.flags |= HUTCH_SPEC_SECCOMP | HUTCH_SPEC_SECCOMP_NOTIFY;
+		ret->sp.filter = ret->filter;
+		ret->sp.filter_len = (uint32_t)filter_len;
+	}
+	return 0;
 }
 
 void layout_free(struct layout *l)
@@ -265,6 +283,9 @@ void layout_free(struct layout *l)
 	for (unsigned i = 0; i < l->n_strings; i++)
 		free(l->strings[i]);
 	l->n_strings = 0;
+	l->sp.n_mounts = 0;
 	free(l->filter);
 	l->filter = NULL;
+	l->sp.filter = NULL;
+	l->sp.filter_len = 0;
 }

@@ -14,14 +14,19 @@ struct layout {
 	struct spec_mount mounts[HUTCH_SPEC_MAX_MOUNTS];
 	char *strings[2 * HUTCH_SPEC_MAX_MOUNTS + 8];	/* owned, freed by layout_free */
 	unsigned n_strings;
-	uint8_t *filter;
+	uint8_t *filter;	/* owned once layout_build succeeded */
 };
 
-/* Fill *ret from plan. filter/filter_len: the compiled seccomp program
- * (ownership passes to the layout). Returns 0, -E2BIG (too many mounts),
- * -ENOMEM. is_root: the caller's euid is 0. */
-int layout_build(const struct plan *plan, bool is_root, uint8_t *filter, size_t filter_len,
+/* Fill *ret from plan. is_root: the caller's euid is 0. *filter and
+ * filter_len: the compiled seccomp program (filter NULL or *filter NULL:
+ * none). The filter changes hands only on success: then the layout owns
+ * it and *filter is NULL; on failure *filter is untouched and still the
+ * caller's, and *ret holds nothing to free. Returns 0, -E2BIG (more than
+ * HUTCH_SPEC_MAX_MOUNTS mounts), -ENOMEM. The spec points into the plan:
+ * it must outlive the layout. */
+int layout_build(const struct plan *plan, bool is_root, uint8_t **filter, size_t filter_len,
 		 struct layout *ret);
+/* Free what the layout owns (its strings and the filter); idempotent. */
 void layout_free(struct layout *l);
 
 #endif

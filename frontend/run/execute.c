@@ -3,11 +3,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -15,6 +14,7 @@
 #include "jail/cgroup.h"
 #include "jail/filter.h"
 #include "jail/layout.h"
+#include "run/classify.h"
 #include "run/execute.h"
 #include "run/spawn.h"
 
@@ -28,59 +28,9 @@ const char *execute_helper_path(void)
 	return p && p[0] == '/' ? p : HUTCH_HELPER_PATH;
 }
 
-static void classify(const struct plan *plan, struct outcome *o)
-{
-	int st = o->exit_status_raw;
-
-	(void)plan;
-	/* Killing pid 1 ourselves (timeout, overflow, cancel) makes the outer
-	 * helper report it as died: that record says nothing new. */
-	if (o->have_record && o->record.code == HUTCH_HELPER_CRASHED && o->err != HUTCH_ERR_NONE)
-		o->have_record = false;
-	if (o->have_record) {
-		switch ((enum hutch_status_code)o->record.code) {
-		case HUTCH_EXEC_FAILED:
-			o->err = HUTCH_ERR_EXEC_FAILED;
-			break;
-		case HUTCH_MECH_UNAVAILABLE:
-			o->err = HUTCH_ERR_SANDBOX_UNAVAILABLE;
-			break;
-		case HUTCH_SETUP_FAILED:
-			o->err = o->record.stage == STAGE_HELPER_EXEC &&
-						 (o->record.err == ENOENT || o->record.err == EACCES)
-					 ? HUTCH_ERR_HELPER_NOT_FOUND
-					 : HUTCH_ERR_SPAWN_ERROR;
-			break;
-		case HUTCH_HELPER_CRASHED:
-			/* Our own kill of pid 1 (timeout, overflow...) keeps its code. */
-			if (o->err == HUTCH_ERR_NONE)
-				o->err = HUTCH_ERR_CRASH;
-			break;
-		case HUTCH_PRIVILEGED_BINARY:
-		case HUTCH_BAD_SPEC:
-		case HUTCH_STATUS_CODE_MAX:
-			o->err = HUTCH_ERR_SPAWN_ERROR;
-			break;
-		}
-	}
-	if (o->err != HUTCH_ERR_NONE) {
-		o->status = OUTCOME_FAILED;
-		return;
-	}
-	if (WIFEXITED(st)) {
-		o->status = OUTCOME_EXITED;
-		o->exit_code = WEXITSTATUS(st);
-	} else if (WIFSIGNALED(st)) {
-		o->status = OUTCOME_SIGNALED;
-		o->signal = WTERMSIG(st);
-	} else {
-		o->status = OUTCOME_FAILED;
-		o->err = HUTCH_ERR_CRASH;
-	}
-}
-
 struct exec_run {
 	const struct plan *plan;
+	struct layout layout;	/* the spec sent: a refusal's words name its paths */
 	struct jail_proc jp;
 	struct jail_watch *watch;
 	struct supervise_opts so;
@@ -91,139 +41,219 @@ struct exec_run {
 	bool reaped;		/* supervise() waited for the helper */
 };
 
-/* Everything up to a running jail. On failure *res says why (a refused
- * jail is not a failure here: the helper runs and reports it). */
-int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outcome *res,
-	       struct exec_run **ret)
+static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
 {
-	int sock[2] = { -1, -1 };
-	struct cgroup_info ci;
-	char why[256];
-	struct layout l;
-	struct spawn_stdio io = { 0 };
-	const char *helper = execute_helper_path();
-	uint8_t *filter = NULL, *spec = NULL;
-	size_t filter_len = 0, spec_len = 0, bad = 0;
-	struct exec_run *x;
+	struct exec_run *x = calloc(1, sizeof(*x));
+
+	if (!x)
+		return NULL;
+	x->plan = plan;
+	x->res = res;
+	x->control_sock = -1;
+	x->cg.dir_fd = -1;
+	x->so.control_fd = -1;
+	x->jp = (struct jail_proc){ .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
+				    .stdout_rd = -1, .stderr_rd = -1 };
+	return x;
+}
+
+static void run_leave_cgroup(struct exec_run *x)
+{
+	uint64_t oom, peak;
+
+	if (!x->have_cgroup)
+		return;
+	cgroup_finish(&x->cg, &oom, &peak);
+	x->have_cgroup = false;
+}
+
+/* What a run holds besides the jail itself, which exec_finish ends. */
+static void run_free(struct exec_run *x)
+{
+	if (!x)
+		return;
+	if (x->control_sock >= 0)
+		close(x->control_sock);
+	run_leave_cgroup(x);
+	layout_free(&x->layout);
+	free(x);
+}
+
+static void run_freep(struct exec_run **x)
+{
+	run_free(*x);
+}
+
+/* Our own failure before the jail runs: *res says which, in words when
+ * detail is given, settled like any outcome. Returns r. */
+static int start_failed(const struct plan *plan, struct outcome *res, enum hutch_err err, int r,
+			const char *detail)
+{
+	res->status = OUTCOME_FAILED;
+	res->err = err;
+	if (detail)
+		snprintf(res->detail, sizeof(res->detail), "%s", detail);
+	classify_output(plan, NULL, res);
+	return r;
+}
+
+_Static_assert(HUTCH_SPEC_MAX_MOUNTS == 256 && HUTCH_SPEC_MAX_BYTES == 64u << 20,
+	       "the words of prepare_spec name these limits");
+
+/* Step 1: the seccomp program, the jail's layout (kept in x until the end)
+ * and the spec encoded from it. The filter has one owner at a time: ours
+ * here, the layout's once layout_build took it. */
+static int prepare_spec(struct exec_run *x, uint8_t **ret_spec, size_t *ret_len)
+{
+	const struct plan *plan = x->plan;
+	_cleanup_free_ uint8_t *filter = NULL;
+	uint8_t *compiled = NULL;
+	size_t filter_len = 0, bad = 0;
 	int r;
 
-	memset(res, 0, sizeof(*res));
-	res->status = OUTCOME_FAILED;
-	if (access(helper, X_OK) < 0) {
-		res->err = HUTCH_ERR_HELPER_NOT_FOUND;
-		return -ENOENT;
-	}
-	x = calloc(1, sizeof(*x));
-	if (!x) {
-		res->err = HUTCH_ERR_INTERNAL;
-		return -ENOMEM;
-	}
-	*x = (struct exec_run){ .plan = plan, .res = res, .control_sock = -1,
-				.cg = { .dir_fd = -1 },
-				.jp = { .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
-					.stdout_rd = -1, .stderr_rd = -1 } };
 	r = filter_compile_cached(plan->seccomp, plan->seccomp_names, plan->n_seccomp_names,
-				  plan->allow_ptrace, &filter, &filter_len, &bad);
-	if (r < 0) {
-		res->err = r == -ENOENT ? HUTCH_ERR_POLICY_INVALID : HUTCH_ERR_INTERNAL;
-		goto fail;
-	}
-	r = layout_build(plan, geteuid() == 0, filter, filter_len, &l);
-	if (r < 0) {
-		free(filter);
-		res->err = HUTCH_ERR_INTERNAL;
-		goto fail;
-	}
-	r = spec_encode(&l.sp, &spec, &spec_len);
-	layout_free(&l);
-	if (r < 0) {
-		res->err = r == -E2BIG ? HUTCH_ERR_INVALID_REQUEST : HUTCH_ERR_INTERNAL;
-		goto fail;
-	}
+				  plan->allow_ptrace, &compiled, &filter_len, &bad);
+	if (r < 0) /* compiled is written on success only */
+		return start_failed(plan, x->res,
+				    r == -ENOENT ? HUTCH_ERR_POLICY_INVALID : HUTCH_ERR_INTERNAL, r,
+				    NULL);
+	filter = compiled;
+	r = layout_build(plan, geteuid() == 0, &filter, filter_len, &x->layout);
+	if (r == -E2BIG) /* a policy may allow more input files than a jail holds */
+		return start_failed(plan, x->res, HUTCH_ERR_INVALID_REQUEST, r,
+				    "more than 256 mounts in the jail (its own, the policy's "
+				    "binds, one per input file and one per bind)");
+	if (r < 0)
+		return start_failed(plan, x->res, HUTCH_ERR_INTERNAL, r, NULL);
+	r = spec_encode(&x->layout.sp, ret_spec, ret_len);
+	if (r == -E2BIG)
+		return start_failed(plan, x->res, HUTCH_ERR_INVALID_REQUEST, r,
+				    "the jail's specification is over 64 MiB (input files, "
+				    "arguments and environment together)");
+	if (r < 0)
+		return start_failed(plan, x->res, HUTCH_ERR_INTERNAL, r, NULL);
+	return 0;
+}
 
-	io.pipe_stdin = eo->forward_stdin || plan->stdin_given;
-	io.null_stdin = !io.pipe_stdin;
-	io.control_sock = -1;
-	io.cgroup_fd = -1;
-	/* cgroup v2 limits where a delegated subtree lets us; the policy
-	 * decides whether their absence is fatal (probe_requirements). */
+/* Step 2: cgroup v2 limits where a delegated subtree lets us; the policy
+ * decides whether their absence is fatal (probe_requirements). */
+static int prepare_cgroup(struct exec_run *x, struct spawn_stdio *io)
+{
+	const struct plan *plan = x->plan;
+	struct cgroup_info ci;
+	char why[256];
+
 	if (cgroup_detect(&ci, why, sizeof(why)) == 0 &&
 	    cgroup_prepare(&ci, plan->limits.memory_bytes, plan->limits.processes, 0, &x->cg) == 0) {
-		io.cgroup_fd = x->cg.dir_fd;
+		io->cgroup_fd = x->cg.dir_fd;
 		x->have_cgroup = true;
 	} else if (plan->require_cgroup) {
-		res->err = HUTCH_ERR_SANDBOX_UNAVAILABLE;
-		r = -ENOTSUP;
-		goto fail;
+		return start_failed(plan, x->res, HUTCH_ERR_SANDBOX_UNAVAILABLE, -ENOTSUP, NULL);
 	}
-	/* The control socket: pid 1 sends the seccomp listener (denial
-	 * reports) and, when files are collected, the work dir on it. */
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0) {
-		r = -errno;
-		res->err = HUTCH_ERR_INTERNAL;
-		goto fail;
-	}
-	io.control_sock = sock[1];
+	return 0;
+}
+
+/* Step 3: the control socket. pid 1 sends the seccomp listener (denial
+ * reports) and, when files are collected, the work dir on it. Our end
+ * stays in x; *ret_child_end goes to the helper and is the caller's to
+ * close once it is spawned. */
+static int open_control(struct exec_run *x, int *ret_child_end)
+{
+	int sock[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0)
+		return start_failed(x->plan, x->res, HUTCH_ERR_INTERNAL, -errno, NULL);
 	x->control_sock = sock[0];
-	r = spawn_helper(helper, spec, spec_len, &io, &x->jp);
-	if (r < 0 && x->have_cgroup && !plan->require_cgroup) {
+	*ret_child_end = sock[1];
+	return 0;
+}
+
+/* Step 4: hutch-exec, started inside the cgroup when there is one. */
+static int spawn_jail(struct exec_run *x, const uint8_t *spec, size_t spec_len,
+		      struct spawn_stdio *io)
+{
+	const char *helper = execute_helper_path();
+	int r = spawn_helper(helper, spec, spec_len, io, &x->jp);
+
+	if (r < 0 && x->have_cgroup && !x->plan->require_cgroup) {
 		/* The subtree would not take the helper (clone3 refused it):
 		 * best effort means running on rlimits alone, as reported. */
-		uint64_t oom, peak;
-
-		cgroup_finish(&x->cg, &oom, &peak);
-		x->have_cgroup = false;
-		io.cgroup_fd = -1;
-		r = spawn_helper(helper, spec, spec_len, &io, &x->jp);
+		run_leave_cgroup(x);
+		io->cgroup_fd = -1;
+		r = spawn_helper(helper, spec, spec_len, io, &x->jp);
 	}
-	if (sock[1] >= 0)
-		close(sock[1]);
-	if (r < 0) {
-		res->err = HUTCH_ERR_SPAWN_ERROR;
-		goto fail;
-	}
-	free(spec);
+	if (r < 0)
+		return start_failed(x->plan, x->res, HUTCH_ERR_SPAWN_ERROR, r, NULL);
+	return 0;
+}
 
-	x->so.wall_ms = plan->limits.wall_ms;
-	x->so.idle_ms = plan->limits.idle_ms;
-	x->so.kill_grace_ms = eo->kill_grace_ms ? eo->kill_grace_ms : 2000;
-	x->so.stdout_bytes = plan->limits.stdout_bytes;
-	x->so.stderr_bytes = plan->limits.stderr_bytes;
-	x->so.passthrough = eo->passthrough;
-	x->so.stdin_src_fd = eo->forward_stdin && !plan->stdin_given ? eo->stdin_fd : -1;
-	x->so.stdin_data = plan->stdin_given
-				   ? (plan->stdin_data ? plan->stdin_data : (const uint8_t *)"")
-				   : NULL;
-	x->so.stdin_len = plan->stdin_given ? plan->stdin_len : 0;
-	x->so.truncate_on_overflow = plan->overflow_truncate;
-	x->so.frame_mode = plan->stdout_mode == STDOUT_FRAME;
-	x->so.control_fd = x->control_sock; /* the watch owns it from here */
-	x->so.memfd_sealed = filter_memfd_sealed(plan->seccomp, plan->seccomp_names,
-						 plan->n_seccomp_names);
-	x->control_sock = -1;
+/* Step 5: what the supervisor watches for, from the plan and the caller. */
+static void set_supervise_opts(struct exec_run *x, const struct exec_opts *eo)
+{
+	const struct plan *plan = x->plan;
+	struct supervise_opts *so = &x->so;
+
+	so->wall_ms = plan->limits.wall_ms;
+	so->idle_ms = plan->limits.idle_ms;
+	so->kill_grace_ms = eo->kill_grace_ms ? eo->kill_grace_ms : 2000;
+	so->stdout_bytes = plan->limits.stdout_bytes;
+	so->stderr_bytes = plan->limits.stderr_bytes;
+	so->passthrough = eo->passthrough;
+	so->stdin_src_fd = eo->forward_stdin && !plan->stdin_given ? eo->stdin_fd : -1;
+	so->stdin_data = plan->stdin_given
+				 ? (plan->stdin_data ? plan->stdin_data : (const uint8_t *)"")
+				 : NULL;
+	so->stdin_len = plan->stdin_given ? plan->stdin_len : 0;
+	so->truncate_on_overflow = plan->overflow_truncate;
+	so->frame_mode = plan->stdout_mode == STDOUT_FRAME;
+	so->control_fd = TAKE_FD(x->control_sock); /* the watch owns it from here */
+	so->memfd_sealed = filter_memfd_sealed(plan->seccomp, plan->seccomp_names,
+					       plan->n_seccomp_names);
 	/* Kept output ends up in a result document, whose caps bound the
 	 * rendering (result_fit) and never exceed RESULT_STREAM_MAX_BYTES:
 	 * the supervisor kills or stops keeping once it is certainly past. */
 	if (!eo->passthrough) {
-		x->so.rendered_caps = true;
-		x->so.stdout_bytes = result_stream_cap(x->so.stdout_bytes);
-		x->so.stderr_bytes = result_stream_cap(x->so.stderr_bytes);
+		so->rendered_caps = true;
+		so->stdout_bytes = result_stream_cap(so->stdout_bytes);
+		so->stderr_bytes = result_stream_cap(so->stderr_bytes);
 	}
 	if (eo->unbounded_stdout)
-		x->so.stdout_bytes = 0;
-	*ret = x;
-	return 0;
-fail:
-	free(spec);
-	if (x->control_sock >= 0)
-		close(x->control_sock);
-	if (x->have_cgroup) {
-		uint64_t oom, peak;
+		so->stdout_bytes = 0;
+}
 
-		cgroup_finish(&x->cg, &oom, &peak);
-	}
-	free(x);
-	return r;
+/* Everything up to a running jail, in the steps above. On failure *res
+ * says why (a refused jail is not a failure here: the helper runs and
+ * reports it), and nothing of the run is left. */
+int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outcome *res,
+	       struct exec_run **ret)
+{
+	_cleanup_(run_freep) struct exec_run *x = NULL;
+	_cleanup_free_ uint8_t *spec = NULL;
+	_cleanup_close_ int child_control = -1;
+	struct spawn_stdio io = { .pipe_stdin = eo->forward_stdin || plan->stdin_given,
+				  .control_sock = -1, .cgroup_fd = -1 };
+	size_t spec_len = 0;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	res->status = OUTCOME_FAILED; /* until classify_outcome says otherwise */
+	res->workdir_fd = -1;
+	io.null_stdin = !io.pipe_stdin;
+	if (access(execute_helper_path(), X_OK) < 0)
+		return start_failed(plan, res, HUTCH_ERR_HELPER_NOT_FOUND, -ENOENT, NULL);
+	x = run_new(plan, res);
+	if (!x)
+		return start_failed(plan, res, HUTCH_ERR_INTERNAL, -ENOMEM, NULL);
+	if ((r = prepare_spec(x, &spec, &spec_len)) < 0 || (r = prepare_cgroup(x, &io)) < 0 ||
+	    (r = open_control(x, &child_control)) < 0)
+		return r;
+	io.control_sock = child_control;
+	r = spawn_jail(x, spec, spec_len, &io);
+	if (r < 0)
+		return r;
+	set_supervise_opts(x, eo);
+	*ret = TAKE_PTR(x);
+	return 0;
 }
 
 struct jail_watch *exec_watch(struct exec_run *x)
@@ -261,8 +291,9 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 	if (x->have_cgroup) {
 		res->cgroup_applied = true;
 		cgroup_finish(&x->cg, &res->oom_kills, &peak);
+		x->have_cgroup = false;
 	}
-	classify(x->plan, res);
+	classify_outcome(x->plan, &x->layout.sp, res);
 	/* The helper has exited: the jail is empty, its work dir frozen. */
 	if (x->plan->n_collect)
 		collect_files(res->workdir_fd, x->plan->collect, x->plan->n_collect,
@@ -270,7 +301,7 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 	if (res->workdir_fd >= 0)
 		close(res->workdir_fd);
 	res->workdir_fd = -1;
-	free(x);
+	run_free(x);
 }
 
 int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct outcome *ret,

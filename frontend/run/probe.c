@@ -141,15 +141,15 @@ int probe_requirements(const struct policy *pol, char *why, size_t cap)
 	if ((pol->requires & REQ_LANDLOCK) && probe_landlock_abi() < 1) {
 		snprintf(why, cap, "landlock: the kernel offers no Landlock (enable "
 				   "CONFIG_SECURITY_LANDLOCK and add landlock to the lsm= boot option)");
-		return -1;
+		return PROBE_UNAVAILABLE;
 	}
 	if (pol->requires & REQ_CGROUP) {
 		struct cgroup_info ci;
 
 		if (cgroup_detect(&ci, why, cap) < 0)
-			return -1;
+			return PROBE_UNAVAILABLE;
 	}
-	return 0;
+	return PROBE_OK;
 }
 
 /* ---- the canary ---- */
@@ -183,12 +183,12 @@ static int check_canary(const struct policy *pol, const struct plan *plan, const
 	char v[128], key[32], mine[128];
 
 	if (!line_value(text, "Seccomp:", v, sizeof(v)) || strcmp(v, "2") != 0)
-		return snprintf(why, cap, "canary: seccomp is not in filter mode"), -1;
+		return snprintf(why, cap, "canary: seccomp is not in filter mode"), PROBE_FAILED;
 	if (!line_value(text, "NoNewPrivs:", v, sizeof(v)) || strcmp(v, "1") != 0)
-		return snprintf(why, cap, "canary: no_new_privs is not set"), -1;
+		return snprintf(why, cap, "canary: no_new_privs is not set"), PROBE_FAILED;
 	if (!line_value(text, "CapEff:", v, sizeof(v)) || strspn(v, "0") != strlen(v) ||
 	    !line_value(text, "CapBnd:", v, sizeof(v)) || strspn(v, "0") != strlen(v))
-		return snprintf(why, cap, "canary: capabilities were not dropped"), -1;
+		return snprintf(why, cap, "canary: capabilities were not dropped"), PROBE_FAILED;
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 		char path[64];
 		ssize_t n;
@@ -202,12 +202,14 @@ static int check_canary(const struct policy *pol, const struct plan *plan, const
 			continue; /* we cannot compare what we cannot see */
 		mine[n] = '\0';
 		if (!line_value(text, key, v, sizeof(v)) || strcmp(v, mine) == 0)
-			return snprintf(why, cap, "canary: the %s namespace was not entered", ns[i]), -1;
+			return snprintf(why, cap, "canary: the %s namespace was not entered", ns[i]),
+			       PROBE_FAILED;
 	}
 	if (pol->landlock != LANDLOCK_OFF && probe_landlock_abi() >= 1 &&
 	    !strstr(text, "landlock-write denied"))
-		return snprintf(why, cap, "canary: Landlock did not refuse a write outside the rules"), -1;
-	return 0;
+		return snprintf(why, cap, "canary: Landlock did not refuse a write outside the rules"),
+		       PROBE_FAILED;
+	return PROBE_OK;
 }
 
 int probe_canary(const struct policy *pol, char *why, size_t cap)
@@ -241,17 +243,15 @@ int probe_canary(const struct policy *pol, char *why, size_t cap)
 				 strerrorname_np(o.record.err) ? strerrorname_np(o.record.err) : "?");
 		r = PROBE_UNAVAILABLE;
 	} else if (o.status != OUTCOME_EXITED || o.exit_code != 0) {
-		if (o.have_record)
-			snprintf(why, cap, "canary: the jail was refused at stage %s, item %u (%s)",
-				 status_stage_name(o.record.stage), o.record.item,
-				 strerrorname_np(o.record.err) ? strerrorname_np(o.record.err) : "-");
+		if (o.have_record) /* the record in words: "writing gid_map: EPERM" */
+			snprintf(why, cap, "canary: the jail was refused: %s", o.detail);
 		else
 			snprintf(why, cap, "canary: did not run to completion (%s)",
 				 o.status == OUTCOME_FAILED ? hutch_err_name(o.err) : "non-zero exit");
 	} else {
 		char *text = strndup((const char *)o.out.buf, o.out.len);
 
-		r = text ? check_canary(pol, &plan, text, why, cap) : -1;
+		r = text ? check_canary(pol, &plan, text, why, cap) : PROBE_FAILED;
 		free(text);
 	}
 	outcome_free(&o);
@@ -271,7 +271,7 @@ int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t
 	int r;
 
 	if (strncmp(digest, "sha256:", 7) != 0)
-		return snprintf(why, cap, "canary: bad digest"), -1;
+		return snprintf(why, cap, "canary: bad digest"), PROBE_FAILED;
 	/* The verdict holds for this caller in this user namespace only:
 	 * root in a rootless container is not root on the host. */
 	{
@@ -288,13 +288,13 @@ int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t
 
 		free(buf);
 		if (ok)
-			return 0;
+			return PROBE_OK;
 	}
 	r = probe_canary(pol, why, cap);
 	if (r < 0)
 		return r; /* not cached: the next run tries again */
 	cache_write(name, "ok\n", 3);
-	return 0;
+	return PROBE_OK;
 }
 
 /* ---- for hutch probe's report ---- */

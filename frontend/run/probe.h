@@ -4,6 +4,7 @@
 #ifndef HUTCH_PROBE_H
 #define HUTCH_PROBE_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -12,20 +13,26 @@
 /* The Landlock ABI the kernel offers, 0 when none. */
 int probe_landlock_abi(void);
 
-/* Every mechanism the policy requires is there: 0, or -1 with why
- * (mechanism, reason and remedy) filled. */
+/* What the checks below return: 0 when the jail may be trusted, else one
+ * of these negative errno values, each with why filled (mechanism, reason
+ * and remedy, or the canary's finding). Callers tell the two apart, and
+ * nothing else: sandbox_unavailable or sandbox_probe_failed. */
+enum probe_result {
+	PROBE_OK = 0,
+	PROBE_UNAVAILABLE = -EOPNOTSUPP,	/* a mechanism the jail needs is missing */
+	PROBE_FAILED = -EPROTO,			/* the jail ran but did not engage as it must,
+						 * or the canary could not be run at all */
+};
+
+/* Every mechanism the policy requires is there: PROBE_OK, or
+ * PROBE_UNAVAILABLE. */
 int probe_requirements(const struct policy *pol, char *why, size_t cap);
 
-/* The canary for this digest passed (cached) or passes now: 0. Else
- * PROBE_UNAVAILABLE when a mechanism the jail needs is missing (why names
- * it and the remedy), or PROBE_FAILED when the jail ran but did not
- * engage as it must. */
-#define PROBE_FAILED (-1)
-#define PROBE_UNAVAILABLE (-2)
+/* The canary for this digest passed (cached) or passes now: PROBE_OK, else
+ * PROBE_UNAVAILABLE or PROBE_FAILED. */
 int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t cap);
 
-/* Run the canary now, uncached: 0, PROBE_UNAVAILABLE or PROBE_FAILED,
- * as probe_ensure. */
+/* Run the canary now, uncached: as probe_ensure. */
 int probe_canary(const struct policy *pol, char *why, size_t cap);
 
 /* One row of `hutch probe`'s report. */

@@ -47,7 +47,9 @@ static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[
 	struct hutch_status st = { .magic = HUTCH_STATUS_MAGIC, .code = HUTCH_SETUP_FAILED,
 				   .stage = STAGE_HELPER_EXEC };
 	sigset_t none;
-	int moved[7];
+	/* -1 until moved: the failure path reads moved[HUTCH_STATUS_FD]
+	 * whichever step failed. */
+	int moved[7] = { -1, -1, -1, -1, -1, -1, -1 };
 
 	/* If we die, the helper dies, and with it pid 1 and the whole jail. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)

@@ -1,8 +1,9 @@
 /* test-render.c: unit tests of the rendered-size path of result documents
- * (frontend/doc/result.c, issue 9): JSON escaping counted as json-c writes it,
- * base64 sizes in 64 bits, the fit of a stream under its cap, and streams
- * past 2 and 4 GiB (mapped from one small memfd page range, so they cost
- * no memory) that once came back null or as their length modulo 2^32. */
+ * (frontend/doc/result.c, the caps applied by run/classify.c; issue 9):
+ * JSON escaping counted as json-c writes it, base64 sizes in 64 bits, the
+ * fit of a stream under its cap, and streams past 2 and 4 GiB (mapped
+ * from one small memfd page range, so they cost no memory) that once came
+ * back null or as their length modulo 2^32. */
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "doc/outcome.h"
 #include "doc/plan.h"
 #include "doc/result.h"
+#include "run/classify.h"
 
 #include "cunit-main.h"
 
@@ -114,6 +116,13 @@ static uint8_t *map_text(size_t len, size_t *ret_span)
 	return base;
 }
 
+/* A run settled as exec_finish settles it, then written. */
+static struct json_object *render(const struct plan *plan, struct outcome *o)
+{
+	classify_output(plan, NULL, o);
+	return result_for_outcome(plan, o, NULL, NULL);
+}
+
 static const char *stream_text(struct json_object *doc, size_t *ret_len, bool *ret_trunc,
 			       int64_t *ret_bytes)
 {
@@ -153,7 +162,7 @@ static void test_streams_past_4gib(void)
 		o.out = (struct capture){ .buf = big, .len = (size_t)sizes[i], .bytes = sizes[i],
 					  .echo_fd = -1 };
 		o.errc.echo_fd = -1;
-		doc = result_for_outcome(&plan, &o, NULL, NULL);
+		doc = render(&plan, &o);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
 		t = stream_text(doc, &len, &trunc, &bytes);
 		CU_ASSERT_PTR_NOT_NULL(t);
@@ -182,7 +191,7 @@ static void test_past_cap_kill_mode(void)
 	plan.limits.stdout_bytes = 1024;
 	o.out = (struct capture){ .buf = big, .len = (size_t)(4 * GiB + 5), .bytes = 4 * GiB + 5,
 				  .echo_fd = -1 };
-	doc = result_for_outcome(&plan, &o, NULL, NULL);
+	doc = render(&plan, &o);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
 	CU_ASSERT_TRUE(json_object_object_get_ex(doc, "error", &e) && e &&
 		       json_object_object_get_ex(e, "code", &c) &&

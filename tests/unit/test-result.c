@@ -1,7 +1,9 @@
-/* test-result.c: unit tests of result documents (frontend/doc/result.c): the
- * UTF-8 check that picks text or base64, the shapes of exited, signaled
- * and failed runs, the partial-output rule, the frame grammar, the exit
- * status without --json, and that messages never carry the output. */
+/* test-result.c: unit tests of result documents (frontend/doc/result.c),
+ * written from outcomes settled as a run settles them (run/classify.c):
+ * the UTF-8 check that picks text or base64, the shapes of exited,
+ * signaled and failed runs, the partial-output rule, the frame grammar,
+ * the words of a refusal, the exit status without --json, and that
+ * messages never carry the output. */
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -16,6 +18,7 @@
 #include "doc/request.h"
 #include "doc/result.h"
 #include "doc/text.h"
+#include "run/classify.h"
 
 #include "cunit-main.h"
 
@@ -233,6 +236,15 @@ static struct collected_file one_file[] = {
 };
 static const struct collected files = { one_file, 2 };
 
+/* A synthetic run as a document: settled as exec_finish settles a real
+ * one once its status is known, then written. */
+static struct json_object *render(const struct plan *plan, struct outcome *o,
+				  const struct collected *fl, const struct jail_report *j)
+{
+	classify_output(plan, NULL, o);
+	return result_for_outcome(plan, o, fl, j);
+}
+
 static char *doc_text(struct json_object *doc)
 {
 	return strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
@@ -247,7 +259,7 @@ static void test_exited_shape(void)
 
 	outcome_init(&o, OUTCOME_EXITED, "42\n", 3);
 	o.exit_code = 3;
-	doc = result_for_outcome(&plan, &o, &files, &jr);
+	doc = render(&plan, &o, &files, &jr);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
 	CU_ASSERT_EQUAL(int_at(doc, "version"), 1);
 	CU_ASSERT_STRING_EQUAL(str_at(doc, "status"), "exited");
@@ -293,7 +305,7 @@ static void test_exited_shape(void)
 	plan.network = NET_HOST;
 	plan.seccomp = SECCOMP_ALLOW_LIST;
 	outcome_init(&o, OUTCOME_EXITED, "", 0);
-	doc = result_for_outcome(&plan, &o, NULL, NULL);
+	doc = render(&plan, &o, NULL, NULL);
 	CU_ASSERT_EQUAL(json_object_array_length(at(doc, "jail/namespaces", NULL)), 6);
 	CU_ASSERT_STRING_EQUAL(str_at(doc, "jail/network"), "host");
 	CU_ASSERT_STRING_EQUAL(str_at(doc, "jail/seccomp"), "allow-list");
@@ -309,7 +321,7 @@ static void test_exited_shape(void)
 	o.signal = SIGKILL;
 	o.cgroup_applied = true;
 	o.oom_kills = 1;
-	doc = result_for_outcome(&plan, &o, NULL, &jr);
+	doc = render(&plan, &o, NULL, &jr);
 	CU_ASSERT_STRING_EQUAL(str_at(doc, "jail/cgroup"), "applied");
 	CU_ASSERT_TRUE(bool_at(doc, "usage/oom_killed"));
 	json_object_put(doc);
@@ -345,7 +357,7 @@ static void test_text_or_base64(void)
 		outcome_init(&o, OUTCOME_EXITED, cases[i].out, cases[i].len);
 		free(o.errc.buf);
 		set_capture(&o.errc, cases[i].out, cases[i].len);
-		doc = result_for_outcome(&plan, &o, NULL, &jr);
+		doc = render(&plan, &o, NULL, &jr);
 		check_stream(doc, "stdout", cases[i].out, cases[i].len, cases[i].text, false,
 			     cases[i].len);
 		check_stream(doc, "stderr", cases[i].out, cases[i].len, cases[i].text, false,
@@ -374,7 +386,7 @@ static void test_signaled_shape(void)
 
 		outcome_init(&o, OUTCOME_SIGNALED, secret, strlen(secret));
 		o.signal = sigs[i].sig;
-		doc = result_for_outcome(&plan, &o, NULL, &jr);
+		doc = render(&plan, &o, NULL, &jr);
 		CU_ASSERT_STRING_EQUAL(str_at(doc, "status"), "signaled");
 		CU_ASSERT_TRUE(null_at(doc, "exit_code"));
 		CU_ASSERT_TRUE(null_at(doc, "error"));
@@ -430,7 +442,7 @@ static void test_failed_limits(void)
 			o.limit = cases[i].limit;
 			o.out.bytes = 1000;	/* more was written than kept */
 			o.out.truncated = true;
-			doc = result_for_outcome(&plan, &o, &files, &jr);
+			doc = render(&plan, &o, &files, &jr);
 			CU_ASSERT_STRING_EQUAL(str_at(doc, "status"), "failed");
 			CU_ASSERT_TRUE(null_at(doc, "exit_code"));
 			CU_ASSERT_TRUE(null_at(doc, "signal"));
@@ -473,26 +485,47 @@ static void test_failed_limits(void)
 	}
 }
 
-/* The helper's record: stage and errno named, output never kept. */
+/* The helper's record: the code it maps to, stage and errno named, the
+ * failure in words from the spec it was sent, output never kept. The
+ * outcome is settled from the record and wait status, as a real run's. */
 static void test_failed_record(void)
 {
+	static const struct spec_mount mounts[] = {
+		{ .kind = HUTCH_MOUNT_BIND, .source = "/usr", .target = "/usr" },
+		{ .kind = HUTCH_MOUNT_BIND, .source = "/srv/data", .target = "/data" },
+		{ .kind = HUTCH_MOUNT_TMPFS, .source = "", .target = "/work" },
+	};
 	static const struct {
 		uint16_t code, stage;
+		uint32_t item;
 		int err;
 		enum hutch_err herr;
-		const char *stage_name, *errno_name;
+		const char *stage_name, *errno_name, *words;
 		int exit_status;
 	} cases[] = {
-		{ HUTCH_EXEC_FAILED, STAGE_EXEC, ENOENT, HUTCH_ERR_EXEC_FAILED, "exec", "ENOENT",
-		  127 },
-		{ HUTCH_EXEC_FAILED, STAGE_EXEC, EACCES, HUTCH_ERR_EXEC_FAILED, "exec", "EACCES",
-		  126 },
-		{ HUTCH_EXEC_FAILED, STAGE_EXEC, ENOEXEC, HUTCH_ERR_EXEC_FAILED, "exec", "ENOEXEC",
-		  126 },
-		{ HUTCH_MECH_UNAVAILABLE, STAGE_USERNS, EPERM, HUTCH_ERR_SANDBOX_UNAVAILABLE,
-		  "user_namespace", "EPERM", 71 },
-		{ HUTCH_SETUP_FAILED, STAGE_MOUNT, 0, HUTCH_ERR_SPAWN_ERROR, "mount", NULL, 71 },
+		{ HUTCH_EXEC_FAILED, STAGE_EXEC, SITE_EXEC_EXECVE, ENOENT, HUTCH_ERR_EXEC_FAILED,
+		  "exec", "ENOENT", "executing the command: ENOENT", 127 },
+		{ HUTCH_EXEC_FAILED, STAGE_EXEC, SITE_EXEC_EXECVE, EACCES, HUTCH_ERR_EXEC_FAILED,
+		  "exec", "EACCES", "executing the command: EACCES", 126 },
+		{ HUTCH_EXEC_FAILED, STAGE_EXEC, SITE_EXEC_EXECVE, ENOEXEC, HUTCH_ERR_EXEC_FAILED,
+		  "exec", "ENOEXEC", "executing the command: ENOEXEC", 126 },
+		{ HUTCH_MECH_UNAVAILABLE, STAGE_USERNS, SITE_USERNS_CLONE, EPERM,
+		  HUTCH_ERR_SANDBOX_UNAVAILABLE, "user_namespace", "EPERM",
+		  "creating the jail's user namespace: EPERM", 71 },
+		{ HUTCH_SETUP_FAILED, STAGE_ID_MAP, SITE_ID_MAP_GID, EPERM, HUTCH_ERR_SPAWN_ERROR,
+		  "id_map", "EPERM", "writing gid_map: EPERM", 71 },
+		{ HUTCH_SETUP_FAILED, STAGE_BIND_SOURCE, 1, ENOENT, HUTCH_ERR_SPAWN_ERROR,
+		  "bind_source", "ENOENT", "bind of /srv/data: ENOENT", 71 },
+		{ HUTCH_SETUP_FAILED, STAGE_MOUNT, 2, 0, HUTCH_ERR_SPAWN_ERROR, "mount", NULL,
+		  "mount of tmpfs at /work", 71 },
+		{ HUTCH_SETUP_FAILED, STAGE_HELPER_EXEC, SITE_HELPER_EXEC_EXECVE, ENOENT,
+		  HUTCH_ERR_HELPER_NOT_FOUND, "helper_exec", "ENOENT", "executing hutch-exec: ENOENT",
+		  125 },
+		{ HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, SITE_SPEC_DECODE_BODY, EINVAL,
+		  HUTCH_ERR_SPAWN_ERROR, "spec_decode", "EINVAL", "decoding the spec: EINVAL", 71 },
 	};
+	const struct spec sp = { .n_mounts = ARRAY_SIZE(mounts),
+				 .mounts = (struct spec_mount *)mounts };
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct plan plan = { .partial_output = true };
@@ -501,13 +534,17 @@ static void test_failed_record(void)
 		char want[256];
 
 		outcome_init(&o, OUTCOME_FAILED, secret, strlen(secret));
-		o.err = cases[i].herr;
+		o.exit_status_raw = 71 << 8; /* the helper's exit 71 */
 		o.have_record = true;
 		o.record = (struct hutch_status){ .magic = HUTCH_STATUS_MAGIC,
 						  .code = cases[i].code,
 						  .stage = cases[i].stage,
-						  .item = 2,
+						  .item = cases[i].item,
 						  .err = cases[i].err };
+		classify_outcome(&plan, &sp, &o);
+		CU_ASSERT_EQUAL(o.status, OUTCOME_FAILED);
+		CU_ASSERT_EQUAL(o.err, cases[i].herr);
+		CU_ASSERT_STRING_EQUAL(o.detail, cases[i].words);
 		doc = result_for_outcome(&plan, &o, &files, &jr);
 		CU_ASSERT_STRING_EQUAL(str_at(doc, "error/code"), hutch_err_name(cases[i].herr));
 		CU_ASSERT_STRING_EQUAL(str_at(doc, "error/stage"), cases[i].stage_name);
@@ -516,9 +553,8 @@ static void test_failed_record(void)
 		} else {
 			CU_ASSERT_TRUE(null_at(doc, "error/errno"));
 		}
-		snprintf(want, sizeof(want), "%s: stage %s, item 2, %s",
-			 hutch_err_message(cases[i].herr), cases[i].stage_name,
-			 cases[i].errno_name ? cases[i].errno_name : "no errno");
+		snprintf(want, sizeof(want), "%s: %s", hutch_err_message(cases[i].herr),
+			 cases[i].words);
 		CU_ASSERT_STRING_EQUAL(str_at(doc, "error/message"), want);
 		/* even with partial_output: the command never ran as asked */
 		check_stream(doc, "stdout", "", 0, true, true, strlen(secret));
@@ -611,7 +647,7 @@ static void test_frame_outcomes(void)
 			o.exit_code = cases[i].code;
 		else
 			o.signal = cases[i].code;
-		doc = result_for_outcome(&plan, &o, NULL, &jr);
+		doc = render(&plan, &o, NULL, &jr);
 		if (strcmp(str_at(doc, "status"), cases[i].status) != 0)
 			fprintf(stderr, "\n  frame outcome %zu: %s\n", i, str_at(doc, "status"));
 		CU_ASSERT_STRING_EQUAL(str_at(doc, "status"), cases[i].status);
@@ -642,7 +678,7 @@ static void test_frame_outcomes(void)
 		outcome_init(&o, OUTCOME_FAILED, "\0\0\0\2hi", 6);
 		o.err = HUTCH_ERR_TIMEOUT;
 		o.limit = "wall_ms";
-		doc = result_for_outcome(&plan, &o, NULL, &jr);
+		doc = render(&plan, &o, NULL, &jr);
 		CU_ASSERT_STRING_EQUAL(str_at(doc, "error/code"), "timeout");
 		CU_ASSERT_EQUAL(result_exit_status(doc), 124);
 		json_object_put(doc);

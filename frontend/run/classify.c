@@ -1,0 +1,148 @@
+/* classify.c: a finished run's outcome, settled (see classify.h). Every
+ * decision about what happened and what a document shows is made here,
+ * in this order: how the run ended, the frame grammar, the caps, the
+ * partial-output rule, the words. Frontend only; pure code. */
+#include "config.h"
+
+#include <errno.h>
+#include <sys/wait.h>
+
+#include "status.h"
+#include "doc/result.h"
+#include "run/classify.h"
+
+/* The helper's record, else the wait status, says how the run ended. */
+static void settle_exit(struct outcome *o)
+{
+	int st = o->exit_status_raw;
+
+	/* Killing pid 1 ourselves (timeout, overflow, cancel) makes the outer
+	 * helper report it as died: that record says nothing new. */
+	if (o->have_record && o->record.code == HUTCH_HELPER_CRASHED && o->err != HUTCH_ERR_NONE)
+		o->have_record = false;
+	if (o->have_record) {
+		switch ((enum hutch_status_code)o->record.code) {
+		case HUTCH_EXEC_FAILED:
+			o->err = HUTCH_ERR_EXEC_FAILED;
+			break;
+		case HUTCH_MECH_UNAVAILABLE:
+			o->err = HUTCH_ERR_SANDBOX_UNAVAILABLE;
+			break;
+		case HUTCH_SETUP_FAILED:
+			o->err = o->record.stage == STAGE_HELPER_EXEC &&
+						 (o->record.err == ENOENT || o->record.err == EACCES)
+					 ? HUTCH_ERR_HELPER_NOT_FOUND
+					 : HUTCH_ERR_SPAWN_ERROR;
+			break;
+		case HUTCH_HELPER_CRASHED:
+			/* Our own kill of pid 1 (timeout, overflow...) keeps its code. */
+			if (o->err == HUTCH_ERR_NONE)
+				o->err = HUTCH_ERR_CRASH;
+			break;
+		case HUTCH_PRIVILEGED_BINARY:
+		case HUTCH_BAD_SPEC:
+		case HUTCH_STATUS_CODE_MAX:
+			o->err = HUTCH_ERR_SPAWN_ERROR;
+			break;
+		}
+	}
+	if (o->err != HUTCH_ERR_NONE) {
+		o->status = OUTCOME_FAILED;
+		return;
+	}
+	if (WIFEXITED(st)) {
+		o->status = OUTCOME_EXITED;
+		o->exit_code = WEXITSTATUS(st);
+	} else if (WIFSIGNALED(st)) {
+		o->status = OUTCOME_SIGNALED;
+		o->signal = WTERMSIG(st);
+	} else {
+		o->status = OUTCOME_FAILED;
+		o->err = HUTCH_ERR_CRASH;
+	}
+}
+
+/* Frame grammar: exactly one frame, then exit 0; the payload is shown.
+ * False when the frame is broken: nothing may then be shown. */
+static bool settle_frame(const struct plan *plan, struct outcome *o, struct shown *out)
+{
+	size_t off = 0, len = 0;
+
+	if (plan->stdout_mode != STDOUT_FRAME || o->status == OUTCOME_FAILED)
+		return true;
+	if (o->status != OUTCOME_EXITED || o->exit_code != 0)
+		o->err = HUTCH_ERR_CRASH;
+	else
+		o->err = result_check_frame(&o->out, &off, &len);
+	if (o->err != HUTCH_ERR_NONE) {
+		o->status = OUTCOME_FAILED;
+		return false;
+	}
+	out->off = off;
+	out->len = len;
+	return true;
+}
+
+/* The caps bound the rendered field (result_fit), which also picks text
+ * or base64. Past a cap: truncate per the policy, or fail with
+ * output_overflow; a frame is never cut, and false says so. */
+static bool settle_cap(const struct plan *plan, struct outcome *o, const struct capture *c,
+		       struct shown *sh, uint64_t cap, const char *limit, bool frame)
+{
+	const uint8_t *data = c->buf ? c->buf + sh->off : (const uint8_t *)"";
+	uint64_t rendered;
+	bool text;
+	size_t n = result_fit(data, sh->len, cap, &text, &rendered);
+
+	sh->base64 = !text;
+	if (n == sh->len)
+		return true;
+	sh->len = n;
+	sh->truncated = true;
+	if (plan->overflow_truncate && !frame)
+		return true;
+	if (o->status != OUTCOME_FAILED || o->err == HUTCH_ERR_NONE) {
+		o->status = OUTCOME_FAILED;
+		o->err = HUTCH_ERR_OUTPUT_OVERFLOW;
+		o->limit = limit;
+	}
+	return !frame;
+}
+
+/* Which output survives: none after a kill unless the policy keeps
+ * partial output, none of a refused jail. */
+static bool output_survives(const struct plan *plan, const struct outcome *o)
+{
+	if (o->status != OUTCOME_FAILED)
+		return true;
+	if (o->have_record)
+		return false;
+	return plan->partial_output ||
+	       (o->err != HUTCH_ERR_TIMEOUT && o->err != HUTCH_ERR_OUTPUT_OVERFLOW &&
+		o->err != HUTCH_ERR_FRAME_OVERSIZED && o->err != HUTCH_ERR_CANCELLED);
+}
+
+void classify_output(const struct plan *plan, const struct spec *sp, struct outcome *o)
+{
+	bool frame = plan->stdout_mode == STDOUT_FRAME, shown;
+
+	o->show_out = (struct shown){ .len = o->out.len, .truncated = o->out.truncated };
+	o->show_err = (struct shown){ .len = o->errc.len, .truncated = o->errc.truncated };
+	/* Each step runs whatever the one before found: the caps pick the
+	 * rendering even of a stream that is then withheld. */
+	shown = settle_frame(plan, o, &o->show_out);
+	shown = settle_cap(plan, o, &o->out, &o->show_out, plan->limits.stdout_bytes,
+			   "stdout_bytes", frame) && shown;
+	shown = settle_cap(plan, o, &o->errc, &o->show_err, plan->limits.stderr_bytes,
+			   "stderr_bytes", false) && shown;
+	o->output_withheld = !(output_survives(plan, o) && shown);
+	/* The record in words; our own failures before spawning wrote theirs. */
+	if (o->have_record)
+		(void)status_describe(&o->record, sp, o->detail, sizeof(o->detail));
+}
+
+void classify_outcome(const struct plan *plan, const struct spec *sp, struct outcome *o)
+{
+	settle_exit(o);
+	classify_output(plan, sp, o);
+}
