@@ -30,6 +30,7 @@
 #include "jail/narrow.h"
 #include "jail/plan-json.h"
 #include "run/execute.h"
+#include "run/jail-report.h"
 #include "run/probe.h"
 
 static const char usage[] =
@@ -504,11 +505,9 @@ static int job_choose_policy(struct run_cli *c, struct run_job *j)
 
 	if (r < 0)
 		return r;
-	j->jr.policy = j->pol.name;
-	j->jr.policy_file = j->pol.file;
-	j->jr.have_modes = true;
-	j->jr.network = j->req.network_set ? j->req.network : j->pol.net_default;
-	j->jr.seccomp = j->pol.seccomp_mode;
+	jail_report_from_policy(&j->jr, &j->pol, NULL);
+	if (j->req.network_set)
+		j->jr.network = j->req.network; /* what it asked for, until narrowed */
 	return 0;
 }
 
@@ -533,7 +532,7 @@ static int job_narrow(struct run_job *j)
 	if (r < 0)
 		return r;
 	j->plan.digest = strdup(j->digest);
-	j->jr.landlock_abi = j->plan.landlock == LANDLOCK_OFF ? 0 : probe_landlock_abi();
+	jail_report_add_plan(&j->jr, &j->plan);
 	return 0;
 }
 

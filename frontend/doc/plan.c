@@ -32,7 +32,6 @@ void plan_free(struct plan *p)
 	free(p->cwd);
 	free(p->work_dir);
 	free(p->hostname);
-	free(p->policy_name);
 	free(p->digest);
 	*p = (struct plan){ 0 };
 }

@@ -69,7 +69,6 @@ struct plan {
 	bool overflow_truncate;	/* a cap truncates instead of killing */
 	bool require_cgroup;
 	uint64_t collect_max_bytes;
-	char *policy_name;
 	char *digest;	/* "sha256:..." */
 };
 

@@ -315,6 +315,7 @@ int filter_compile_cached(enum seccomp_mode mode, char *const *names, size_t n_n
 		if (*ret_len > 0 && *ret_len % 8 == 0)
 			return 0;
 		free(*ret_bpf);
+		*ret_bpf = NULL;
 	}
 	r = filter_compile(mode, names, n_names, allow_ptrace, ret_bpf, ret_len, ret_bad_index);
 	if (r == 0)

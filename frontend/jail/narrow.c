@@ -219,8 +219,7 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 	p->work_dir = strdup(pol->work_dir);
 	p->cwd = strdup(req->cwd ? req->cwd : pol->work_dir);
 	p->hostname = strdup(pol->hostname);
-	p->policy_name = strdup(pol->name);
-	if (!p->work_dir || !p->cwd || !p->hostname || !p->policy_name)
+	if (!p->work_dir || !p->cwd || !p->hostname)
 		return -ENOMEM;
 	if (req->stdin_given) {
 		p->stdin_given = true;

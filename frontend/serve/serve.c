@@ -27,7 +27,7 @@
 #include "doc/json-util.h"
 #include "doc/result.h"
 #include "doc/text.h"
-#include "run/probe.h"
+#include "run/jail-report.h"
 #include "serve/serve-budget.h"
 #include "serve/serve.h"
 
@@ -130,7 +130,7 @@ static void start_run(struct conn *c, struct proto_msg *m)
 	}
 	if (!serve_probe_gate(s, m->id, c) || exec_start(&r->plan, &eo, &r->o, &r->x) < 0) {
 		if (r->x == NULL && r->o.err != HUTCH_ERR_NONE)
-			conn_fail(c, m->id, r->o.err, NULL);
+			conn_fail(c, m->id, r->o.err, r->o.detail[0] ? r->o.detail : NULL);
 		plan_free(&r->plan);
 		request_free(&r->req);
 		return;
@@ -203,13 +203,13 @@ static void maybe_live(struct srun *r, uint64_t now)
 static void finish_run(struct srun *r)
 {
 	struct srv *s = r->c->srv;
-	struct jail_report jr = { .policy = s->pol.name, .policy_file = s->pol.file,
-				  .digest = s->digest, .cgroup = "unavailable" };
+	struct jail_report jr;
 	struct collected files;
 	struct json_object *doc;
 
 	exec_finish(r->x, &files);
-	jr.landlock_abi = r->plan.landlock == LANDLOCK_OFF ? 0 : probe_landlock_abi();
+	jail_report_from_policy(&jr, &s->pol, s->digest);
+	jail_report_add_plan(&jr, &r->plan);
 	if (r->o.status == OUTCOME_FAILED && r->o.err == HUTCH_ERR_CANCELLED) {
 		conn_fail(r->c, r->id, HUTCH_ERR_CANCELLED, NULL);
 	} else {

@@ -708,7 +708,6 @@ static void test_plan_fields(void)
 	CU_ASSERT_STRING_EQUAL(plan.cwd, "/work");	/* the work dir by default */
 	CU_ASSERT_STRING_EQUAL(plan.work_dir, "/work");
 	CU_ASSERT_STRING_EQUAL(plan.hostname, "box");
-	CU_ASSERT_STRING_EQUAL(plan.policy_name, "narrowtest");
 	CU_ASSERT_EQUAL(plan.stdout_mode, STDOUT_STREAM);
 	CU_ASSERT_FALSE(plan.stdin_given);
 	CU_ASSERT_PTR_NULL(plan.stdin_data);
