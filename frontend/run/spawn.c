@@ -21,20 +21,13 @@
 #include "status.h"
 #include "run/spawn.h"
 
-static void close_if(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 void jail_proc_close(struct jail_proc *jp)
 {
-	close_if(&jp->pidfd);
-	close_if(&jp->status_rd);
-	close_if(&jp->stdin_wr);
-	close_if(&jp->stdout_rd);
-	close_if(&jp->stderr_rd);
+	fd_close(&jp->pidfd);
+	fd_close(&jp->status_rd);
+	fd_close(&jp->stdin_wr);
+	fd_close(&jp->stdout_rd);
+	fd_close(&jp->stderr_rd);
 }
 
 /* The child's half: fds into place, signals to defaults, exec. */
@@ -157,21 +150,21 @@ int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
 	ret->stdin_wr = io->pipe_stdin ? TAKE_FD(in_p[1]) : -1;
 	ret->stdout_rd = TAKE_FD(out_p[0]);
 	ret->stderr_rd = TAKE_FD(err_p[0]);
-	close_if(&spec_p[0]);
+	fd_close(&spec_p[0]);
 	/* One write for the usual small spec; a dead helper is EPIPE (we
 	 * ignore SIGPIPE) and is then told by its status record. */
 	(void)fd_write_all(spec_p[1], spec, spec_len);
 out:
-	close_if(&spec_p[0]);
-	close_if(&spec_p[1]);
-	close_if(&status_p[0]);
-	close_if(&status_p[1]);
-	close_if(&in_p[0]);
-	close_if(&in_p[1]);
-	close_if(&out_p[0]);
-	close_if(&out_p[1]);
-	close_if(&err_p[0]);
-	close_if(&err_p[1]);
-	close_if(&null_fd);
+	fd_close(&spec_p[0]);
+	fd_close(&spec_p[1]);
+	fd_close(&status_p[0]);
+	fd_close(&status_p[1]);
+	fd_close(&in_p[0]);
+	fd_close(&in_p[1]);
+	fd_close(&out_p[0]);
+	fd_close(&out_p[1]);
+	fd_close(&err_p[0]);
+	fd_close(&err_p[1]);
+	fd_close(&null_fd);
 	return r;
 }
