@@ -48,7 +48,7 @@ struct shown {
 /* Words for a failure's error.message, never content: the helper's record
  * as status_describe() says it, or what our own failure before spawning
  * ran into. */
-#define OUTCOME_DETAIL_MAX 192
+#define OUTCOME_DETAIL_MAX 384
 
 struct outcome {
 	enum outcome_status status;
@@ -73,6 +73,9 @@ struct outcome {
 	struct shown show_out, show_err;
 	bool output_withheld;		/* streams and files not shown at all */
 	char detail[OUTCOME_DETAIL_MAX];	/* "" or the failure in words */
+	/* An exec failure's cause from the plan's layout (jail-path.c), which
+	 * classify puts in detail instead of the bare errno: "" for none. */
+	char exec_why[OUTCOME_DETAIL_MAX - 32];
 };
 
 struct collected_file {

@@ -13,6 +13,7 @@
 #include "doc/result.h"
 #include "jail/cgroup.h"
 #include "jail/filter.h"
+#include "jail/jail-path.h"
 #include "jail/layout.h"
 #include "run/classify.h"
 #include "run/execute.h"
@@ -293,6 +294,9 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 		cgroup_finish(&x->cg, &res->oom_kills, &peak);
 		x->have_cgroup = false;
 	}
+	if (res->have_record && res->record.code == HUTCH_EXEC_FAILED &&
+	    jail_exec_diagnose(x->plan, res->record.err, res->exec_why, sizeof(res->exec_why)) < 0)
+		res->exec_why[0] = '\0';
 	classify_outcome(x->plan, &x->layout.sp, res);
 	/* The helper has exited: the jail is empty, its work dir frozen. */
 	if (x->plan->n_collect)

@@ -741,14 +741,14 @@ static void test_plan_fields(void)
 	/* What the request says. */
 	CU_ASSERT_EQUAL_FATAL(narrow_fmt(&pol, &plan, &e, "%s",
 					 "{\"version\":1,\"argv\":[\"/bin/echo\",\"a\",\"\"],"
-					 "\"cwd\":\"/work/x\",\"stdout_mode\":\"frame\","
+					 "\"cwd\":\"/tmp\",\"stdout_mode\":\"frame\","
 					 "\"stdin\":{\"text\":\"in\\u0000\"}}"),
 			      0);
 	CU_ASSERT_EQUAL_FATAL(plan.argc, 3);
 	CU_ASSERT_STRING_EQUAL(plan.argv[0], "/bin/echo");
 	CU_ASSERT_STRING_EQUAL(plan.argv[2], "");
 	CU_ASSERT_PTR_NULL(plan.argv[3]);
-	CU_ASSERT_STRING_EQUAL(plan.cwd, "/work/x");
+	CU_ASSERT_STRING_EQUAL(plan.cwd, "/tmp");
 	CU_ASSERT_EQUAL(plan.stdout_mode, STDOUT_FRAME);
 	CU_ASSERT_TRUE(plan.stdin_given);
 	CU_ASSERT_EQUAL_FATAL(plan.stdin_len, 3);
