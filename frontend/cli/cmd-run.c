@@ -62,6 +62,7 @@ static const char usage[] =
 	"  --json                 print the result document instead of the output\n"
 	"  --result-fd N          pass output through and write the result document to fd N\n"
 	"  --dry-run              print the resolved jail plan as JSON and exit\n"
+	"  --explain              report what the jail withheld, and what would grant it\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"SIZE: bytes or K, M, G, T (powers of 1024). DURATION: seconds or ms, s, m, h.\n"
@@ -93,6 +94,7 @@ enum {
 	OPT_RESULT_FD,
 	OPT_DRY_RUN,
 	OPT_ALLOW_POLICIES,
+	OPT_EXPLAIN,
 };
 
 static const struct option options[] = {
@@ -119,6 +121,7 @@ static const struct option options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "result-fd", required_argument, NULL, OPT_RESULT_FD },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -145,7 +148,7 @@ struct run_cli {
 	size_t n_mounts;
 	struct policy_choice choice;
 	const char *request_file;
-	bool json, dry_run, any_request_option;
+	bool json, dry_run, any_request_option, explain;
 	int result_fd;
 	struct json_object *doc;	/* built from options */
 	const struct policy *pol;	/* once chosen: its maxima for messages */
@@ -322,7 +325,8 @@ static int add_input(struct run_cli *c, const char *arg)
 static bool is_request_option(int opt)
 {
 	return opt != OPT_POLICY && opt != OPT_ALLOW_POLICIES && opt != OPT_REQUEST &&
-	       opt != OPT_JSON && opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h';
+	       opt != OPT_JSON && opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h' &&
+	       opt != OPT_EXPLAIN;
 }
 
 static int add_env(struct run_cli *c, const char *arg)
@@ -400,6 +404,7 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_JSON: c->json = true; return 0;
 	case OPT_RESULT_FD: return set_result_fd(c, arg);
 	case OPT_DRY_RUN: c->dry_run = true; return 0;
+	case OPT_EXPLAIN: c->explain = true; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	default: return -EINVAL; /* option_error said which */
 	}
@@ -489,6 +494,8 @@ static int finish(struct run_cli *c, struct json_object *doc)
 	int status = result_exit_status(doc);
 
 	emit(c, doc);
+	if (c->explain && doc)
+		result_print_explain(doc);
 	if (!c->json && doc)
 		result_print_error(doc);
 	else if (!c->json)
@@ -726,6 +733,7 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 	struct exec_opts eo = {
 		.passthrough = !c->json || c->result_fd >= 0,
 		.forward_stdin = !c->request_file && !j->plan.stdin_given,
+		.explain = c->explain,
 	};
 	struct outcome o;
 	struct collected files;
