@@ -340,6 +340,7 @@ static void put_explain(struct json_object *d, const struct outcome *o, bool *ok
 	put(e, "events", a, ok);
 	put(e, "dropped", json_object_new_int64((int64_t)x->dropped), ok);
 	put(e, "calls_seen", json_object_new_int64((int64_t)x->seen), ok);
+	put(e, "calls_unresolved", json_object_new_int64((int64_t)x->unread), ok);
 	put(d, "explain", e, ok);
 }
 

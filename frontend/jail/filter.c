@@ -415,6 +415,12 @@ int filter_compile_cached(enum seccomp_mode mode, char *const *names, size_t n_n
 			      ret_bad_index);
 }
 
+int filter_compile_explain(enum seccomp_mode mode, char *const *names, size_t n_names,
+			   bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len, size_t *ret_bad_index)
+{
+	return compile(mode, names, n_names, allow_ptrace, true, ret_bpf, ret_len, ret_bad_index);
+}
+
 int filter_compile_explained(enum seccomp_mode mode, char *const *names, size_t n_names,
 			     bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len,
 			     size_t *ret_bad_index)

@@ -48,6 +48,9 @@ size_t filter_explain_calls(enum seccomp_mode mode, char *const *names, size_t n
 int filter_compile_explained(enum seccomp_mode mode, char *const *names, size_t n_names,
 			     bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len,
 			     size_t *ret_bad_index);
+/* The same without the cache (tests). */
+int filter_compile_explain(enum seccomp_mode mode, char *const *names, size_t n_names,
+			   bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len, size_t *ret_bad_index);
 
 /* Whether this policy's filter lets memfd_create through, made
  * non-executable: then a memfd_create notification is not a denial but the

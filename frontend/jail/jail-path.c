@@ -53,6 +53,8 @@ int jail_path_clean(const char *path, char *out, size_t cap)
 	return 0;
 }
 
+static void command_path(const struct plan *plan, const char *cmd, char *out, size_t cap);
+
 static bool host_exists(const char *path)
 {
 	struct stat st;
@@ -150,6 +152,14 @@ bool jail_path_dir_exists(const struct plan *plan, const char *path)
 		return false; /* empty at the start but for files and mount points */
 	}
 	return false;
+}
+
+int jail_command_path(const struct plan *plan, char *out, size_t cap)
+{
+	if (!plan->argc || !strchr(plan->argv[0], '/'))
+		return -ENOENT;
+	command_path(plan, plan->argv[0], out, cap);
+	return 0;
 }
 
 /* The command's path in the jail: argv[0] itself, or under the cwd. */

@@ -43,6 +43,10 @@ bool jail_path_dir_exists(const struct plan *plan, const char *path);
  * better to say than the errno. */
 int jail_exec_diagnose(const struct plan *plan, int err, char *buf, size_t cap);
 
+/* The jail path of plan's command when argv[0] has a slash (else -ENOENT,
+ * a PATH search). */
+int jail_command_path(const struct plan *plan, char *out, size_t cap);
+
 /* Lexical clean-up of an absolute path into out (cap bytes): "//", "." and
  * ".." resolved. -ENAMETOOLONG when it does not fit. */
 int jail_path_clean(const char *path, char *out, size_t cap);

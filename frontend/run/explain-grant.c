@@ -5,6 +5,7 @@
  * advice printed for a human, never applied. Frontend only. */
 #include "config.h"
 
+#include <errno.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <linux/audit.h>
@@ -12,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cleanup.h"
+#include "status.h"
 #include "doc/path-util.h"
 #include "jail/jail-path.h"
 #include "run/explain.h"
@@ -233,12 +236,50 @@ static void add_denials(struct outcome *o)
 	log->dropped += o->denials_other ? 1 : 0;
 }
 
+/* The command's own exec, when it failed for a reason --explain reports:
+ * the failure record says so even where the listener could not read the
+ * helper's memory. */
+static void add_command_exec(const struct plan *plan, struct outcome *o)
+{
+	struct explain_log *log = &o->explain;
+	char path[PATH_MAX];
+	struct jail_where w;
+	enum explain_kind kind;
+	struct explain_event *ev;
+
+	if (!o->have_record || o->record.stage != STAGE_EXEC ||
+	    jail_command_path(plan, path, sizeof(path)) < 0 || strlen(path) >= EXPLAIN_PATH_MAX)
+		return;
+	jail_path_where(plan, path, &w);
+	if (o->record.err == EACCES && !w.exec)
+		kind = EXPLAIN_NOEXEC;
+	else if (o->record.err == ENOENT && access(path, F_OK) == 0)
+		kind = EXPLAIN_MISSING;
+	else
+		return;
+	for (size_t i = 0; i < log->n; i++)
+		if (log->events[i].kind == kind && strcmp(log->events[i].path, path) == 0)
+			return;
+	if (log->n >= EXPLAIN_EVENTS_MAX) {
+		log->dropped++;
+		return;
+	}
+	ev = &log->events[log->n++];
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = kind;
+	ev->count = 1;
+	snprintf(ev->call, sizeof(ev->call), "execve");
+	for (size_t i = 0; path[i]; i++) /* as explain.c records: no control bytes */
+		ev->path[i] = (unsigned char)path[i] < 0x20 || path[i] == 0x7f ? '?' : path[i];
+}
+
 void explain_finish(const struct plan *plan, struct outcome *o)
 {
 	struct explain_log *log = &o->explain;
 
 	if (!log->requested || !log->events)
 		return;
+	add_command_exec(plan, o);
 	add_denials(o);
 	for (size_t i = 0; i < log->n; i++) {
 		struct explain_event *ev = &log->events[i];

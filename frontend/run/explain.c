@@ -175,8 +175,14 @@ static int gather(int listener_fd, const struct seccomp_notif *n, struct seen *s
 	if (!call_name(&n->data, s->call, sizeof(s->call)) ||
 	    !call_shape(s, n, &path_arg, &dirfd_arg, &flags))
 		return -EINVAL;
-	if (read_string((pid_t)n->pid, arg(&n->data, path_arg), raw, sizeof(raw)) < 0 || !raw[0])
-		return -EFAULT; /* an empty path (AT_EMPTY_PATH) names no file */
+	/* EFAULT also where the caller's memory is not ours to read: the
+	 * helper's own execve of the command, as an unprivileged caller (its
+	 * mm still belongs to the initial user namespace; explain-grant.c
+	 * covers that call from the failure record). */
+	if (read_string((pid_t)n->pid, arg(&n->data, path_arg), raw, sizeof(raw)) < 0)
+		return -EFAULT;
+	if (!raw[0])
+		return -ENODATA; /* an empty path (AT_EMPTY_PATH) names no file */
 	if (raw[0] == '/')
 		snprintf(s->path, sizeof(s->path), "%s", raw);
 	else if (base_dir((pid_t)n->pid, dirfd_arg >= 0 ? (int32_t)arg(&n->data, dirfd_arg) : AT_FDCWD,
@@ -288,8 +294,8 @@ void explain_watch_answer(struct explain_watch *x, int listener_fd, const struct
 	answer_continue(listener_fd, n, resp, resp_size);
 	if (r == 0)
 		judge(x->log, &s);
-	else if (r != -EINVAL && r != -EFAULT)
-		x->log->unread++;
+	else if (r != -EINVAL && r != -ENODATA)
+		x->log->unread++; /* EFAULT too: memory we may not read (below) */
 	if (s.root_fd >= 0)
 		close(s.root_fd);
 }
