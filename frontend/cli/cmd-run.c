@@ -31,6 +31,7 @@
 #include "jail/plan-json.h"
 #include "run/execute.h"
 #include "run/jail-report.h"
+#include "run/explain.h"
 #include "run/probe.h"
 
 static const char usage[] =
@@ -377,6 +378,16 @@ static int add_collect(struct run_cli *c, const char *name)
 	return 0;
 }
 
+static int set_explain(struct run_cli *c)
+{
+	char why[160];
+
+	if (!explain_supported(why, sizeof(why)))
+		return usage_error("--explain", why);
+	c->explain = true;
+	return 0;
+}
+
 /* One option into *c. 0, 1 for --help (printed), or -errno (said). */
 static int parse_one(struct run_cli *c, int opt, const char *arg)
 {
@@ -404,7 +415,7 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_JSON: c->json = true; return 0;
 	case OPT_RESULT_FD: return set_result_fd(c, arg);
 	case OPT_DRY_RUN: c->dry_run = true; return 0;
-	case OPT_EXPLAIN: c->explain = true; return 0;
+	case OPT_EXPLAIN: return set_explain(c);
 	case 'h': fputs(usage, stdout); return 1;
 	default: return -EINVAL; /* option_error said which */
 	}

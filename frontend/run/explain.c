@@ -26,6 +26,7 @@
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -94,6 +95,19 @@ int explain_watch_init(struct explain_watch *x, struct explain_log *log, bool re
 		x->calls[x->n_calls++] = calls[i];
 	log->events = calloc(EXPLAIN_EVENTS_MAX, sizeof(*log->events));
 	return log->events ? 0 : -ENOMEM;
+}
+
+bool explain_supported(char *why, size_t cap)
+{
+	struct utsname u;
+	unsigned major = 0, minor = 0;
+
+	if (uname(&u) == 0 && sscanf(u.release, "%u.%u", &major, &minor) == 2 &&
+	    (major > 5 || (major == 5 && minor >= 6)))
+		return true;
+	snprintf(why, cap, "needs Linux 5.6 or later (seccomp's \"continue\" answer, 5.5, and "
+			   "openat2 for lookups in the jail's root, 5.6)");
+	return false;
 }
 
 bool explain_watch_wants(const struct explain_watch *x, const struct seccomp_data *d)
@@ -206,8 +220,14 @@ static void answer_continue(int listener_fd, const struct seccomp_notif *n,
 	memset(resp, 0, resp_size);
 	resp->id = n->id;
 	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	/* ENOENT: the caller died meanwhile; nothing to answer. */
-	(void)ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
+	/* ENOENT: the caller died meanwhile; nothing to answer. EINVAL: a
+	 * kernel without the flag (explain_supported keeps us off those):
+	 * the call fails rather than waits, and never passes. */
+	if (ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_SEND, resp) < 0 && errno == EINVAL) {
+		resp->flags = 0;
+		resp->error = -ENOSYS;
+		(void)ioctl(listener_fd, SECCOMP_IOCTL_NOTIF_SEND, resp);
+	}
 }
 
 /* The path in the caller's root, resolved there; an O_PATH fd or -errno. */

@@ -32,6 +32,9 @@ struct explain_watch {
  * watched calls would be answered as denials: fail closed). */
 int explain_watch_init(struct explain_watch *x, struct explain_log *log, bool requested,
 		       const char *const *calls, size_t n_calls);
+/* Whether this kernel can answer "continue" and resolve in a root; else
+ * why[] says what --explain needs. */
+bool explain_supported(char *why, size_t cap);
 /* Whether a notification is one of --explain's: a watched call. */
 bool explain_watch_wants(const struct explain_watch *x, const struct seccomp_data *d);
 /* Look at the call, answer "continue", record what the jail withholds. */
