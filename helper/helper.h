@@ -48,6 +48,10 @@ void limit_user_counts(void);	/* after them, before the privileges go */
 /* rootfs.c (phase 2, pid 1): tmpfs root, the spec's mounts, pivot_root. */
 void build_root(const struct spec *sp);
 
+/* devpts.c (phase 2, pid 1, from build_root): a devpts instance of the
+ * jail's own as a detached mount; its fd. */
+int devpts_new(const struct spec_mount *m, uint32_t item);
+
 /* netdev.c (phase 2): hostname, loopback. */
 void set_hostname(const struct spec *sp);
 void bring_up_loopback(void);

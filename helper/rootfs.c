@@ -272,6 +272,11 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 	case HUTCH_MOUNT_DIR:
 		close(make_dir(dir_fd, name, m->mode, i));
 		break;
+	case HUTCH_MOUNT_DEVPTS:
+		target_fd = make_dir(dir_fd, name, 0755, i);
+		attach(devpts_new(m, i), target_fd, i);
+		close(target_fd);
+		break;
 	case HUTCH_MOUNT_KIND_MAX:
 		fail(STAGE_MOUNT, i, EINVAL);
 	}

@@ -68,6 +68,10 @@ static int check_mount(const struct spec_mount *m)
 	case HUTCH_MOUNT_PROC:
 	case HUTCH_MOUNT_DIR:
 		return m->source[0] == '\0' && m->data_len == 0;
+	case HUTCH_MOUNT_DEVPTS:
+		/* never nodev-free by a flag: the instance is the jail's own */
+		return m->source[0] == '\0' && m->data_len == 0 && m->flags == 0 &&
+		       (m->mode & ~0666u) == 0;
 	case HUTCH_MOUNT_KIND_MAX:
 		break;
 	}

@@ -65,6 +65,7 @@ enum hutch_mount_kind {
 	HUTCH_MOUNT_SYMLINK,	/* source: the link text */
 	HUTCH_MOUNT_FILE,	/* data: contents, mode */
 	HUTCH_MOUNT_DIR,	/* mode */
+	HUTCH_MOUNT_DEVPTS,	/* a new devpts instance; mode: its ptmx node's */
 	HUTCH_MOUNT_KIND_MAX
 };
 

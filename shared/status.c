@@ -335,6 +335,9 @@ static void say_mount_kind(struct words *w, const struct spec *sp, uint32_t i)
 	case HUTCH_MOUNT_DIR:
 		say(w, "creating the directory ");
 		break;
+	case HUTCH_MOUNT_DEVPTS:
+		say(w, "mount of devpts at ");
+		break;
 	case HUTCH_MOUNT_KIND_MAX:
 		say(w, "mounting ");
 		break;

@@ -149,8 +149,20 @@ static int add_etc(struct layout *l, const struct plan *plan, uint32_t uid, uint
 	return 0;
 }
 
+static int add_devpts(struct layout *l)
+{
+	struct spec_mount *pts = add(l, HUTCH_MOUNT_DEVPTS, "/dev/pts");
+
+	if (!pts)
+		return -E2BIG;
+	pts->mode = 0666;
+	return add_symlink(l, "pts/ptmx", "/dev/ptmx");
+}
+
 /* null, zero, full, random, urandom bound from the host (a user namespace
- * cannot mknod); no block devices, no tty, no /dev/mem. /dev itself is a
+ * cannot mknod); no block devices, no host tty, no /dev/mem. Terminals come
+ * from a devpts instance of the jail's own at /dev/pts, whose ptmx the jail
+ * user may open (/dev/ptmx links to it). /dev itself is a
  * directory of the root tmpfs, read-only with it; /dev/shm is /tmp, so
  * shared memory counts against /tmp's size and costs no tmpfs of its own. */
 static int add_dev(struct layout *l)
@@ -171,6 +183,8 @@ static int add_dev(struct layout *l)
 		r = add_bind(l, nodes[i], nodes[i], HUTCH_MF_RW | HUTCH_MF_DEV);
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]) && r == 0; i++)
 		r = add_symlink(l, links[i][0], links[i][1]);
+	if (r == 0)
+		r = add_devpts(l);
 	return r;
 }
 

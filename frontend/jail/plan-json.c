@@ -18,6 +18,7 @@ static const char *kind_name(uint8_t k)
 	case HUTCH_MOUNT_SYMLINK: return "symlink";
 	case HUTCH_MOUNT_FILE: return "file";
 	case HUTCH_MOUNT_DIR: return "dir";
+	case HUTCH_MOUNT_DEVPTS: return "devpts";
 	case HUTCH_MOUNT_KIND_MAX: break;
 	}
 	return "unknown";

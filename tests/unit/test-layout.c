@@ -88,6 +88,8 @@ static const struct {
 	{ HUTCH_MOUNT_SYMLINK, "/dev/stdout", "/proc/self/fd/1", 0, 0 },
 	{ HUTCH_MOUNT_SYMLINK, "/dev/stderr", "/proc/self/fd/2", 0, 0 },
 	{ HUTCH_MOUNT_SYMLINK, "/dev/shm", "/tmp", 0, 0 },
+	{ HUTCH_MOUNT_DEVPTS, "/dev/pts", NULL, 0, 0666 },
+	{ HUTCH_MOUNT_SYMLINK, "/dev/ptmx", "pts/ptmx", 0, 0 },
 	/* /tmp and the work dir, which sends its root fd: files are collected */
 	{ HUTCH_MOUNT_TMPFS, "/tmp", NULL, HUTCH_MF_RW, 01777 },
 	{ HUTCH_MOUNT_TMPFS, "/work", NULL, HUTCH_MF_RW | HUTCH_MF_SEND_FD, 0755 },
@@ -127,12 +129,12 @@ static void test_small_plan(void)
 		CU_ASSERT_EQUAL(m->mode, want_mounts[i].mode);
 	}
 	/* sizes: both bounds of each tmpfs, the bytes of each file */
-	CU_ASSERT_EQUAL(sp->mounts[17].size_bytes, 1 << 20);
-	CU_ASSERT_EQUAL(sp->mounts[17].inodes, 500);
-	CU_ASSERT_EQUAL(sp->mounts[18].size_bytes, 2 << 20);
-	CU_ASSERT_EQUAL(sp->mounts[18].inodes, 300);
-	CU_ASSERT_EQUAL(sp->mounts[19].data_len, 3);
-	CU_ASSERT_EQUAL(memcmp(sp->mounts[19].data, "hi\n", 3), 0);
+	CU_ASSERT_EQUAL(sp->mounts[19].size_bytes, 1 << 20);
+	CU_ASSERT_EQUAL(sp->mounts[19].inodes, 500);
+	CU_ASSERT_EQUAL(sp->mounts[20].size_bytes, 2 << 20);
+	CU_ASSERT_EQUAL(sp->mounts[20].inodes, 300);
+	CU_ASSERT_EQUAL(sp->mounts[21].data_len, 3);
+	CU_ASSERT_EQUAL(memcmp(sp->mounts[21].data, "hi\n", 3), 0);
 	CU_ASSERT_EQUAL(sp->mounts[2].data_len, strlen((const char *)sp->mounts[2].data));
 	CU_ASSERT_EQUAL(strncmp((const char *)sp->mounts[2].data,
 				"nobody:x:65534:65534:hutch jail:/work:/bin/sh\n",
@@ -168,7 +170,7 @@ static void test_small_plan(void)
 		CU_ASSERT_EQUAL_FATAL(spec_encode(sp, &buf, &len), 0);
 		CU_ASSERT_EQUAL_FATAL(spec_decode(buf, len, &back), 0);
 		CU_ASSERT_EQUAL(back.n_mounts, sp->n_mounts);
-		CU_ASSERT_STRING_EQUAL(back.mounts[20].source, "/srv/data");
+		CU_ASSERT_STRING_EQUAL(back.mounts[22].source, "/srv/data");
 		spec_release(&back);
 		free(buf);
 	}
@@ -204,7 +206,7 @@ static void test_unprivileged_unlimited(void)
 	CU_ASSERT_EQUAL(l->sp.rlimit[HUTCH_RLIM_NPROC], HUTCH_RLIM_INFINITY);
 	CU_ASSERT_EQUAL(l->sp.rlimit[HUTCH_RLIM_FSIZE], 0);
 	CU_ASSERT_EQUAL(l->sp.n_mounts, ARRAY_SIZE(want_mounts) - 1); /* no input file */
-	CU_ASSERT_EQUAL(l->sp.mounts[18].flags, HUTCH_MF_RW);	      /* nothing collected */
+	CU_ASSERT_EQUAL(l->sp.mounts[20].flags, HUTCH_MF_RW);	      /* nothing collected */
 	layout_free(l);
 	free(l);
 }

@@ -197,6 +197,7 @@ static const struct field_case good_cases[] = {
 	{ "cwd: 4095 bytes", F_CWD, .str = long_path, .len = HUTCH_SPEC_MAX_PATH },
 	{ "kind: DIR becomes PROC", F_M_KIND, M_DIR, .num = HUTCH_MOUNT_PROC },
 	{ "kind: PROC becomes DIR", F_M_KIND, M_PROC, .num = HUTCH_MOUNT_DIR },
+	{ "kind: empty FILE becomes DEVPTS", F_M_KIND, M_FILE_EMPTY, .num = HUTCH_MOUNT_DEVPTS },
 	{ "mount flags: all known, tmpfs", F_M_FLAGS, M_TMPFS_ODD, .num = HUTCH_MF_ALL },
 	{ "send fd: none at all", F_M_FLAGS, M_TMPFS_ODD, .num = 0 },
 	{ "mount flags: bind rw,exec,dev,optional", F_M_FLAGS, M_BIND,
@@ -269,6 +270,14 @@ static const struct field_case bad_cases[] = {
 	{ "kind: BIND becomes DIR (source)", F_M_KIND, M_BIND, .num = HUTCH_MOUNT_DIR },
 	{ "kind: FILE becomes SYMLINK (no text, data)", F_M_KIND, M_FILE, .num = HUTCH_MOUNT_SYMLINK },
 	{ "kind: DIR becomes TMPFS (size 0)", F_M_KIND, M_DIR, .num = HUTCH_MOUNT_TMPFS },
+	/* a devpts has no source, data or flags, and its ptmx never a mode bit
+	 * beyond rw for all */
+	{ "kind: DIR becomes DEVPTS (mode 0755)", F_M_KIND, M_DIR, .num = HUTCH_MOUNT_DEVPTS },
+	{ "kind: PROC becomes DEVPTS (mode 0555)", F_M_KIND, M_PROC, .num = HUTCH_MOUNT_DEVPTS },
+	{ "kind: BIND becomes DEVPTS (source)", F_M_KIND, M_BIND, .num = HUTCH_MOUNT_DEVPTS },
+	{ "kind: FILE becomes DEVPTS (data)", F_M_KIND, M_FILE, .num = HUTCH_MOUNT_DEVPTS },
+	{ "kind: rw bind of /dev/null becomes DEVPTS (flags)", F_M_KIND, M_BIND_DEV,
+	  .num = HUTCH_MOUNT_DEVPTS },
 	{ "mount flags: first unknown bit", F_M_FLAGS, M_TMPFS, .num = HUTCH_MF_ALL + 1 },
 	{ "mount flags: first unknown bit, bind", F_M_FLAGS, M_BIND, .num = HUTCH_MF_ALL + 1 },
 	{ "mount flags: bit 15", F_M_FLAGS, M_TMPFS, .num = 0x8000 },
