@@ -20,6 +20,7 @@
 #include "fd-util.h"
 #include "spec.h"
 #include "cli/cmd-run.h"
+#include "cli/run-output-dir.h"
 #include "doc/json-util.h"
 #include "doc/policy-choice.h"
 #include "doc/policy.h"
@@ -55,7 +56,8 @@ static const char usage[] =
 	"  --ro PATH[:DEST]       bind a host path read-only\n"
 	"  --rw PATH[:DEST]       bind a host path read-write\n"
 	"  --input NAME=FILE      stage FILE into the working directory as NAME\n"
-	"  --collect NAME         return the file NAME from the working directory\n"
+	"  --collect NAME         return the file or directory NAME from the working directory\n"
+	"  --output-dir DIR       without --json, write collected files into DIR (default: .)\n"
 	"  --cwd DIR              working directory inside the jail\n"
 	"  --frame                stdout must be exactly one length-prefixed frame\n"
 	"  --request FILE|-       read a JSON request document (implies --json)\n"
@@ -93,6 +95,8 @@ enum {
 	OPT_RESULT_FD,
 	OPT_DRY_RUN,
 	OPT_ALLOW_POLICIES,
+	/* outputs to the host (run-output-dir.c) */
+	OPT_OUTPUT_DIR,
 };
 
 static const struct option options[] = {
@@ -119,6 +123,8 @@ static const struct option options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "result-fd", required_argument, NULL, OPT_RESULT_FD },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	/* outputs to the host */
+	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -130,6 +136,9 @@ struct run_cli {
 	int result_fd;
 	struct json_object *doc;	/* built from options */
 	bool oom;			/* json-c could not allocate a member */
+	/* outputs to the host: where --collect writes without --json */
+	const char *output_dir;
+	int output_dir_fd;
 };
 
 /* One line naming the option or argument and the problem, then a hint. */
@@ -262,7 +271,8 @@ static int add_input(struct run_cli *c, const char *arg)
 static bool is_request_option(int opt)
 {
 	return opt != OPT_POLICY && opt != OPT_ALLOW_POLICIES && opt != OPT_REQUEST &&
-	       opt != OPT_JSON && opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h';
+	       opt != OPT_JSON && opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h' &&
+	       opt != OPT_OUTPUT_DIR;
 }
 
 static int add_env(struct run_cli *c, const char *arg)
@@ -340,6 +350,7 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_JSON: c->json = true; return 0;
 	case OPT_RESULT_FD: return set_result_fd(c, arg);
 	case OPT_DRY_RUN: c->dry_run = true; return 0;
+	case OPT_OUTPUT_DIR: c->output_dir = arg; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	default: return -EINVAL; /* getopt said which */
 	}
@@ -374,6 +385,7 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 	c->doc = json_object_new_object();
 	jset(c, c->doc, "version", json_object_new_int(1));
 	c->result_fd = -1;
+	c->output_dir_fd = -1;
 	optind = 1;
 	/* '+': the first non-option ends option parsing, so the command's own
 	 * options are never ours (CVE-2024-32462). */
@@ -567,6 +579,18 @@ static enum hutch_err job_probe_gate(const struct run_job *j, char *why, size_t 
 	return HUTCH_ERR_NONE;
 }
 
+/* Step 5b, outputs to the host: without --json, --collect writes into
+ * --output-dir (default "."), opened before any jail exists. */
+static int job_open_output_dir(struct run_cli *c, const struct run_job *j)
+{
+	if (c->output_dir && c->json)
+		return usage_error("--output-dir", "has no effect with --json or --request "
+						   "(the files are in the result document)");
+	if (c->json || (!c->output_dir && j->plan.n_collect == 0))
+		return 0;
+	return run_output_dir_open(c->output_dir ? c->output_dir : ".", &c->output_dir_fd);
+}
+
 /* Step 6: run the plan and emit its result. Frame mode passes output
  * through only once the frame is whole and the command succeeded: the
  * payload, without its header. */
@@ -575,20 +599,28 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 	struct exec_opts eo = {
 		.passthrough = !c->json || c->result_fd >= 0,
 		.forward_stdin = !c->request_file && !j->plan.stdin_given,
+		.collect_dirs = c->output_dir_fd >= 0,
 	};
 	struct outcome o;
 	struct collected files;
 	struct json_object *doc;
 	size_t off, len;
 	int status;
+	bool unwritten;
 
 	execute_plan(&j->plan, &eo, &o, &files);
+	/* Before the error line, so it comes last; a file asked for and
+	 * not written fails a run that otherwise succeeded. */
+	unwritten = c->output_dir_fd >= 0 &&
+		    run_output_dir_write(c->output_dir_fd, &j->plan, &o, &files) > 0;
 	doc = result_for_outcome(&j->plan, &o, &files, &j->jr);
 	if (eo.passthrough && j->plan.stdout_mode == STDOUT_FRAME &&
 	    o.status == OUTCOME_EXITED && o.exit_code == 0 &&
 	    result_check_frame(&o.out, &off, &len) == HUTCH_ERR_NONE)
 		(void)fd_write_all(1, o.out.buf + off, len);
 	status = finish(c, doc);
+	if (unwritten && status == EXIT_SUCCESS)
+		status = HUTCH_EXIT_FAILURE;
 	outcome_free(&o);
 	collected_free(&files);
 	return status;
@@ -617,8 +649,14 @@ int cmd_run(int argc, char **argv)
 		return fail_with(&c, &j.e, &j.jr);
 	if (c.dry_run)
 		return print_plan(&j);
+	if (job_open_output_dir(&c, &j) < 0)
+		return HUTCH_EXIT_FAILURE;
 	pe = job_probe_gate(&j, why, sizeof(why));
-	if (pe != HUTCH_ERR_NONE)
-		return finish(&c, result_for_error(pe, NULL, NULL, why, &j.jr));
-	return job_execute(&c, &j);
+	if (pe == HUTCH_ERR_NONE)
+		r = job_execute(&c, &j);
+	else
+		r = finish(&c, result_for_error(pe, NULL, NULL, why, &j.jr));
+	if (c.output_dir_fd >= 0)
+		close(c.output_dir_fd);
+	return r;
 }

@@ -39,6 +39,7 @@ struct exec_run {
 	struct cgroup_run cg;
 	bool have_cgroup;
 	bool reaped;		/* supervise() waited for the helper */
+	bool collect_dirs;	/* eo->collect_dirs */
 };
 
 static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
@@ -252,6 +253,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	if (r < 0)
 		return r;
 	set_supervise_opts(x, eo);
+	x->collect_dirs = eo->collect_dirs;
 	*ret = TAKE_PTR(x);
 	return 0;
 }
@@ -295,9 +297,14 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 	}
 	classify_outcome(x->plan, &x->layout.sp, res);
 	/* The helper has exited: the jail is empty, its work dir frozen. */
-	if (x->plan->n_collect)
-		collect_files(res->workdir_fd, x->plan->collect, x->plan->n_collect,
-			      x->plan->collect_max_bytes, ret_files);
+	if (x->plan->n_collect) {
+		struct collect_limits lim = { .max_count = x->plan->collect_max_count,
+					      .max_bytes = x->plan->collect_max_bytes,
+					      .walk_dirs = x->collect_dirs };
+
+		collect_files(res->workdir_fd, x->plan->collect, x->plan->n_collect, &lim,
+			      ret_files);
+	}
 	if (res->workdir_fd >= 0)
 		close(res->workdir_fd);
 	res->workdir_fd = -1;
