@@ -31,6 +31,13 @@ void landlock_add_rules(int ruleset_fd, const struct spec *sp);
 void landlock_enforce(int ruleset_fd);
 int landlock_abi(void);
 
+/* idmap.c (phase 2, outer process, before the clone, while we hold our
+ * privileges): each HUTCH_MF_IDMAP bind as a detached idmapped tree mapping
+ * its source's owner to the jail's user; pid 1 attaches idmap_tree(i). */
+void idmap_prepare(const struct spec *sp);
+int idmap_tree(uint32_t item);
+void idmap_close(const struct spec *sp);	/* the outer process's copies */
+
 /* namespaces.c (phase 2, outer process): clone pid 1 of the jail into new
  * namespaces and write its id maps. Returns its pid to us, 0 to it (once
  * its maps are written). */

@@ -135,6 +135,7 @@ int main(void)
 
 	/* Phase 2: enact. No malloc, no stdio, async-signal-safe calls only. */
 	make_mirror_pipe(&mirror_rd);
+	idmap_prepare(&sp);		/* needs our privileges over the host's filesystems */
 	child = clone_into_namespaces(&sp);	/* pid 1 of the new pid namespace */
 	if (child == 0) {
 		close(mirror_rd);
@@ -142,6 +143,7 @@ int main(void)
 	}
 	if (ruleset_fd >= 0)
 		close(ruleset_fd);
+	idmap_close(&sp);		/* pid 1 holds its own copies */
 	if (spec_uses_control(&sp))
 		close(HUTCH_CONTROL_FD);	/* pid 1's business */
 	close(HUTCH_MIRROR_FD);	/* the status pipe stays: see reaper.c */

@@ -49,6 +49,14 @@ static void clone_bind_source(const struct spec_mount *m, uint32_t i)
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how));
 
 	tree_fd[i] = -1;
+	if (m->flags & HUTCH_MF_IDMAP) {
+		/* made and flagged by the outer process (idmap.c) */
+		if (fd >= 0)
+			close(fd);
+		tree_fd[i] = idmap_tree(i);
+		tree_is_dir[i] = 1;
+		return;
+	}
 	if (fd < 0 && errno == ENOENT && (m->flags & HUTCH_MF_OPTIONAL))
 		return;
 	if (fd < 0 || fstat(fd, &st) < 0)

@@ -75,7 +75,8 @@ enum {
 	HUTCH_MF_DEV = 1u << 2,		/* device nodes honoured (binds of /dev nodes) */
 	HUTCH_MF_OPTIONAL = 1u << 3,	/* skip a bind whose source does not exist */
 	HUTCH_MF_SEND_FD = 1u << 4,	/* tmpfs: send its root fd on HUTCH_CONTROL_FD */
-	HUTCH_MF_ALL = (1u << 5) - 1,
+	HUTCH_MF_IDMAP = 1u << 5,	/* rw bind: idmapped, its owner as the jail's user */
+	HUTCH_MF_ALL = (1u << 6) - 1,
 };
 
 struct spec_mount {

@@ -47,6 +47,7 @@ static const char *const stage_names[STAGE_MAX] = {
 	[STAGE_HELPER_EXEC] = "helper_exec",
 	[STAGE_JAIL_INIT] = "jail_init",
 	[STAGE_USER_COUNTS] = "user_counts",
+	[STAGE_BIND_IDMAP] = "bind_idmap",
 };
 
 static const char *const code_names[HUTCH_STATUS_CODE_MAX] = {
@@ -354,6 +355,11 @@ static int say_indexed(struct words *w, const struct hutch_status *st, const str
 	switch (st->stage) { /* a number off the wire: default is real */
 	case STAGE_BIND_SOURCE:
 		say(w, "bind of ");
+		say_mount(w, sp, i, 1);
+		return 1;
+	case STAGE_BIND_IDMAP:
+		say(w, "idmapped mount (mount_setattr MOUNT_ATTR_IDMAP) for a root caller's --rw "
+		       "bind of ");
 		say_mount(w, sp, i, 1);
 		return 1;
 	case STAGE_MOUNT_TARGET:

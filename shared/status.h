@@ -57,6 +57,7 @@ enum hutch_stage {
 	STAGE_HELPER_EXEC,	/* written by the frontend's child: execve of hutch-exec */
 	STAGE_JAIL_INIT,	/* pid 1 of the jail, seen from the outer process */
 	STAGE_USER_COUNTS,	/* item: enum hutch_user_count */
+	STAGE_BIND_IDMAP,	/* item: mount index */
 	STAGE_MAX
 };
 

@@ -229,6 +229,14 @@ static void layout_settings(struct layout *l, const struct plan *plan, bool is_r
 	l->sp.envp = plan->envp;
 }
 
+/* A root caller's jail runs as the policy's user, not as the caller: its
+ * --rw binds are idmapped so that user acts as each bind's owner there
+ * (hutch-exec's idmap.c). An unprivileged caller's jail is the caller. */
+static uint16_t rw_idmap(const struct layout *l)
+{
+	return l->is_root ? HUTCH_MF_IDMAP : 0;
+}
+
 /* The mounts, in the order the file's opening comment gives. */
 static int layout_mounts(struct layout *l, const struct plan *plan)
 {
@@ -264,7 +272,7 @@ static int layout_mounts(struct layout *l, const struct plan *plan)
 	/* The request's binds last: they may land inside the working dir. */
 	for (size_t i = 0; i < plan->n_mounts && r == 0; i++)
 		r = add_bind(l, plan->mounts[i].source, plan->mounts[i].target,
-			     (plan->mounts[i].rw ? HUTCH_MF_RW : 0) |
+			     (plan->mounts[i].rw ? HUTCH_MF_RW | rw_idmap(l) : 0) |
 				     (plan->mounts[i].exec ? HUTCH_MF_EXEC : 0));
 	return r;
 }
@@ -277,6 +285,7 @@ int layout_build(const struct plan *plan, bool is_root, uint8_t **filter, size_t
 	memset(ret, 0, sizeof(*ret));
 	ret->sp.mounts = ret->mounts;
 	layout_settings(ret, plan, is_root);
+	ret->is_root = is_root;
 	r = layout_mounts(ret, plan);
 	if (r < 0) {
 		layout_free(ret); /* its strings; the filter was never taken */

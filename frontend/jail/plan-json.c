@@ -102,6 +102,8 @@ struct json_object *plan_to_json(const struct plan *plan, const struct policy *p
 				json_object_object_add(mj, "writable", json_object_new_boolean(m->flags & HUTCH_MF_RW));
 				json_object_object_add(mj, "exec", json_object_new_boolean(m->flags & HUTCH_MF_EXEC));
 			}
+			if (m->flags & HUTCH_MF_IDMAP) /* a root caller's --rw bind */
+				json_object_object_add(mj, "idmapped", json_object_new_boolean(true));
 			json_object_array_add(a, mj);
 		}
 		layout_free(&l);

@@ -95,7 +95,7 @@ static const struct {
 	{ HUTCH_MOUNT_TMPFS, "/work", NULL, HUTCH_MF_RW | HUTCH_MF_SEND_FD, 0755 },
 	/* the staged input file, then the request's bind */
 	{ HUTCH_MOUNT_FILE, "/work/in.txt", NULL, 0, 0644 },
-	{ HUTCH_MOUNT_BIND, "/data", "/srv/data", HUTCH_MF_RW, 0 },
+	{ HUTCH_MOUNT_BIND, "/data", "/srv/data", HUTCH_MF_RW | HUTCH_MF_IDMAP, 0 },
 };
 
 static void test_small_plan(void)

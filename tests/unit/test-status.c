@@ -267,6 +267,7 @@ static const struct {
 	{ STAGE_HELPER_EXEC, 0, SITE_HELPER_EXEC_MAX, 0 },
 	{ STAGE_JAIL_INIT, 0, SITE_JAIL_INIT_MAX, 0 },
 	{ STAGE_USER_COUNTS, 0, HUTCH_USER_COUNT_MAX, 0 },
+	{ STAGE_BIND_IDMAP, 0, 0, 1 },
 };
 
 /* The words for one record, asserting they were not cut. */
