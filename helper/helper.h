@@ -59,6 +59,11 @@ void build_root(const struct spec *sp);
  * jail's own as a detached mount; its fd. */
 int devpts_new(const struct spec_mount *m, uint32_t item);
 
+/* tty.c (phase 2, pid 1; HUTCH_SPEC_TTY only): a pty of the jail's devpts
+ * as 0-2, its master sent to hutch; after setsid, the controlling tty. */
+void tty_prepare(const struct spec *sp);
+void tty_take_controlling(const struct spec *sp);
+
 /* netdev.c (phase 2): hostname, loopback. */
 void set_hostname(const struct spec *sp);
 void bring_up_loopback(void);

@@ -21,6 +21,7 @@
 #include "spec.h"
 #include "cli/cmd-run.h"
 #include "cli/run-output-dir.h"
+#include "cli/run-tty.h"
 #include "doc/json-util.h"
 #include "doc/policy-choice.h"
 #include "doc/policy.h"
@@ -58,6 +59,7 @@ static const char usage[] =
 	"  --input NAME=FILE      stage FILE into the working directory as NAME\n"
 	"  --collect NAME         return the file or directory NAME from the working directory\n"
 	"  --output-dir DIR       without --json, write collected files into DIR (default: .)\n"
+	"  -t, --tty              give the command a terminal of the jail's own, relayed to ours\n"
 	"  --cwd DIR              working directory inside the jail\n"
 	"  --frame                stdout must be exactly one length-prefixed frame\n"
 	"  --request FILE|-       read a JSON request document (implies --json)\n"
@@ -125,6 +127,8 @@ static const struct option options[] = {
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	/* outputs to the host */
 	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
+	/* interactive use (run-tty.c) */
+	{ "tty", no_argument, NULL, 't' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -139,6 +143,8 @@ struct run_cli {
 	/* outputs to the host: where --collect writes without --json */
 	const char *output_dir;
 	int output_dir_fd;
+	/* interactive use: --tty */
+	bool tty;
 };
 
 /* One line naming the option or argument and the problem, then a hint. */
@@ -272,7 +278,7 @@ static bool is_request_option(int opt)
 {
 	return opt != OPT_POLICY && opt != OPT_ALLOW_POLICIES && opt != OPT_REQUEST &&
 	       opt != OPT_JSON && opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h' &&
-	       opt != OPT_OUTPUT_DIR;
+	       opt != OPT_OUTPUT_DIR && opt != 't';
 }
 
 static int add_env(struct run_cli *c, const char *arg)
@@ -351,6 +357,7 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_RESULT_FD: return set_result_fd(c, arg);
 	case OPT_DRY_RUN: c->dry_run = true; return 0;
 	case OPT_OUTPUT_DIR: c->output_dir = arg; return 0;
+	case 't': c->tty = true; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	default: return -EINVAL; /* getopt said which */
 	}
@@ -389,7 +396,7 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 	optind = 1;
 	/* '+': the first non-option ends option parsing, so the command's own
 	 * options are never ours (CVE-2024-32462). */
-	while ((opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+ht", options, NULL)) != -1) {
 		if (is_request_option(opt))
 			c->any_request_option = true;
 		r = parse_one(c, opt, optarg);
@@ -591,6 +598,22 @@ static int job_open_output_dir(struct run_cli *c, const struct run_job *j)
 	return run_output_dir_open(c->output_dir ? c->output_dir : ".", &c->output_dir_fd);
 }
 
+/* Step 5c, interactive use: --tty needs our stdin to be a terminal and
+ * output that is the terminal's, not a document or a frame. */
+static int job_check_tty(const struct run_cli *c, const struct run_job *j)
+{
+	if (!c->tty)
+		return 0;
+	if (c->json || c->result_fd >= 0)
+		return usage_error("--tty", "cannot go with --json, --request or --result-fd "
+					    "(the terminal is the output)");
+	if (j->plan.stdout_mode == STDOUT_FRAME)
+		return usage_error("--tty", "cannot go with --frame");
+	if (!isatty(0))
+		return usage_error("--tty", "standard input is not a terminal; run without --tty");
+	return 0;
+}
+
 /* Step 6: run the plan and emit its result. Frame mode passes output
  * through only once the frame is whole and the command succeeded: the
  * payload, without its header. */
@@ -600,6 +623,7 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 		.passthrough = !c->json || c->result_fd >= 0,
 		.forward_stdin = !c->request_file && !j->plan.stdin_given,
 		.collect_dirs = c->output_dir_fd >= 0,
+		.tty = c->tty,
 	};
 	struct outcome o;
 	struct collected files;
@@ -608,7 +632,12 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 	int status;
 	bool unwritten;
 
+	if (c->tty && run_tty_enter(0) < 0) {
+		fputs("hutch run: --tty: cannot set the terminal's mode\n", stderr);
+		return HUTCH_EXIT_FAILURE;
+	}
 	execute_plan(&j->plan, &eo, &o, &files);
+	run_tty_restore();
 	/* Before the error line, so it comes last; a file asked for and
 	 * not written fails a run that otherwise succeeded. */
 	unwritten = c->output_dir_fd >= 0 &&
@@ -649,7 +678,7 @@ int cmd_run(int argc, char **argv)
 		return fail_with(&c, &j.e, &j.jr);
 	if (c.dry_run)
 		return print_plan(&j);
-	if (job_open_output_dir(&c, &j) < 0)
+	if (job_check_tty(&c, &j) < 0 || job_open_output_dir(&c, &j) < 0)
 		return HUTCH_EXIT_FAILURE;
 	pe = job_probe_gate(&j, why, sizeof(why));
 	if (pe == HUTCH_ERR_NONE)

@@ -40,6 +40,7 @@ struct exec_run {
 	bool have_cgroup;
 	bool reaped;		/* supervise() waited for the helper */
 	bool collect_dirs;	/* eo->collect_dirs */
+	bool tty;		/* eo->tty: the spec asks pid 1 for a pty */
 };
 
 static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
@@ -126,6 +127,8 @@ static int prepare_spec(struct exec_run *x, uint8_t **ret_spec, size_t *ret_len)
 				    "binds, one per input file and one per bind)");
 	if (r < 0)
 		return start_failed(plan, x->res, HUTCH_ERR_INTERNAL, r, NULL);
+	if (x->tty)
+		x->layout.sp.flags |= HUTCH_SPEC_TTY;
 	r = spec_encode(&x->layout.sp, ret_spec, ret_len);
 	if (r == -E2BIG)
 		return start_failed(plan, x->res, HUTCH_ERR_INVALID_REQUEST, r,
@@ -220,6 +223,8 @@ static void set_supervise_opts(struct exec_run *x, const struct exec_opts *eo)
 	}
 	if (eo->unbounded_stdout)
 		so->stdout_bytes = 0;
+	so->tty = eo->tty;
+	so->tty_size_fd = eo->tty ? eo->stdin_fd : -1;
 }
 
 /* Everything up to a running jail, in the steps above. On failure *res
@@ -245,6 +250,8 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	x = run_new(plan, res);
 	if (!x)
 		return start_failed(plan, res, HUTCH_ERR_INTERNAL, -ENOMEM, NULL);
+	x->collect_dirs = eo->collect_dirs;
+	x->tty = eo->tty;
 	if ((r = prepare_spec(x, &spec, &spec_len)) < 0 || (r = prepare_cgroup(x, &io)) < 0 ||
 	    (r = open_control(x, &child_control)) < 0)
 		return r;
@@ -253,7 +260,6 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	if (r < 0)
 		return r;
 	set_supervise_opts(x, eo);
-	x->collect_dirs = eo->collect_dirs;
 	*ret = TAKE_PTR(x);
 	return 0;
 }

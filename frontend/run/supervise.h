@@ -27,6 +27,11 @@ struct supervise_opts {
 	bool rendered_caps;		/* kept output counts as rendered (result_fit) */
 	int control_fd;			/* pid 1 sends descriptors here, or -1 */
 	bool memfd_sealed;		/* memfd_create waits are memfd-notify.c's */
+	/* --tty: pid 1 sends the master of the jail's pty, which replaces
+	 * the stdin and stdout pipes (run/pty-relay.c); window sizes come
+	 * from tty_size_fd, the caller's terminal. */
+	bool tty;
+	int tty_size_fd;
 };
 
 /* The watch of one run, for callers with their own event loop (serve):
@@ -43,6 +48,7 @@ int watch_timeout_ms(struct jail_watch *w);				/* -1: none */
 bool watch_done(struct jail_watch *w);
 void watch_kill(struct jail_watch *w, enum hutch_err why);
 void watch_forward_signal(struct jail_watch *w, int sig);
+void watch_tty_resize(struct jail_watch *w);	/* --tty: SIGWINCH */
 void watch_finish(struct jail_watch *w);
 #define WATCH_MAX_FDS 8
 
