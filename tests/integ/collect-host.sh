@@ -140,7 +140,7 @@ for name in ../a.txt a/../a.txt /etc/passwd a//b ./a.txt; do
 	fresh
 	jrun --collect "$name" -- /bin/sh -c 'echo ran'
 	same "--collect '$name': refused before running (125)" "125 " "$rc $(cat "$tmp/stdout")"
-	check "... 'must be a relative path' at /collect/0" grep -q 'must be a relative path.*/collect/0' "$tmp/msgs"
+	check "... 'must be a relative path', naming --collect" grep -q 'collect.*must be a relative path' "$tmp/msgs"
 done
 
 # ---- whole directories -------------------------------------------------
