@@ -436,9 +436,13 @@ static int finish(struct run_cli *c, struct json_object *doc)
 static int fail_with(struct run_cli *c, const struct verrors *e, const struct jail_report *jr)
 {
 	const struct verror *v = &e->items[0];
+	char in[PATH_MAX + 8];
 
+	/* A policy's error is in one of the files of its extends chain. */
+	if (v->file)
+		snprintf(in, sizeof(in), "in %s", v->file);
 	return finish(c, result_for_error(v->code, v->pointer[0] ? v->pointer : NULL, v->reason,
-					  NULL, jr));
+					  v->file ? in : NULL, jr));
 }
 
 /* --request FILE: like --input, a regular file, opened without blocking

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "doc/verror.h"
@@ -45,6 +46,7 @@ int verror_add(struct verrors *e, enum hutch_err code, const char *pointer, cons
 	e->items[e->n].code = code;
 	snprintf(e->items[e->n].pointer, sizeof(e->items[e->n].pointer), "%s", pointer);
 	e->items[e->n].reason = reason;
+	e->items[e->n].file = NULL;
 	e->n++;
 	return -EINVAL;
 }
@@ -65,4 +67,19 @@ int verror_add_index(struct verrors *e, enum hutch_err code, const char *parent,
 
 	pointer_join_index(p, sizeof(p), parent, index);
 	return verror_add(e, code, p, reason);
+}
+
+#define INTERN_MAX 128
+
+const char *verror_intern(const char *s)
+{
+	static char *pool[INTERN_MAX];
+	static size_t n;
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(pool[i], s) == 0)
+			return pool[i];
+	if (n == INTERN_MAX || !(pool[n] = strdup(s)))
+		return NULL;
+	return pool[n++];
 }

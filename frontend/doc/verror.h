@@ -18,6 +18,7 @@ struct verror {
 	enum hutch_err code;
 	char pointer[VERROR_POINTER_MAX];
 	const char *reason;	/* fixed text: "unknown field", "must be an integer" */
+	const char *file;	/* the policy file the pointer is in, or NULL */
 };
 
 struct verrors {
@@ -35,6 +36,13 @@ int verror_add_key(struct verrors *e, enum hutch_err code, const char *parent, c
 		   const char *reason);
 int verror_add_index(struct verrors *e, enum hutch_err code, const char *parent, size_t index,
 		     const char *reason);
+
+/* A stable copy of s for a reason or file name composed at run time
+ * (a policy's name, the directories searched, a chain of files): kept
+ * for the process's life in a small pool, so a verror may point at it.
+ * NULL when the pool is full or memory is short; callers then use fixed
+ * text. */
+const char *verror_intern(const char *s);
 
 /* Build a child pointer into buf (truncated safely when too long). */
 void pointer_join_key(char *buf, size_t cap, const char *parent, const char *key);

@@ -25,6 +25,7 @@
 #include "cleanup.h"
 #include "errors.h"
 #include "doc/json-util.h"
+#include "doc/policy-extends.h"
 #include "doc/result.h"
 #include "doc/text.h"
 #include "run/jail-report.h"
@@ -727,8 +728,9 @@ static int load_policy(struct srv *s, const char *policy)
 
 	r = policy_load(policy, &s->pol, &e);
 	if (r < 0)
-		return serve_error(policy, r == -ENOENT ? "no such policy"
-					   : e.n ? e.items[0].reason : "cannot be read");
+		return serve_error(e.n && e.items[0].file ? e.items[0].file : "--policy",
+				   r == -ENOENT && !e.n ? policy_missing_reason(policy)
+				   : e.n ? e.items[0].reason : "cannot be read");
 	if (policy_digest(&s->pol, execute_helper_path(), s->digest) < 0) {
 		policy_free(&s->pol);
 		return serve_error("hutch-exec", "not found");
