@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,30 +31,44 @@ static const char policy_usage[] =
 	"digest  the policy's digest (sha256 of the canonical form and hutch-exec's identity)\n";
 
 /* Every error on its own line: the file it is in (the policy, or the
- * parent in its extends chain that holds the member), the pointer in that
- * file, and why. */
-static int report(const char *name, int r, const struct verrors *e)
+ * parent in its extends chain that holds the member; the policy's own
+ * file as the caller typed it), the pointer in that file, and why. */
+static int report(const char *typed, const char *loaded, int r, const struct verrors *e)
 {
+	char real[PATH_MAX];
+	bool have_real = strchr(loaded, '/') && realpath(loaded, real);
+
 	if (r == -ENOENT && e->n == 0) {
-		fprintf(stderr, "hutch policy: %s\n", policy_missing_reason(name));
+		fprintf(stderr, "hutch policy: %s\n", policy_missing_reason(typed));
 		return r;
 	}
-	for (size_t i = 0; i < e->n; i++)
-		fprintf(stderr, "hutch policy: %s: %s: %s\n", e->items[i].file ? e->items[i].file : name,
+	for (size_t i = 0; i < e->n; i++) {
+		const char *f = e->items[i].file ? e->items[i].file : typed;
+
+		if (have_real && strcmp(f, real) == 0)
+			f = typed;
+		fprintf(stderr, "hutch policy: %s: %s: %s\n", f,
 			e->items[i].pointer[0] ? e->items[i].pointer : "/", e->items[i].reason);
+	}
 	if (e->dropped)
-		fprintf(stderr, "hutch policy: %s: %zu more errors not shown\n", name, e->dropped);
+		fprintf(stderr, "hutch policy: %s: %zu more errors not shown\n", typed, e->dropped);
 	if (e->n == 0)
-		fprintf(stderr, "hutch policy: %s: cannot be read\n", name);
+		fprintf(stderr, "hutch policy: %s: cannot be read\n", typed);
 	return r;
+}
+
+/* typed: the argument as given; loaded: what is loaded for it. */
+static int load_as(const char *typed, const char *loaded, struct policy *pol)
+{
+	struct verrors e = { 0 };
+	int r = policy_load(loaded, pol, &e);
+
+	return r < 0 ? report(typed, loaded, r, &e) : 0;
 }
 
 static int load_or_report(const char *name, struct policy *pol)
 {
-	struct verrors e = { 0 };
-	int r = policy_load(name, pol, &e);
-
-	return r < 0 ? report(name, r, &e) : 0;
+	return load_as(name, name, pol);
 }
 
 /* check FILE: a file that exists is a file even without a slash (as
@@ -69,7 +84,7 @@ static int check(const char *arg, struct policy *pol)
 		return load_or_report(arg, pol);
 	if (snprintf(local, sizeof(local), "./%s", arg) >= (int)sizeof(local))
 		return fprintf(stderr, "hutch policy: check: path too long\n"), -ENAMETOOLONG;
-	return load_or_report(local, pol);
+	return load_as(arg, local, pol);
 }
 
 static int list(void)
