@@ -121,33 +121,33 @@ const char *policy_missing_reason(const char *name_or_path)
  * at most POLICY_MAX_BYTES, opened without blocking (a FIFO is refused,
  * not waited on). -ENOENT with *why NULL when it is not there. */
 static int read_file(int dir_fd, const char *path, char **ret_text, size_t *ret_len,
-		     struct stat *st, const char **why)
+		     struct stat *ret_st, const char **ret_why)
 {
 	_cleanup_close_ int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	int r;
 
-	*why = NULL;
+	*ret_why = NULL;
 	if (fd < 0) {
 		r = -errno;
 		if (r != -ENOENT)
-			*why = r == -EACCES ? "cannot be read: permission denied" : "cannot be opened";
+			*ret_why = r == -EACCES ? "cannot be read: permission denied" : "cannot be opened";
 		return r;
 	}
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
-		*why = "not a regular file";
+	if (fstat(fd, ret_st) < 0 || !S_ISREG(ret_st->st_mode)) {
+		*ret_why = "not a regular file";
 		return -EINVAL;
 	}
 	r = fd_slurp(fd, POLICY_MAX_BYTES, ret_text, ret_len);
 	if (r < 0)
-		*why = r == -EFBIG ? "larger than 256 KiB" : "cannot be read";
+		*ret_why = r == -EFBIG ? "larger than 256 KiB" : "cannot be read";
 	return r;
 }
 
 /* The parent named by `ext` (a name) into *lv: searched like any policy,
  * except that a policy extending its own name continues the search after
  * its own directory (an admin's default.json can extend the shipped one). */
-static int find_by_name(struct chain *c, const char *ext, struct level *lv, char **text,
-			size_t *len, struct stat *st)
+static int find_by_name(struct chain *c, const char *ext, struct level *ret_lv, char **ret_text,
+			size_t *ret_len, struct stat *ret_st)
 {
 	const struct level *cur = &c->lv[c->n - 1];
 	const char *const *dirs = policy_search_dirs();
@@ -162,15 +162,15 @@ static int find_by_name(struct chain *c, const char *ext, struct level *lv, char
 
 		if (i < start || (dir_fd = open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 			continue;
-		r = read_file(dir_fd, file, text, len, st, &why);
+		r = read_file(dir_fd, file, ret_text, ret_len, ret_st, &why);
 		if (r == -ENOENT)
 			continue;
 		if (r < 0)
 			return add_in(c, c->n - 1, "/extends", why);
 		snprintf(shown, sizeof(shown), "%s/%s", dirs[i], file);
-		lv->shown = intern_or(shown, "a parent policy");
-		lv->dir_index = (int)i;
-		snprintf(lv->name, sizeof(lv->name), "%s", ext);
+		ret_lv->shown = intern_or(shown, "a parent policy");
+		ret_lv->dir_index = (int)i;
+		snprintf(ret_lv->name, sizeof(ret_lv->name), "%s", ext);
 		return 0;
 	}
 	return add_in(c, c->n - 1, "/extends", searched_reason(ext, start));
@@ -178,8 +178,8 @@ static int find_by_name(struct chain *c, const char *ext, struct level *lv, char
 
 /* The parent at path `ext`: absolute, or relative to the directory of the
  * file that names it (not to the caller's working directory). */
-static int find_by_path(struct chain *c, const char *ext, struct level *lv, char **text,
-			size_t *len, struct stat *st)
+static int find_by_path(struct chain *c, const char *ext, struct level *ret_lv, char **ret_text,
+			size_t *ret_len, struct stat *ret_st)
 {
 	const char *cur = c->lv[c->n - 1].shown, *slash = strrchr(cur, '/');
 	char full[PATH_MAX], real[PATH_MAX];
@@ -194,13 +194,13 @@ static int find_by_path(struct chain *c, const char *ext, struct level *lv, char
 		n = snprintf(full, sizeof(full), "./%s", ext);
 	if (n < 0 || (size_t)n >= sizeof(full))
 		return add_in(c, c->n - 1, "/extends", "path too long");
-	r = read_file(AT_FDCWD, full, text, len, st, &why);
+	r = read_file(AT_FDCWD, full, ret_text, ret_len, ret_st, &why);
 	if (r < 0)
 		return add_in(c, c->n - 1, "/extends",
 			      why ? why : "no such file (a relative path is taken from the "
 					  "directory of the file that names it)");
-	lv->shown = intern_or(realpath(full, real) ? real : full, "a parent policy");
-	lv->dir_index = -1;
+	ret_lv->shown = intern_or(realpath(full, real) ? real : full, "a parent policy");
+	ret_lv->dir_index = -1;
 	return 0;
 }
 
