@@ -7,7 +7,8 @@
 # error, the digest follows a parent, cycles and chains deeper than 8 are
 # refused, a parent that is not a policy (a FIFO, a file the caller cannot
 # read, /etc/shadow) is refused without blocking and without its text in
-# the message, a missing policy names the directories searched, and the
+# the message, a missing policy names the directories searched (policy,
+# run, probe), serve names a broken child's file and pointer, and the
 # man page's example runs as printed. Runs as root and unprivileged.
 . "$(dirname "$0")/lib.sh"
 
@@ -220,6 +221,13 @@ out=$("$HUTCH" run --policy defualt -- /bin/true 2>&1 </dev/null)
 rc=$?
 has "$out" "no such policy defualt \\(searched $searched; "
 same "hutch run --policy of a missing name: 125, the name and the directories" "125 0" "$rc $?"
+
+out=$("$HUTCH" probe --policy defualt 2>&1 </dev/null)
+same "hutch probe --policy of a missing name: the name and the directories" \
+	"hutch probe: --policy: no such policy defualt (searched $searched; hutch policy list shows the installed ones)" "$out"
+out=$(timeout 10 "$HUTCH" serve --socket "$tmp/serve.sock" --policy broken 2>&1 </dev/null)
+same "hutch serve --policy of a broken child: its file and pointer" \
+	"hutch serve: $pol/broken.json: /limitz: unknown field" "$out"
 
 # --- the man page's example runs as printed ---------------------------------------------------
 
