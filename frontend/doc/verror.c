@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,7 @@ int verror_add(struct verrors *e, enum hutch_err code, const char *pointer, cons
 	snprintf(e->items[e->n].pointer, sizeof(e->items[e->n].pointer), "%s", pointer);
 	e->items[e->n].reason = reason;
 	e->items[e->n].file = NULL;
+	e->items[e->n].detail[0] = '\0';
 	e->n++;
 	return -EINVAL;
 }
@@ -67,6 +69,17 @@ int verror_add_index(struct verrors *e, enum hutch_err code, const char *parent,
 
 	pointer_join_index(p, sizeof(p), parent, index);
 	return verror_add(e, code, p, reason);
+}
+
+void verror_detail(struct verrors *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e || e->n == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(e->items[e->n - 1].detail, sizeof(e->items[e->n - 1].detail), fmt, ap);
+	va_end(ap);
 }
 
 #define INTERN_MAX 128

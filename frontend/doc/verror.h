@@ -19,6 +19,7 @@ struct verror {
 	char pointer[VERROR_POINTER_MAX];
 	const char *reason;	/* fixed text: "unknown field", "must be an integer" */
 	const char *file;	/* the policy file the pointer is in, or NULL */
+	char detail[64];	/* "" or a number of the policy's: "3600000" */
 };
 
 struct verrors {
@@ -36,6 +37,10 @@ int verror_add_key(struct verrors *e, enum hutch_err code, const char *parent, c
 		   const char *reason);
 int verror_add_index(struct verrors *e, enum hutch_err code, const char *parent, size_t index,
 		     const char *reason);
+
+/* Note a detail on the error added last ("3600000" after "above the
+ * policy's maximum"): the policy's numbers, never the request's content. */
+void verror_detail(struct verrors *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A stable copy of s for a reason or file name composed at run time
  * (a policy's name, the directories searched, a chain of files): kept
