@@ -615,11 +615,21 @@ static bool say_as_typed(const struct run_cli *c, const struct verror *v)
 static int fail_with(struct run_cli *c, const struct verrors *e, const struct jail_report *jr)
 {
 	const struct verror *v = &e->items[0];
-	struct json_object *doc = result_for_error(v->code, v->pointer[0] ? v->pointer : NULL,
-						   v->reason, v->detail[0] ? v->detail : NULL, jr);
+	char detail[PATH_MAX + 80];
+	struct json_object *doc;
 	int status;
 
-	if (!doc || !say_as_typed(c, v))
+	/* An error inside a policy file names the file of its extends chain;
+	 * its pointer is into that policy, not the request, so it is never
+	 * said as an option. */
+	if (v->file)
+		snprintf(detail, sizeof(detail), "%s%sin %s", v->detail, v->detail[0] ? ", " : "",
+			 v->file);
+	else
+		snprintf(detail, sizeof(detail), "%s", v->detail);
+	doc = result_for_error(v->code, v->pointer[0] ? v->pointer : NULL, v->reason,
+			       detail[0] ? detail : NULL, jr);
+	if (!doc || v->file || !say_as_typed(c, v))
 		return finish(c, doc);
 	status = result_exit_status(doc); /* said above: the document only goes to --result-fd */
 	emit(c, doc);
