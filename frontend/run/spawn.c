@@ -106,8 +106,10 @@ static pid_t clone_helper(int cgroup_fd, int *ret_pidfd)
 	return pid;
 }
 
-int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
-		 const struct spawn_stdio *io, struct jail_proc *ret)
+/* spawn_helper, or with ret_spec_wr the same without the spec: the write
+ * end is handed back and the helper waits on it (spawn_helper_early). */
+static int spawn(const char *helper_path, const uint8_t *spec, size_t spec_len,
+		 const struct spawn_stdio *io, struct jail_proc *ret, int *ret_spec_wr)
 {
 	int spec_p[2] = { -1, -1 }, status_p[2] = { -1, -1 }, in_p[2] = { -1, -1 },
 	    out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, null_fd = -1;
@@ -153,7 +155,10 @@ int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
 	fd_close(&spec_p[0]);
 	/* One write for the usual small spec; a dead helper is EPIPE (we
 	 * ignore SIGPIPE) and is then told by its status record. */
-	(void)fd_write_all(spec_p[1], spec, spec_len);
+	if (ret_spec_wr)
+		*ret_spec_wr = TAKE_FD(spec_p[1]);
+	else
+		(void)fd_write_all(spec_p[1], spec, spec_len);
 out:
 	fd_close(&spec_p[0]);
 	fd_close(&spec_p[1]);
@@ -167,4 +172,16 @@ out:
 	fd_close(&err_p[1]);
 	fd_close(&null_fd);
 	return r;
+}
+
+int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
+		 const struct spawn_stdio *io, struct jail_proc *ret)
+{
+	return spawn(helper_path, spec, spec_len, io, ret, NULL);
+}
+
+int spawn_helper_early(const char *helper_path, const struct spawn_stdio *io,
+		       struct jail_proc *ret, int *ret_spec_wr)
+{
+	return spawn(helper_path, NULL, 0, io, ret, ret_spec_wr);
 }
