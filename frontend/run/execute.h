@@ -17,6 +17,7 @@ struct exec_opts {
 	uint64_t kill_grace_ms;
 	bool unbounded_stdout;	/* keep all stdout: the caller consumes it (sessions) */
 	struct exec_early *early; /* from exec_early_start, or NULL; always consumed */
+	bool explain;		/* --explain: log what the jail withholds (run/explain.h) */
 };
 
 /* Always fills *ret (a refused jail is an outcome too; a failure of our
