@@ -673,10 +673,12 @@ struct run_job {
 	struct verrors e;
 	struct jail_report jr;
 	char digest[72];
+	struct exec_early *early;	/* the helper, started first; NULL once used */
 };
 
 static void run_job_done(struct run_job *j)
 {
+	exec_early_discard(j->early);
 	plan_free(&j->plan);
 	policy_free(&j->pol);
 	request_free(&j->req);
@@ -800,6 +802,7 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 	struct exec_opts eo = {
 		.passthrough = !c->json || c->result_fd >= 0,
 		.forward_stdin = !c->request_file && !j->plan.stdin_given,
+		.early = TAKE_PTR(j->early),
 		.explain = c->explain,
 		.collect_dirs = c->output_dir_fd >= 0,
 		.tty = c->tty,
@@ -847,6 +850,9 @@ int cmd_run(int argc, char **argv)
 		json_object_put(c.doc);
 		return r > 0 ? EXIT_SUCCESS : HUTCH_EXIT_FAILURE;
 	}
+	/* The helper's exec overlaps everything up to job_execute. */
+	if (!c.dry_run && !c.request_file)
+		j.early = exec_early_start();
 	if (job_read_request(&c, &j) < 0)
 		return fail_with(&c, &j.e, NULL);
 	if (job_choose_policy(&c, &j) < 0)
