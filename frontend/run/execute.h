@@ -34,6 +34,11 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 struct jail_watch *exec_watch(struct exec_run *x);
 void exec_finish(struct exec_run *x, struct collected *ret_files);
 
+/* From now on, spawn through fs (serve's forkserver) while it works;
+ * NULL: the one-shot path. fs must outlive every run started. */
+struct forkserver;
+void exec_use_forkserver(struct forkserver *fs);
+
 /* Where the helper is: $HUTCH_EXEC when the build allows a test override,
  * else the configured path. */
 const char *execute_helper_path(void);

@@ -772,6 +772,8 @@ static void serve_done(struct srv *s)
 		if (s->listen_fds[i] != s->sock.fd)
 			close(s->listen_fds[i]);
 	serve_socket_close(&s->sock);	/* ours only: a failed --socket removes nothing */
+	exec_use_forkserver(NULL);
+	forkserver_stop(&s->fs);	/* every run has ended: it has no children left */
 	policy_free(&s->pol);
 }
 
@@ -795,6 +797,10 @@ int cmd_serve(int argc, char **argv)
 		r = serve_error("signals", "cannot block them");
 	else
 		r = open_clients(&s, &o);
+	/* One helper forks every jail (hutch-exec(8), FORKSERVER); without
+	 * one, each run starts its own, as `hutch run` does. */
+	if (r == 0 && forkserver_start(execute_helper_path(), &s.fs) == 0)
+		exec_use_forkserver(&s.fs);
 	if (r == 0)
 		r = loop(&s, sig_fd);
 	serve_done(&s);
