@@ -661,10 +661,34 @@ static void on_signal(struct srv *s, int sig_fd)
 	s->n_listen = 0;
 }
 
-/* What poll found: jails first, as what a client sends next may start
- * new ones; then the clients; then new connections. */
+/* Every client waiting on listener fd, up to CONNS_MAX connections: a
+ * burst is taken in one turn, not one client per turn behind the spawns
+ * of the requests that arrived with it. */
+static void accept_all(struct srv *s, int fd)
+{
+	size_t n_conns = 0;
+
+	for (struct conn *c = s->conns; c; c = c->next)
+		n_conns++;
+	for (; n_conns < CONNS_MAX; n_conns++) {
+		int cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (cfd < 0 && errno == EINTR)
+			continue;
+		if (cfd < 0)
+			return;	/* EAGAIN: none left; else the next turn retries */
+		conn_accept(s, cfd);
+	}
+}
+
+/* What poll found: new connections first (accepting never waits behind
+ * a spawn), then the jails, as what a client sends next may start new
+ * ones; then the clients. */
 static void dispatch(struct srv *s, const struct pollfd *p, const int *listen_idx)
 {
+	for (size_t i = 0; i < s->n_listen; i++)
+		if (listen_idx[i] >= 0 && (p[listen_idx[i]].revents & POLLIN))
+			accept_all(s, s->listen_fds[i]);
 	for (struct conn *c = s->conns; c; c = c->next) {
 		for (struct srun *r = c->runs; r; r = r->next)
 			run_dispatch(r, p);
@@ -682,13 +706,6 @@ static void dispatch(struct srv *s, const struct pollfd *p, const int *listen_id
 		if (re & (POLLIN | POLLHUP | POLLERR))
 			conn_read(c);
 	}
-	for (size_t i = 0; i < s->n_listen; i++)
-		if (listen_idx[i] >= 0 && (p[listen_idx[i]].revents & POLLIN)) {
-			int fd = accept4(s->listen_fds[i], NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-
-			if (fd >= 0)
-				conn_accept(s, fd);
-		}
 }
 
 /* Until the server is done: bookkeeping, one poll, the signal, dispatch.
