@@ -681,14 +681,12 @@ static void accept_all(struct srv *s, int fd)
 	}
 }
 
-/* What poll found: new connections first (accepting never waits behind
- * a spawn), then the jails, as what a client sends next may start new
- * ones; then the clients. */
+/* What poll found: jails first, as what a client sends next may start
+ * new ones; then the clients (a closed one is gone before new ones count
+ * against --max-conn-per-uid); then every new connection. A spawn is a
+ * message to the forkserver and its answer, so none of this waits long. */
 static void dispatch(struct srv *s, const struct pollfd *p, const int *listen_idx)
 {
-	for (size_t i = 0; i < s->n_listen; i++)
-		if (listen_idx[i] >= 0 && (p[listen_idx[i]].revents & POLLIN))
-			accept_all(s, s->listen_fds[i]);
 	for (struct conn *c = s->conns; c; c = c->next) {
 		for (struct srun *r = c->runs; r; r = r->next)
 			run_dispatch(r, p);
@@ -706,6 +704,9 @@ static void dispatch(struct srv *s, const struct pollfd *p, const int *listen_id
 		if (re & (POLLIN | POLLHUP | POLLERR))
 			conn_read(c);
 	}
+	for (size_t i = 0; i < s->n_listen; i++)
+		if (listen_idx[i] >= 0 && (p[listen_idx[i]].revents & POLLIN))
+			accept_all(s, s->listen_fds[i]);
 }
 
 /* Until the server is done: bookkeeping, one poll, the signal, dispatch.
