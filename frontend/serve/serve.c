@@ -444,8 +444,8 @@ static void conn_accept(struct srv *s, int fd)
 	uint8_t *frame;
 
 	for (struct conn *c = s->conns; c; c = c->next)
-		if (c->fd >= 0 && c->timed && c->uid == uid)
-			n++;
+		if (c->fd >= 0 && !c->dead && c->timed && c->uid == uid)
+			n++;	/* one that is closing does not hold a slot */
 	if (n < s->max_conn_uid) {
 		conn_new(s, fd, true, uid);
 		return;
