@@ -33,6 +33,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 
 from tapcase import HUTCH, LOG, T, TMP, Fail, HutchClient, diag, expect, gone, main, now, wait_until
 
@@ -88,7 +89,11 @@ def cmdline(pid):
 
 
 def forkserver_of(pid):
-    fs = [c for c in children(pid) if cmdline(c)[1:2] == [b"--forkserver"]]
+    """The server's one forkserver (it may still be on its way to execve
+    when the socket already answers: bounded wait)."""
+    def find():
+        return [c for c in children(pid) if cmdline(c)[1:2] == [b"--forkserver"]]
+    fs = wait_until(find, 10) or []
     expect(len(fs) == 1, "the server has %d forkservers (children %s)" % (len(fs), children(pid)))
     return fs[0]
 
@@ -180,13 +185,17 @@ def case_load():
                         "--mode", "0600", env=env)
     try:
         fs = forkserver_of(proc.pid)
-        fds0 = n_fds(proc.pid)
         with connect(path) as c:  # warm up: the probe, the filter cache, the heap
             for _ in range(20):
                 expect(c.run({"version": 1, "argv": ["/bin/true"]})["exit_code"] == 0, "warm-up")
-        # Idle again once the server has seen the warm-up client go.
-        wait_until(lambda: children(fs) == [] and n_fds(proc.pid) <= fds0, 10)
-        fds, fs_fds = n_fds(proc.pid), n_fds(fs)
+        # Idle: the fewest descriptors over a second, once the server has
+        # seen the warm-up client (and the readiness probe) go.
+        wait_until(lambda: children(fs) == [], 10)
+        fds, end = n_fds(proc.pid), now() + 1
+        while now() < end:
+            fds = min(fds, n_fds(proc.pid))
+            time.sleep(0.02)
+        fs_fds = n_fds(fs)
         rss = []
         for _ in range(3):
             load(path)
