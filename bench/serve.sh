@@ -158,7 +158,8 @@ for s in $shapes; do
 	fi
 	echo "$line"
 done
-case " $shapes " in *" cli "*" c1x1 "* | *" c1x1 "*" cli "*)
+case " $shapes " in *" cli "*) ;; *) exit 0 ;; esac
+case " $shapes " in *" c1x1 "*)
 	for v in $variants; do
 		c=$(median <"$tmp/$v.cli")
 		s=$(median <"$tmp/$v.c1x1")
