@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/seccomp.h>
+#include <seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -30,6 +31,7 @@
 #include "run/explain.h"
 #include "run/forkserver.h"
 #include "run/memfd-notify.h"
+#include "run/pty-relay.h"
 #include "run/supervise.h"
 
 #define IO_CHUNK (64u << 10)
@@ -279,6 +281,7 @@ struct jail_watch {
 	size_t notif_size, resp_size;
 	struct explain_watch ex;	/* --explain's calls on the same listener */
 	struct sink sink_out, sink_err;
+	bool tty_attached;	/* --tty: the pty's master is our stdin/stdout */
 	uint8_t in_buf[IO_CHUNK];
 };
 
@@ -530,6 +533,11 @@ static int read_control(struct jail_watch *l)
 	}
 	if (tag == HUTCH_CONTROL_WORKDIR && l->res->workdir_fd < 0)
 		l->res->workdir_fd = fd;
+	else if (tag == HUTCH_CONTROL_PTY && l->o.tty && !l->tty_attached) {
+		l->tty_attached = true;
+		if (pty_relay_attach(fd, l->o.tty_size_fd, &l->jp->stdout_rd, &l->jp->stdin_wr) < 0)
+			request_kill(l, HUTCH_ERR_INTERNAL, NULL);
+	}
 	else if (tag == HUTCH_CONTROL_LISTENER && l->listener_fd < 0) {
 		l->listener_fd = fd;
 		l->res->denials_attributed = true;
@@ -561,7 +569,20 @@ static bool notify_throttled(struct jail_watch *l, uint64_t t)
 	return l->notif_in_window >= NOTIFY_PER_WINDOW;
 }
 
-/* A denied call waits for us: record it by number and answer EPERM. */
+/* A refused ioctl answers ENOTTY, as a driver without that request would
+ * (libraries fall back on it; an allow list refuses most requests), except
+ * TIOCSTI and TIOCLINUX, whose refusal is the jail's and says so. */
+static int denial_errno(const struct seccomp_data *d)
+{
+	uint32_t req = (uint32_t)d->args[1];
+
+	if (d->nr != seccomp_syscall_resolve_name_arch(d->arch, "ioctl"))
+		return EPERM;
+	return req == TIOCSTI || req == TIOCLINUX ? EPERM : ENOTTY;
+}
+
+/* A denied call waits for us: record it by number and answer EPERM
+ * (ENOTTY for an ioctl: denial_errno). */
 static void read_notification(struct jail_watch *l)
 {
 	l->notif_in_window++;
@@ -583,7 +604,7 @@ static void read_notification(struct jail_watch *l)
 	count_denial(l->res, l->notif->data.nr, l->notif->data.arch);
 	memset(l->notif_resp, 0, l->resp_size);
 	l->notif_resp->id = l->notif->id;
-	l->notif_resp->error = -EPERM;
+	l->notif_resp->error = -denial_errno(&l->notif->data);
 	/* ENOENT: the caller died meanwhile; nothing to answer. */
 	(void)ioctl(l->listener_fd, SECCOMP_IOCTL_NOTIF_SEND, l->notif_resp);
 }
@@ -764,6 +785,13 @@ void watch_forward_signal(struct jail_watch *l, int sig)
 	}
 }
 
+void watch_tty_resize(struct jail_watch *l)
+{
+	if (l->tty_attached)
+		pty_relay_resize(l->o.tty_size_fd,
+				 l->jp->stdin_wr >= 0 ? l->jp->stdin_wr : l->jp->stdout_rd);
+}
+
 void watch_finish(struct jail_watch *l)
 {
 	struct outcome *ret = l->res;
@@ -820,11 +848,39 @@ int supervise_block_signals(sigset_t *ret_old)
 	return fd;
 }
 
+/* --tty: SIGWINCH as an event of its own; -1 without --tty. The old mask
+ * (*ret_old) is the caller's to put back. */
+static int block_winch(const struct supervise_opts *o, sigset_t *ret_old)
+{
+	sigset_t set;
+	int fd;
+
+	if (!o->tty)
+		return -1;
+	sigemptyset(&set);
+	sigaddset(&set, SIGWINCH);
+	if (sigprocmask(SIG_BLOCK, &set, ret_old) < 0)
+		return -1;
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0)
+		sigprocmask(SIG_SETMASK, ret_old, NULL);
+	return fd;
+}
+
+static void read_winch(struct jail_watch *l, int fd)
+{
+	struct signalfd_siginfo si;
+
+	while (read(fd, &si, sizeof(si)) == sizeof(si))
+		;
+	watch_tty_resize(l);
+}
+
 int supervise(struct jail_proc *jp, const struct supervise_opts *o, struct outcome *ret)
 {
 	struct jail_watch *l = watch_start(jp, o, ret);
-	sigset_t old;
-	int sig_fd, r = 0;
+	sigset_t old, old_winch;
+	int sig_fd, winch_fd, r = 0;
 
 	if (!l) {
 		struct rusage ru;
@@ -836,12 +892,15 @@ int supervise(struct jail_proc *jp, const struct supervise_opts *o, struct outco
 	sig_fd = supervise_block_signals(&old);
 	if (sig_fd < 0)
 		r = sig_fd;
+	winch_fd = block_winch(o, &old_winch);
 	while (r == 0 && !watch_done(l)) {
-		struct pollfd p[8];
-		int n = watch_pollfds(l, p, 0), isig = n;
+		struct pollfd p[WATCH_MAX_FDS + 2];
+		int n = watch_pollfds(l, p, 0), isig = n, iwinch = -1;
 		int k;
 
 		p[n++] = (struct pollfd){ .fd = sig_fd, .events = POLLIN };
+		if (winch_fd >= 0)
+			iwinch = n, p[n++] = (struct pollfd){ .fd = winch_fd, .events = POLLIN };
 		k = poll(p, (nfds_t)n, watch_timeout_ms(l));
 		if (k < 0 && errno != EINTR) {
 			r = -errno;
@@ -853,9 +912,15 @@ int supervise(struct jail_proc *jp, const struct supervise_opts *o, struct outco
 			if (read(sig_fd, &si, sizeof(si)) == sizeof(si))
 				watch_forward_signal(l, (int)si.ssi_signo);
 		}
+		if (k > 0 && iwinch >= 0 && p[iwinch].revents)
+			read_winch(l, winch_fd);
 		watch_dispatch(l, p);
 	}
 	watch_finish(l);
+	if (winch_fd >= 0) {
+		fd_close(&winch_fd);
+		sigprocmask(SIG_SETMASK, &old_winch, NULL);
+	}
 	if (sig_fd >= 0) {
 		fd_close(&sig_fd);
 		sigprocmask(SIG_SETMASK, &old, NULL);

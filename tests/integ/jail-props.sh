@@ -130,15 +130,23 @@ check "/dev is not a writable mount" dev_ro
 check "every mount is nosuid" test "$(awk '$6 !~ /(^|,)nosuid(,|$)/' "$tmp/mountinfo" | wc -l)" = 0
 check "nothing but /usr is mounted executable" \
 	test "$(awk '$6 !~ /(^|,)noexec(,|$)/ { print $5 }' "$tmp/mountinfo" | grep -v '^/usr$' | wc -l)" = 0
-check "only the /dev nodes are mounted without nodev" \
-	test "$(awk '$6 !~ /(^|,)nodev(,|$)/ { print $5 }' "$tmp/mountinfo" | grep -v -E '^/dev/(null|zero|full|random|urandom)$' | wc -l)" = 0
+check "only the /dev nodes and the jail's devpts are mounted without nodev" \
+	test "$(awk '$6 !~ /(^|,)nodev(,|$)/ { print $5 }' "$tmp/mountinfo" | grep -v -E '^/dev/(null|zero|full|random|urandom|pts)$' | wc -l)" = 0
+check "/dev/pts is a devpts of the jail's own (ptmxmode=666, max=64, noexec)" \
+	test "$(opts /dev/pts | cut -d' ' -f2)" = devpts -a \
+	-n "$(grep ' /dev/pts .*noexec.* - devpts .*ptmxmode=666,max=64' "$tmp/mountinfo")"
 check "no host path is mounted (/root, /home, /var, /srv, /opt, /boot)" \
 	test "$(awk '$5 ~ /^\/(root|home|var|srv|opt|boot|mnt|run|sys)(\/|$)/' "$tmp/mountinfo" | wc -l)" = 0
 out=$(jsh 'for p in /root /home /var /srv /opt /boot /mnt /run /sys /etc/shadow /etc/hostname; do [ -e "$p" ] && echo "$p"; done; :')
 check "host paths are absent (/root /home /var /srv /opt /boot /mnt /run /sys /etc/shadow)" test -z "$out"
 [ -n "$out" ] && diag "present: $out"
-check "the host's /etc/passwd is not the jail's" \
-	test "$(jsh 'grep -c "^root:" /etc/passwd')" = 0
+check "the host's /etc/passwd is not the jail's (no daemon: entry)" \
+	test "$(jsh 'grep -c "^daemon:" /etc/passwd')" = 0
+check "/etc/passwd and /etc/group list root (getpwuid(0), getgrgid(0))" \
+	test "$(jsh "$py -c 'import pwd, grp; print(pwd.getpwuid(0).pw_name, grp.getgrgid(0).gr_name)'")" = "root root"
+check "/etc/group names the jail user's group" has "$(jsh 'cat /etc/group')" "^[a-z]+:x:$jail_gid:"
+check "nsswitch.conf in the jail says files for passwd and group" \
+	test "$(jsh 'grep -E "^(passwd|group):" /etc/nsswitch.conf | tr -s " " | tr "\n" ";"')" = "passwd: files;group: files;"
 check "/etc/passwd names the jail user" has "$(jsh 'cat /etc/passwd')" "^[a-z]+:x:$jail_uid:$jail_gid:"
 check "id -un resolves through /etc/passwd" test -n "$(jsh 'id -un')"
 check "touch /etc/x fails" test "$(jsh 'touch /etc/x 2>/dev/null && echo made || echo refused')" = refused
@@ -162,11 +170,11 @@ check "pid 1 in the jail is the helper, not the target" \
 	test "$(jsh 'tr "\0" " " </proc/1/cmdline; echo')" = "hutch-exec "
 check "the target is pid 2" test "$(jsh 'tr "\0" " " </proc/2/cmdline | cut -d" " -f1; echo')" = /bin/sh
 out=$(jsh 'ls -A /dev | sort | tr "\n" " "')
-check "/dev holds exactly fd full null random shm stderr stdin stdout urandom zero" \
-	test "$out" = "fd full null random shm stderr stdin stdout urandom zero "
-[ "$out" = "fd full null random shm stderr stdin stdout urandom zero " ] || diag "/dev: $out"
+check "/dev holds exactly fd full null ptmx pts random shm stderr stdin stdout urandom zero" \
+	test "$out" = "fd full null ptmx pts random shm stderr stdin stdout urandom zero "
+[ "$out" = "fd full null ptmx pts random shm stderr stdin stdout urandom zero " ] || diag "/dev: $out"
 check "no tty, console, mem or block device" \
-	test "$(jsh 'for d in /dev/tty /dev/console /dev/mem /dev/kmem /dev/port /dev/vda /dev/sda /dev/ptmx /dev/pts; do [ -e $d ] && echo $d; done; :')" = ""
+	test "$(jsh 'for d in /dev/tty /dev/console /dev/mem /dev/kmem /dev/port /dev/vda /dev/sda /dev/pts/0 /dev/pts/1; do [ -e $d ] && echo $d; done; :')" = ""
 check "no block device anywhere under /dev" test "$(jsh 'find /dev -type b | wc -l')" = 0
 check "writing /dev/null works" test "$(jsh 'echo x > /dev/null && echo ok')" = ok
 check "reading /dev/zero works" test "$(jsh 'head -c 4 /dev/zero | od -An -tx1 | tr -d " "')" = 00000000
@@ -196,10 +204,15 @@ except OSError as e:
     print("errno", e.errno)
 EOF
 chmod 644 "$tmp/lo.py"
-out=$("$HUTCH" run --ro "$tmp/lo.py:/lo.py" -- "$py" /lo.py 2>&1)
-check "default policy: lo is DOWN" test "$(printf '%s\n' "$out" | head -1)" = down
-check "default policy: a datagram to 127.0.0.1 fails (ENETUNREACH)" \
+out=$("$HUTCH" run --network none --ro "$tmp/lo.py:/lo.py" -- "$py" /lo.py 2>&1)
+check "--network none: lo is DOWN" test "$(printf '%s\n' "$out" | head -1)" = down
+check "--network none: a datagram to 127.0.0.1 fails (ENETUNREACH)" \
 	test "$(printf '%s\n' "$out" | sed -n 2p)" = "errno 101"
+check "strict policy: network none by default" \
+	test "$("$HUTCH" run --json --policy strict -- /bin/true | json_get 'd["jail"]["network"]')" = none
+out=$("$HUTCH" run --ro "$tmp/lo.py:/lo.py" -- "$py" /lo.py 2>&1)
+check "default policy (network loopback by default): lo is UP, a datagram comes back" \
+	test "$(printf '%s\n' "$out" | tr '\n' ' ')" = "up ping "
 out=$("$HUTCH" run --policy network --network loopback --ro "$tmp/lo.py:/lo.py" -- "$py" /lo.py 2>&1)
 check "--network loopback: lo is UP" test "$(printf '%s\n' "$out" | head -1)" = up
 check "--network loopback: a datagram to 127.0.0.1 comes back" \
