@@ -8,6 +8,12 @@
  *   hutch-client --socket PATH run -- COMMAND [ARG...]
  *   hutch-client --socket PATH ping               (or --fd N ping)
  *   hutch-client --expect-uid UID --socket PATH ...
+ *   hutch-client --socket PATH --count N --in-flight K run -- COMMAND...
+ *
+ * --count N sends N requests (ids 1..N), keeping up to K of them in flight
+ * on the one connection (default 1), prints every final event, one line
+ * each, and a summary with the rate on stderr: the serve benchmark's
+ * driver (bench/serve.sh).
  *
  * Before a byte goes out, the kernel says who serves the socket
  * (SO_PEERCRED): unless it is UID, or by default our own uid or root, we
@@ -28,17 +34,19 @@
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fd-util.h"
 #include "frame-codec.h"
 
-#define REQUEST_ID 1
 #define MAX_EVENT (256u << 20)	/* a result document may carry 64 MiB twice, base64'd */
 
 static const char usage[] =
-	"Usage: hutch-client [--expect-uid UID] --fd N | --socket PATH  run -- COMMAND [ARG...]\n"
-	"       hutch-client [--expect-uid UID] --fd N | --socket PATH  ping\n";
+	"Usage: hutch-client [--expect-uid UID] --fd N | --socket PATH [--count N]\n"
+	"                    [--in-flight K]  run -- COMMAND [ARG...]\n"
+	"       hutch-client [--expect-uid UID] --fd N | --socket PATH [--count N]\n"
+	"                    [--in-flight K]  ping\n";
 
 /* ---- building the request ---- */
 
@@ -132,11 +140,11 @@ static int buf_json_string(struct buf *b, const char *s)
 }
 
 /* {"version":1,"id":1,"run":{"version":1,"argv":[...]}} or a ping. */
-static int build_request(struct buf *b, bool is_ping, char **argv, int argc)
+static int build_request(struct buf *b, long id, bool is_ping, char **argv, int argc)
 {
 	char head[64];
 
-	snprintf(head, sizeof(head), "{\"version\":1,\"id\":%d,", REQUEST_ID);
+	snprintf(head, sizeof(head), "{\"version\":1,\"id\":%ld,", id);
 	buf_puts(b, head);
 	if (is_ping) {
 		buf_puts(b, "\"ping\":{}}");
@@ -279,16 +287,86 @@ static void member_str(const char *s, const char *end, const char *key, char *ou
 	snprintf(out, n, "%.*s", (int)(len < 40 ? len : 40), v + 1);
 }
 
-/* Read events until the final one for our request (or id 0: the server
- * ended the connection over our frame). 0 when it came, 1 otherwise. */
-static int read_events(int fd)
+/* What is being sent and what has come back. */
+struct batch {
+	int fd;
+	bool is_ping;
+	char **argv;
+	int argc;
+	long count, in_flight;	/* requests in all, at most in flight */
+	long sent, finals, exited_ok;
+	size_t live;
+};
+
+/* One request frame, id n. 0, or 1 with the problem printed. */
+static int send_one(struct batch *bt)
+{
+	struct buf req = { 0 };
+	uint8_t hdr[FRAME_HEADER_BYTES];
+	int r = build_request(&req, bt->sent + 1, bt->is_ping, bt->argv, bt->argc);
+
+	if (r == 0) {
+		frame_put_header(hdr, (uint32_t)req.len);
+		r = fd_write_all(bt->fd, hdr, sizeof(hdr));
+		if (r == 0)
+			r = fd_write_all(bt->fd, req.p, req.len);
+	}
+	free(req.p);
+	if (r < 0) {
+		fprintf(stderr, "hutch-client: cannot send the request: %s\n",
+			r == -EILSEQ ? "an argument is not UTF-8" : strerror(-r));
+		return r == -EILSEQ ? 2 : 1;
+	}
+	bt->sent++;
+	return 0;
+}
+
+/* One event: a final one is printed and counted, and makes room for the
+ * next request. 0 to go on, 1 when the server ended the connection over
+ * our frame (id 0), -1 on a send failure. */
+static int on_event(struct batch *bt, const char *t, size_t len)
+{
+	const char *end = t + len, *v, *ve;
+	long long id = member_int(t, end, "id", -1);
+
+	if (json_member(t, end, "live", &v, &ve)) {
+		bt->live++;	/* a snapshot of output so far */
+		return 0;
+	}
+	if (id != 0 && (id < 1 || id > bt->sent))
+		return 0;	/* not ours: nothing else is sent on this connection */
+	if (json_member(t, end, "exit", &v, &ve)) {
+		char status[48];
+
+		member_str(v, ve, "status", status, sizeof(status));
+		if (strcmp(status, "exited") == 0 && member_int(v, ve, "exit_code", -1) == 0)
+			bt->exited_ok++;
+		if (bt->count == 1)
+			fprintf(stderr, "hutch-client: %s, exit_code %lld, %zu live events\n", status,
+				member_int(v, ve, "exit_code", -1), bt->live);
+	} else if (json_member(t, end, "pong", &v, &ve)) {
+		bt->exited_ok++;
+	}
+	fwrite(t, 1, len, stdout);
+	fputc('\n', stdout);
+	if (id == 0)
+		return 1;
+	bt->finals++;
+	if (bt->sent < bt->count && send_one(bt) != 0)
+		return -1;
+	return 0;
+}
+
+/* Read events until every request has its final one (or id 0: the
+ * server ended the connection over our frame). 0 when all came, 1
+ * otherwise. */
+static int read_events(struct batch *bt)
 {
 	struct frame_reader fr = { .max = MAX_EVENT };
 	static uint8_t chunk[64 << 10];
-	size_t live = 0;
 
-	for (;;) {
-		ssize_t n = read(fd, chunk, sizeof(chunk));
+	while (bt->finals < bt->count) {
+		ssize_t n = read(bt->fd, chunk, sizeof(chunk));
 		size_t off = 0;
 
 		if (n < 0 && errno == EINTR)
@@ -302,9 +380,8 @@ static int read_events(int fd)
 			size_t used = 0, len = 0;
 			enum frame_state st = frame_reader_feed(&fr, chunk + off, (size_t)n - off,
 								&used);
-			const char *t, *end, *v, *ve;
-			long long id;
 			uint8_t *frame;
+			int r;
 
 			off += used;
 			if (st == FRAME_MORE)
@@ -315,27 +392,15 @@ static int read_events(int fd)
 				return 1;
 			}
 			frame = frame_reader_take(&fr, &len);
-			t = (const char *)frame;
-			end = t + len;
-			id = member_int(t, end, "id", -1);
-			if (json_member(t, end, "live", &v, &ve)) {
-				live++;	/* a snapshot of output so far */
-			} else if (id == REQUEST_ID || id == 0) {
-				if (json_member(t, end, "exit", &v, &ve)) {
-					char status[48];
-
-					member_str(v, ve, "status", status, sizeof(status));
-					fprintf(stderr, "hutch-client: %s, exit_code %lld, %zu live events\n",
-						status, member_int(v, ve, "exit_code", -1), live);
-				}
-				fwrite(t, 1, len, stdout);
-				fputc('\n', stdout);
-				free(frame);
-				return fflush(stdout) == 0 ? 0 : 1;
-			}
+			r = on_event(bt, (const char *)frame, len);
 			free(frame);
+			if (r != 0) {
+				frame_reader_reset(&fr);
+				return 1;
+			}
 		}
 	}
+	return fflush(stdout) == 0 ? 0 : 1;
 }
 
 /* ---- main ---- */
@@ -388,88 +453,114 @@ static long parse_num(const char *s, long max)
 	return v;
 }
 
-int main(int argc, char **argv)
+static uint64_t now_us(void)
 {
-	struct buf req = { 0 };
-	uint8_t hdr[FRAME_HEADER_BYTES];
-	const char *path = NULL;
-	long expect_uid = -1;
-	uid_t peer = 0;
-	bool is_ping;
-	int fd = -1, i = 1, r;
+	struct timespec ts;
 
-	if (argc > 2 && strcmp(argv[1], "--expect-uid") == 0) {
-		expect_uid = parse_num(argv[2], (long)UINT32_MAX - 1);
-		if (expect_uid < 0) {
-			fputs("hutch-client: --expect-uid: not a uid; give a number\n", stderr);
-			return 2;
-		}
-		i = 3;
-	}
-	if (argc > i + 1 && strcmp(argv[i], "--fd") == 0) {
-		long v = parse_num(argv[i + 1], 1 << 20);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
 
-		if (v < 0) {
+/* The options before the request; i is left at it. 0, or 2 for usage. */
+static int parse_options(int argc, char **argv, int *i, const char **path, long *fd,
+			 long *expect_uid, struct batch *bt)
+{
+	for (; *i + 1 < argc && strncmp(argv[*i], "--", 2) == 0; *i += 2) {
+		const char *o = argv[*i], *v = argv[*i + 1];
+
+		if (strcmp(o, "--expect-uid") == 0) {
+			*expect_uid = parse_num(v, (long)UINT32_MAX - 1);
+			if (*expect_uid < 0) {
+				fputs("hutch-client: --expect-uid: not a uid; give a number\n", stderr);
+				return 2;
+			}
+		} else if (strcmp(o, "--fd") == 0 && (*fd = parse_num(v, 1 << 20)) >= 0) {
+			continue;
+		} else if (strcmp(o, "--socket") == 0) {
+			*path = v;
+		} else if (strcmp(o, "--count") == 0 && (bt->count = parse_num(v, 100000000)) > 0) {
+			continue;
+		} else if (strcmp(o, "--in-flight") == 0 &&
+			   (bt->in_flight = parse_num(v, 4096)) > 0) {
+			continue;
+		} else {
 			fputs(usage, stderr);
 			return 2;
 		}
-		fd = (int)v;
-		i += 2;
-	} else if (argc > i + 1 && strcmp(argv[i], "--socket") == 0) {
-		path = argv[i + 1];
-		i += 2;
-	} else {
+	}
+	if ((*fd < 0) == (*path == NULL)) {
 		fputs(usage, stderr);
 		return 2;
 	}
+	return 0;
+}
+
+/* The connection, and the server is the expected user. fd, or -(exit). */
+static int open_checked(const char *path, long fd, long expect_uid)
+{
+	uid_t peer = 0;
+	int r;
+
+	if (path) {
+		fd = connect_unix(path);
+		if (fd < 0) {
+			fprintf(stderr, "hutch-client: %s: %s\n", path, strerror((int)-fd));
+			return -1;
+		}
+	}
+	r = check_peer((int)fd, expect_uid, &peer);
+	if (r == -EPERM)
+		fprintf(stderr, "hutch-client: %s: the server runs as uid %u, not the expected user; "
+			"refusing to send (--expect-uid UID if that user is meant)\n",
+			path ? path : "--fd", (unsigned)peer);
+	else if (r < 0)
+		fprintf(stderr, "hutch-client: %s: cannot tell who serves it (%s); refusing to send\n",
+			path ? path : "--fd", strerror(-r));
+	if (r < 0) {
+		close((int)fd);
+		return -3;
+	}
+	return (int)fd;
+}
+
+int main(int argc, char **argv)
+{
+	struct batch bt = { .count = 1, .in_flight = 1 };
+	const char *path = NULL;
+	long expect_uid = -1, fd = -1;
+	uint64_t t0;
+	int i = 1, r;
+
+	r = parse_options(argc, argv, &i, &path, &fd, &expect_uid, &bt);
+	if (r != 0)
+		return r;
 	if (i < argc && strcmp(argv[i], "ping") == 0 && i + 1 == argc) {
-		is_ping = true;
+		bt.is_ping = true;
 	} else if (i + 2 < argc && strcmp(argv[i], "run") == 0 && strcmp(argv[i + 1], "--") == 0) {
-		is_ping = false;
+		bt.argv = argv + i + 2;
+		bt.argc = argc - i - 2;
 	} else {
 		fputs(usage, stderr);
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);	/* a server gone mid-request is an error, not a signal */
-	if (path) {
-		fd = connect_unix(path);
-		if (fd < 0) {
-			fprintf(stderr, "hutch-client: %s: %s\n", path, strerror(-fd));
-			return 1;
-		}
-	}
-	r = check_peer(fd, expect_uid, &peer);
-	if (r == -EPERM) {
-		fprintf(stderr, "hutch-client: %s: the server runs as uid %u, not the expected user; "
-			"refusing to send (--expect-uid UID if that user is meant)\n",
-			path ? path : "--fd", (unsigned)peer);
-		close(fd);
-		return 3;
-	}
-	if (r < 0) {
-		fprintf(stderr, "hutch-client: %s: cannot tell who serves it (%s); refusing to send\n",
-			path ? path : "--fd", strerror(-r));
-		close(fd);
-		return 3;
-	}
-	r = build_request(&req, is_ping, argv + i + 2, argc - i - 2);
-	if (r < 0) {
-		fprintf(stderr, "hutch-client: %s\n",
-			r == -EILSEQ ? "an argument is not UTF-8" : strerror(-r));
-		free(req.p);
-		return 2;
-	}
-	frame_put_header(hdr, (uint32_t)req.len);
-	r = fd_write_all(fd, hdr, sizeof(hdr));
+	bt.fd = open_checked(path, fd, expect_uid);
+	if (bt.fd < 0)
+		return -bt.fd;
+	t0 = now_us();
+	r = 0;
+	while (r == 0 && bt.sent < bt.count && bt.sent < bt.in_flight)
+		r = send_one(&bt);
 	if (r == 0)
-		r = fd_write_all(fd, req.p, req.len);
-	if (r < 0) {
-		fprintf(stderr, "hutch-client: cannot send the request: %s\n", strerror(-r));
-		free(req.p);
-		return 1;
+		r = read_events(&bt);
+	if (bt.count > 1) {
+		uint64_t us = now_us() - t0;
+
+		fprintf(stderr, "hutch-client: %ld of %ld final events (%ld ok) in %.1f ms, "
+			"%ld in flight: %.1f per second\n", bt.finals, bt.count, bt.exited_ok,
+			(double)us / 1000.0, bt.in_flight,
+			us ? (double)bt.finals * 1e6 / (double)us : 0.0);
 	}
-	free(req.p);
-	r = read_events(fd);
-	close(fd);
+	close(bt.fd);
 	return r;
 }

@@ -19,6 +19,8 @@ who got to the path first could otherwise read our requests and forge
 their results.
 """
 
+import base64
+import collections
 import json
 import os
 import socket
@@ -61,6 +63,8 @@ class HutchClient:
         self.proc = proc
         self.next_id = 1
         self.buf = b""
+        self.pending = {}   # request id -> deque of its events not yet taken
+        self.closing = None  # the id-0 event, once the server sent one
 
     @classmethod
     def connect(cls, path, expect_uid=None):
@@ -123,36 +127,100 @@ class HutchClient:
         return event
 
     # -- requests --
+    #
+    # Events of different requests interleave (hutch-protocol(7),
+    # ORDERING). Whatever is read while waiting for one request is kept,
+    # per request id and in order, for whoever asks for it next, so any
+    # number of requests can be in flight on one connection.
 
     def request(self, kind, body):
+        """Send one request; returns its id."""
         rid = self.next_id
         self.next_id += 1
+        self.pending.setdefault(rid, collections.deque())
         self.send({"version": 1, "id": rid, kind: body})
         return rid
 
+    def _pump(self):
+        """Read one event and queue it under its id. An id-0 event (the
+        server ends the connection over our frame) is kept apart: it is
+        the final event of every request still waiting."""
+        ev = self.recv()
+        rid = ev.get("id")
+        if rid == 0:
+            self.closing = ev
+            return
+        self.pending.setdefault(rid, collections.deque()).append(ev)
+
+    def next_event(self, rid):
+        """The next event of request rid, in order: live events, then its
+        final one (after which rid is forgotten), or the id-0 event that
+        ended the connection."""
+        q = self.pending.setdefault(rid, collections.deque())
+        while not q:
+            if self.closing is not None:
+                self.pending.pop(rid, None)
+                return self.closing
+            self._pump()
+        ev = q.popleft()
+        if "live" not in ev:
+            self.pending.pop(rid, None)
+        return ev
+
     def wait_final(self, rid, on_live=None):
-        """Events until the final one for rid; others are kept in order."""
+        """Events of rid until its final one, which is returned; its live
+        events go to on_live(live) as they come, decoded (live_bytes).
+        Events of other requests are kept for them, in order."""
         while True:
-            ev = self.recv()
-            if ev["id"] != rid and ev["id"] != 0:
-                continue
+            ev = self.next_event(rid)
             if "live" in ev:
                 if on_live:
                     on_live(ev["live"])
                 continue
             return ev
 
-    def run(self, request, on_live=None):
-        ev = self.wait_final(self.request("run", request), on_live)
+    def wait_any(self, rids):
+        """The first final event of any of rids: (rid, event); the id-0
+        event that ended the connection comes as (0, event). Live events
+        of those requests are dropped; use next_event to see them."""
+        rids = set(rids)
+        while True:
+            for rid in list(rids):
+                q = self.pending.get(rid)
+                while q:
+                    ev = q.popleft()
+                    if "live" not in ev:
+                        self.pending.pop(rid, None)
+                        return rid, ev
+            if self.closing is not None:
+                return 0, self.closing
+            self._pump()
+
+    def start(self, request):
+        """Send a run without waiting: its id (for wait_final, cancel)."""
+        return self.request("run", request)
+
+    def result(self, rid, on_live=None):
+        """The result document of run rid; ProtocolError when it failed."""
+        ev = self.wait_final(rid, on_live)
         if "exit" in ev:
             return ev["exit"]
         raise ProtocolError(ev.get("failed", ev))
+
+    def run(self, request, on_live=None):
+        return self.result(self.start(request), on_live)
+
+    def cancel(self, rid):
+        """Cancel run or session call rid; True when the server took the
+        cancel (ack). The target still gets its own final event (failed
+        cancelled, or exit if it was already ending): wait_final(rid)."""
+        ev = self.wait_final(self.request("cancel", {"target": rid}))
+        return "ack" in ev
 
     def ping(self):
         return "pong" in self.wait_final(self.request("ping", {}))
 
     def session(self, name, worker, data, timeout_ms=2000, reset=False):
-        import base64
         body = {"name": name, "worker": worker,
                 "input_base64": base64.b64encode(data).decode(),
                 "timeout_ms": timeout_ms}
@@ -162,6 +230,15 @@ class HutchClient:
         if "reply" in ev:
             return base64.b64decode(ev["reply"]["base64"])
         raise ProtocolError(ev.get("failed", ev))
+
+
+def live_bytes(live, stream):
+    """The bytes of one stream ("stdout" or "stderr") in a live event,
+    whether the server sent them as text or as base64."""
+    part = live.get(stream) or {}
+    if "base64" in part:
+        return base64.b64decode(part["base64"])
+    return part.get("text", "").encode()
 
 
 def main(argv):
@@ -188,8 +265,13 @@ def main(argv):
             print("pong" if client.ping() else "no pong")
             return 0
         if len(argv) >= 3 and argv[0] == "run" and argv[1] == "--":
-            res = client.run({"version": 1, "argv": argv[2:]},
-                             on_live=lambda l: sys.stderr.write(l["stdout"].get("text", "")))
+            def on_live(live):
+                # Live output as it comes: stdout's to our stderr (stdout
+                # is for the result document), stderr's too, raw bytes.
+                for stream in ("stdout", "stderr"):
+                    sys.stderr.buffer.write(live_bytes(live, stream))
+                sys.stderr.buffer.flush()
+            res = client.run({"version": 1, "argv": argv[2:]}, on_live=on_live)
             json.dump(res, sys.stdout)
             sys.stdout.write("\n")
             return 0 if res["status"] == "exited" and res["exit_code"] == 0 else 1

@@ -10,6 +10,13 @@
 #include "spec.h"
 #include "status.h"
 
+/* main.c: the one-shot helper, from fds 3-6 as hutch-exec(8) says. */
+_Noreturn void helper_run_one(void);
+
+/* forkserver.c: `hutch-exec --forkserver`, one helper_run_one per request
+ * on fd 3 (forkserver-wire.h); exits when that socket ends. */
+_Noreturn void forkserver_run(void);
+
 /* control.c (phase 2): send fd with a one-byte tag on HUTCH_CONTROL_FD. */
 void control_send_fd(int fd, char tag, enum hutch_stage stage, uint32_t item);
 

@@ -118,7 +118,7 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 	reaper_run(target);
 }
 
-int main(void)
+_Noreturn void helper_run_one(void)
 {
 	struct spec sp;
 	int ruleset_fd, mirror_rd;
@@ -159,4 +159,13 @@ int main(void)
 	}
 	close(mirror_rd);
 	outer_wait(child);
+}
+
+int main(int argc, char **argv)
+{
+	/* `hutch serve` starts one of us as its forkserver (forkserver.c),
+	 * which forks a helper_run_one per jail. */
+	if (argc == 2 && strcmp(argv[1], "--forkserver") == 0)
+		forkserver_run();
+	helper_run_one();
 }

@@ -19,6 +19,7 @@
 #include "run/classify.h"
 #include "run/execute.h"
 #include "run/explain.h"
+#include "run/forkserver.h"
 #include "run/spawn.h"
 
 const char *execute_helper_path(void)
@@ -58,7 +59,7 @@ static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
 	x->cg.dir_fd = -1;
 	x->so.control_fd = -1;
 	x->jp = (struct jail_proc){ .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
-				    .stdout_rd = -1, .stderr_rd = -1 };
+				    .stdout_rd = -1, .stderr_rd = -1, .exit_rd = -1 };
 	return x;
 }
 
@@ -178,19 +179,41 @@ static int open_control(struct exec_run *x, int *ret_child_end)
 	return 0;
 }
 
+static struct forkserver *forkserver;
+
+void exec_use_forkserver(struct forkserver *fs)
+{
+	forkserver = fs;
+}
+
+/* The forkserver's child when there is one that works, else our own. */
+static int spawn_one(const char *helper, const uint8_t *spec, size_t spec_len,
+		     const struct spawn_stdio *io, struct jail_proc *jp)
+{
+	if (forkserver && forkserver->pid >= 0) {
+		int r = forkserver_spawn(forkserver, spec, spec_len, io, jp);
+
+		/* Only a forkserver that broke falls back; a refusal (no
+		 * room, clone3 refused the cgroup) is the answer. */
+		if (r == 0 || forkserver->pid >= 0)
+			return r;
+	}
+	return spawn_helper(helper, spec, spec_len, io, jp);
+}
+
 /* Step 4: hutch-exec, started inside the cgroup when there is one. */
 static int spawn_jail(struct exec_run *x, const uint8_t *spec, size_t spec_len,
 		      struct spawn_stdio *io)
 {
 	const char *helper = execute_helper_path();
-	int r = spawn_helper(helper, spec, spec_len, io, &x->jp);
+	int r = spawn_one(helper, spec, spec_len, io, &x->jp);
 
 	if (r < 0 && x->have_cgroup && !x->plan->require_cgroup) {
 		/* The subtree would not take the helper (clone3 refused it):
 		 * best effort means running on rlimits alone, as reported. */
 		run_leave_cgroup(x);
 		io->cgroup_fd = -1;
-		r = spawn_helper(helper, spec, spec_len, io, &x->jp);
+		r = spawn_one(helper, spec, spec_len, io, &x->jp);
 	}
 	if (r < 0)
 		return start_failed(x->plan, x->res, HUTCH_ERR_SPAWN_ERROR, r, NULL);

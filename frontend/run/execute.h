@@ -48,6 +48,11 @@ struct exec_early;
 struct exec_early *exec_early_start(void);
 void exec_early_discard(struct exec_early *e);
 
+/* From now on, spawn through fs (serve's forkserver) while it works;
+ * NULL: the one-shot path. fs must outlive every run started. */
+struct forkserver;
+void exec_use_forkserver(struct forkserver *fs);
+
 /* Where the helper is: $HUTCH_EXEC when the build allows a test override,
  * else the configured path. */
 const char *execute_helper_path(void);

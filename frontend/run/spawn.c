@@ -28,6 +28,7 @@ void jail_proc_close(struct jail_proc *jp)
 	fd_close(&jp->stdin_wr);
 	fd_close(&jp->stdout_rd);
 	fd_close(&jp->stderr_rd);
+	fd_close(&jp->exit_rd);
 }
 
 /* The child's half: fds into place, signals to defaults, exec. */
@@ -191,6 +192,7 @@ static int spawn(const char *helper_path, const uint8_t *spec, size_t spec_len,
 	ret->stdin_wr = io->pipe_stdin ? TAKE_FD(in_p[1]) : -1;
 	ret->stdout_rd = TAKE_FD(out_p[0]);
 	ret->stderr_rd = TAKE_FD(err_p[0]);
+	ret->exit_rd = -1;
 	fd_close(&spec_p[0]);
 	/* One write for the usual small spec; a dead helper is EPIPE (we
 	 * ignore SIGPIPE) and is then told by its status record. */

@@ -15,6 +15,8 @@ struct jail_proc {
 	int stdin_wr;	/* -1 when the target reads our own stdin */
 	int stdout_rd;
 	int stderr_rd;
+	int exit_rd;	/* -1, or a forkserver's child: its wait status comes
+			 * here (run/forkserver.h), as only a parent can wait */
 };
 
 struct spawn_stdio {

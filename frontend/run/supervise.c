@@ -29,6 +29,7 @@
 #include "time-util.h"
 #include "doc/result.h"
 #include "run/explain.h"
+#include "run/forkserver.h"
 #include "run/memfd-notify.h"
 #include "run/pty-relay.h"
 #include "run/supervise.h"
@@ -42,11 +43,20 @@ static int send_signal(struct jail_proc *jp, int sig)
 	return (int)syscall(SYS_pidfd_send_signal, jp->pidfd, sig, NULL, 0);
 }
 
+/* What says the helper is gone: its pidfd, or for a forkserver's child
+ * the exit pipe its wait status comes on. */
+static int exit_poll_fd(const struct jail_proc *jp)
+{
+	return jp->exit_rd >= 0 ? jp->exit_rd : jp->pidfd;
+}
+
 static int reap(struct jail_proc *jp, int flags, struct rusage *ru)
 {
 	int status = 0;
 	pid_t r;
 
+	if (jp->exit_rd >= 0 || jp->pid < 0)
+		return jp->pid < 0 ? -ECHILD : forkserver_reap(jp, flags, ru);
 	do
 		r = wait4(jp->pid, &status, flags, ru);
 	while (r < 0 && errno == EINTR);
@@ -57,7 +67,7 @@ static int reap(struct jail_proc *jp, int flags, struct rusage *ru)
 
 int jail_kill_and_reap(struct jail_proc *jp, uint64_t grace_ms, void *ret_rusage)
 {
-	struct pollfd p = { .fd = jp->pidfd, .events = POLLIN };
+	struct pollfd p = { .fd = exit_poll_fd(jp), .events = POLLIN };
 	uint64_t end = time_now_ms() + grace_ms;
 
 	send_signal(jp, HUTCH_SIG_KILL_JAIL);
@@ -668,7 +678,7 @@ int watch_pollfds(struct jail_watch *l, struct pollfd *p, int n)
 	if (l->listener_fd >= 0 && !notify_throttled(l, time_now_ms()))
 		l->idx_lis = n, p[n++] = (struct pollfd){ .fd = l->listener_fd, .events = POLLIN };
 	if (!l->exited)
-		l->idx_pid = n, p[n++] = (struct pollfd){ .fd = jp->pidfd, .events = POLLIN };
+		l->idx_pid = n, p[n++] = (struct pollfd){ .fd = exit_poll_fd(jp), .events = POLLIN };
 	if (l->status_open)
 		l->idx_status = n, p[n++] = (struct pollfd){ .fd = jp->status_rd, .events = POLLIN };
 	/* A full sink is polled instead of the stream that feeds it. */

@@ -103,6 +103,25 @@ static int clear_old(int dir_fd, const char *name, const struct sockaddr_un *sa,
 	return 0;
 }
 
+/* The system's maximum backlog: a burst of clients connecting at once
+ * waits in the kernel's queue instead of being refused (EAGAIN). listen()
+ * caps at net.core.somaxconn anyway; reading it says what we get. */
+static int max_backlog(void)
+{
+	char buf[32] = "";
+	long v = 0;
+	int fd = open("/proc/sys/net/core/somaxconn", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+		if (n > 0)
+			v = strtol(buf, NULL, 10);
+		close(fd);
+	}
+	return v > 0 && v <= INT_MAX ? (int)v : SOMAXCONN;
+}
+
 static int bind_listen(struct sockaddr_un *sa, mode_t mode)
 {
 	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -113,7 +132,7 @@ static int bind_listen(struct sockaddr_un *sa, mode_t mode)
 		return -errno;
 	/* The socket is born with its final mode: no window where it is wider. */
 	old = umask((mode_t)(~mode & 0777));
-	if (bind(fd, (struct sockaddr *)sa, sizeof(*sa)) < 0 || listen(fd, 16) < 0)
+	if (bind(fd, (struct sockaddr *)sa, sizeof(*sa)) < 0 || listen(fd, max_backlog()) < 0)
 		r = -errno;
 	umask(old);
 	return r < 0 ? r : TAKE_FD(fd);

@@ -446,8 +446,8 @@ static void conn_accept(struct srv *s, int fd)
 	uint8_t *frame;
 
 	for (struct conn *c = s->conns; c; c = c->next)
-		if (c->fd >= 0 && c->timed && c->uid == uid)
-			n++;
+		if (c->fd >= 0 && !c->dead && c->timed && c->uid == uid)
+			n++;	/* one that is closing does not hold a slot */
 	if (n < s->max_conn_uid) {
 		conn_new(s, fd, true, uid);
 		return;
@@ -663,8 +663,30 @@ static void on_signal(struct srv *s, int sig_fd)
 	s->n_listen = 0;
 }
 
+/* Every client waiting on listener fd, up to CONNS_MAX connections: a
+ * burst is taken in one turn, not one client per turn behind the spawns
+ * of the requests that arrived with it. */
+static void accept_all(struct srv *s, int fd)
+{
+	size_t n_conns = 0;
+
+	for (struct conn *c = s->conns; c; c = c->next)
+		n_conns++;
+	for (; n_conns < CONNS_MAX; n_conns++) {
+		int cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+		if (cfd < 0 && errno == EINTR)
+			continue;
+		if (cfd < 0)
+			return;	/* EAGAIN: none left; else the next turn retries */
+		conn_accept(s, cfd);
+	}
+}
+
 /* What poll found: jails first, as what a client sends next may start
- * new ones; then the clients; then new connections. */
+ * new ones; then the clients (a closed one is gone before new ones count
+ * against --max-conn-per-uid); then every new connection. A spawn is a
+ * message to the forkserver and its answer, so none of this waits long. */
 static void dispatch(struct srv *s, const struct pollfd *p, const int *listen_idx)
 {
 	for (struct conn *c = s->conns; c; c = c->next) {
@@ -685,12 +707,8 @@ static void dispatch(struct srv *s, const struct pollfd *p, const int *listen_id
 			conn_read(c);
 	}
 	for (size_t i = 0; i < s->n_listen; i++)
-		if (listen_idx[i] >= 0 && (p[listen_idx[i]].revents & POLLIN)) {
-			int fd = accept4(s->listen_fds[i], NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-
-			if (fd >= 0)
-				conn_accept(s, fd);
-		}
+		if (listen_idx[i] >= 0 && (p[listen_idx[i]].revents & POLLIN))
+			accept_all(s, s->listen_fds[i]);
 }
 
 /* Until the server is done: bookkeeping, one poll, the signal, dispatch.
@@ -782,6 +800,8 @@ static void serve_done(struct srv *s)
 		if (s->listen_fds[i] != s->sock.fd)
 			close(s->listen_fds[i]);
 	serve_socket_close(&s->sock);	/* ours only: a failed --socket removes nothing */
+	exec_use_forkserver(NULL);
+	forkserver_stop(&s->fs);	/* every run has ended: it has no children left */
 	policy_free(&s->pol);
 }
 
@@ -805,6 +825,10 @@ int cmd_serve(int argc, char **argv)
 		r = serve_error("signals", "cannot block them");
 	else
 		r = open_clients(&s, &o);
+	/* One helper forks every jail (hutch-exec(8), FORKSERVER); without
+	 * one, each run starts its own, as `hutch run` does. */
+	if (r == 0 && forkserver_start(execute_helper_path(), &s.fs) == 0)
+		exec_use_forkserver(&s.fs);
 	if (r == 0)
 		r = loop(&s, sig_fd);
 	serve_done(&s);

@@ -22,6 +22,7 @@
 #include "doc/verror.h"
 #include "run/collect.h"
 #include "run/execute.h"
+#include "run/forkserver.h"
 #include "run/supervise.h"
 #include "serve/serve-budget.h"
 #include "serve/serve-socket.h"
@@ -109,6 +110,7 @@ struct srv {
 	bool draining, single;	/* single: --fd, exit when it closes */
 	struct serve_socket sock;	/* --socket; fd -1 when none or drained */
 	uint64_t drain_deadline;
+	struct forkserver fs;	/* every jail's helper is its child; pid -1: none */
 };
 
 int cmd_serve(int argc, char **argv);

@@ -1,0 +1,168 @@
+#!/bin/sh
+# bench/serve.sh: `hutch serve` throughput, /bin/true per run, driven by
+# the C client (hutch-client --count N --in-flight K): runs/s with 1, 8
+# and 64 in flight on one connection, and with 8 and 64 connections of 1
+# in flight each; beside it the CLI (`hutch run -- /bin/true`, one after
+# the other) as ms per run, against serve's ms per run at 1 in flight.
+# Rounds interleave the shapes (and the variants, with HUTCH_BASE), so a
+# noisy minute hits all alike; medians are reported. A benchmark, not a
+# test: it fails only when a run does not exit 0.
+#   HUTCH          the frontend (default: hutch on PATH)
+#   HUTCH_EXEC     its helper (default: hutch-exec next to it, if any)
+#   HUTCH_CLIENT   the C client (default: next to HUTCH (build tree:
+#                  examples/hutch-client), else hutch-client on PATH)
+#   HUTCH_BASE     a second frontend to compare with (e.g. an older build);
+#                  HUTCH_BASE_EXEC its helper (default: next to it)
+#   BENCH_RUNS     runs per measurement (default 400)
+#   BENCH_ROUNDS   rounds (default 5)
+#   BENCH_SHAPES   which, of: cli c1x1 c1x8 c1x64 c8x1 c64x1 (default all)
+set -eu
+hutch=${HUTCH:-$(command -v hutch || true)}
+[ -x "$hutch" ] || { echo "bench: no hutch (set HUTCH)" >&2; exit 1; }
+next_to() { # next_to FRONTEND NAME: NAME beside FRONTEND, or empty
+	d=$(dirname "$1")
+	for f in "$d/$2" "$d/examples/$2" "$d/../libexec/hutch/$2"; do
+		[ -x "$f" ] && { echo "$f"; return; }
+	done
+}
+client=${HUTCH_CLIENT:-$(next_to "$hutch" hutch-client)}
+client=${client:-$(command -v hutch-client || true)}
+[ -x "$client" ] || { echo "bench: no hutch-client (set HUTCH_CLIENT)" >&2; exit 1; }
+runs=${BENCH_RUNS:-400}
+rounds=${BENCH_ROUNDS:-5}
+shapes=${BENCH_SHAPES:-cli c1x1 c1x8 c1x64 c8x1 c64x1}
+variants="new"
+[ -n "${HUTCH_BASE:-}" ] && variants="base new"
+
+tmp=$(mktemp -d)
+srv_pid=
+cleanup() {
+	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null && wait "$srv_pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+now_us() { echo $(($(date +%s%N) / 1000)); }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+frontend_of() { if [ "$1" = base ]; then echo "$HUTCH_BASE"; else echo "$hutch"; fi; }
+helper_of() {
+	if [ "$1" = base ]; then
+		echo "${HUTCH_BASE_EXEC:-$(next_to "$HUTCH_BASE" hutch-exec)}"
+	else
+		echo "${HUTCH_EXEC:-$(next_to "$hutch" hutch-exec)}"
+	fi
+}
+
+# serve_up VARIANT: a server on $tmp/VARIANT.sock, bounds wide enough for
+# 64 in flight on one connection and 64 connections.
+serve_up() {
+	rm -f "$tmp/$1.sock"
+	HUTCH_EXEC=$(helper_of "$1") "$(frontend_of "$1")" serve --socket "$tmp/$1.sock" \
+		--max-runs 64 --max-total 128 --max-conn-per-uid 64 2>>"$tmp/serve.log" &
+	srv_pid=$!
+	i=0
+	until "$client" --socket "$tmp/$1.sock" ping >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ "$i" -lt 100 ] || { echo "bench: $1: the server did not come up" >&2; exit 1; }
+		sleep 0.05
+	done
+	# Warm up: the probe and the caches, outside the numbers.
+	"$client" --socket "$tmp/$1.sock" --count 20 --in-flight 4 run -- /bin/true >/dev/null 2>&1
+}
+
+serve_down() {
+	kill "$srv_pid" 2>/dev/null || true
+	wait "$srv_pid" 2>/dev/null || true
+	srv_pid=
+}
+
+# rate SOCK CONNS INFLIGHT: runs/s of $runs runs over CONNS connections.
+rate() {
+	per=$(($runs / $2))
+	t=$(now_us)
+	k=0
+	pids=
+	while [ "$k" -lt "$2" ]; do
+		"$client" --socket "$1" --count "$per" --in-flight "$3" run -- /bin/true \
+			>/dev/null 2>"$tmp/client.$k" &
+		pids="$pids $!"
+		k=$((k + 1))
+	done
+	for p in $pids; do
+		wait "$p" || true
+	done
+	us=$(($(now_us) - t))
+	ok=$(cat "$tmp"/client.* | sed -n 's/.*(\([0-9]*\) ok).*/\1/p' | awk '{s+=$1} END {print s+0}')
+	[ "$ok" = $(($per * $2)) ] || { echo "bench: only $ok of $(($per * $2)) runs exited 0" >&2; cat "$tmp"/client.* >&2; exit 1; }
+	rm -f "$tmp"/client.*
+	echo $(($per * $2 * 1000000 / $us))
+}
+
+# cli VARIANT: microseconds per `hutch run -- /bin/true`, one after another.
+cli() {
+	n=$(($runs / 4))
+	f=$(frontend_of "$1")
+	h=$(helper_of "$1")
+	t=$(now_us)
+	i=0
+	while [ "$i" -lt "$n" ]; do
+		HUTCH_EXEC=$h "$f" run -- /bin/true || { echo "bench: hutch run failed" >&2; exit 1; }
+		i=$((i + 1))
+	done
+	echo $((($(now_us) - t) / $n))
+}
+
+r=0
+while [ "$r" -lt "$rounds" ]; do
+	for v in $variants; do
+		for s in $shapes; do
+			[ "$s" = cli ] && cli "$v" >>"$tmp/$v.cli"
+		done
+		serve_up "$v"
+		for s in $shapes; do
+			case $s in
+			c1x1) rate "$tmp/$v.sock" 1 1 ;;
+			c1x8) rate "$tmp/$v.sock" 1 8 ;;
+			c1x64) rate "$tmp/$v.sock" 1 64 ;;
+			c8x1) rate "$tmp/$v.sock" 8 1 ;;
+			c64x1) rate "$tmp/$v.sock" 64 1 ;;
+			*) continue ;;
+			esac >>"$tmp/$v.$s"
+		done
+		serve_down
+	done
+	r=$((r + 1))
+done
+
+label() {
+	case $1 in
+	cli) echo "hutch run, one after another (us per run)" ;;
+	c1x1) echo "serve, 1 connection, 1 in flight (runs/s)" ;;
+	c1x8) echo "serve, 1 connection, 8 in flight (runs/s)" ;;
+	c1x64) echo "serve, 1 connection, 64 in flight (runs/s)" ;;
+	c8x1) echo "serve, 8 connections, 1 in flight each (runs/s)" ;;
+	c64x1) echo "serve, 64 connections, 1 in flight each (runs/s)" ;;
+	esac
+}
+echo "hutch serve benchmark: /bin/true, $runs runs per measurement, median of $rounds rounds"
+for s in $shapes; do
+	line="$(label "$s"):"
+	for v in $variants; do
+		m=$(median <"$tmp/$v.$s")
+		eval "med_$v=$m"
+		line="$line $v $m"
+	done
+	if [ -n "${HUTCH_BASE:-}" ]; then
+		line="$line ($(awk -v a="$med_base" -v b="$med_new" 'BEGIN { printf "%.2fx", b / a }') base)"
+	fi
+	echo "$line"
+done
+case " $shapes " in *" cli "*) ;; *) exit 0 ;; esac
+case " $shapes " in *" c1x1 "*)
+	for v in $variants; do
+		c=$(median <"$tmp/$v.cli")
+		s=$(median <"$tmp/$v.c1x1")
+		awk -v v="$v" -v c="$c" -v s="$s" 'BEGIN { printf "%s: per run, serve at 1 in flight %.0f us, the CLI %.0f us: %.2fx\n", v, 1e6 / s, c, 1e6 / s / c }'
+	done ;;
+esac

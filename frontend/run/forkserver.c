@@ -1,0 +1,221 @@
+/* forkserver.c: the frontend's end of `hutch-exec --forkserver` (see
+ * forkserver.h and hutch-exec(8), "FORKSERVER"). Frontend only. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fd-pass.h"
+#include "fd-util.h"
+#include "forkserver-wire.h"
+#include "hutch-abi.h"
+#include "run/forkserver.h"
+
+#define REPLY_TIMEOUT_MS 5000	/* a fork; a forkserver that takes longer is broken */
+
+/* The child: PDEATHSIG, default signals, /dev/null as 0-2, the socket as
+ * fd 3, nothing else; exec. Async-signal-safe. */
+static _Noreturn void child_exec(const char *helper, pid_t parent, int sock, int null_fd)
+{
+	static char *const argv[] = { "hutch-exec", "--forkserver", NULL };
+	static char *const envp[] = { NULL };
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t none;
+	int s, n;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+		_exit(HUTCH_EXIT_SETUP);
+	setpgid(0, 0);	/* a terminal's ^C is the server's to handle */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (int i = 1; i < NSIG; i++)
+		if (i != SIGKILL && i != SIGSTOP)
+			sigaction(i, &dfl, NULL);
+	s = fcntl(sock, F_DUPFD_CLOEXEC, 16);
+	n = fcntl(null_fd, F_DUPFD_CLOEXEC, 16);
+	if (s < 0 || n < 0 || dup2(n, 0) < 0 || dup2(n, 1) < 0 || dup2(n, 2) < 0 ||
+	    dup2(s, HUTCH_FS_SOCK_FD) < 0)
+		_exit(HUTCH_EXIT_SETUP);
+	execve(helper, argv, envp);
+	_exit(HUTCH_EXIT_SETUP);
+}
+
+int forkserver_start(const char *helper, struct forkserver *ret)
+{
+	_cleanup_close_ int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	struct clone_args args = { .flags = CLONE_PIDFD, .exit_signal = SIGCHLD };
+	int sock[2], pidfd = -1;
+	pid_t parent = getpid(), pid;
+
+	*ret = (struct forkserver){ .sock = -1, .pid = -1, .pidfd = -1 };
+	if (null_fd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0)
+		return -errno;
+	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
+	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0)
+		child_exec(helper, parent, sock[1], null_fd);
+	close(sock[1]);
+	if (pid < 0) {
+		int r = -errno;
+
+		close(sock[0]);
+		return r;	/* ENOSYS too: the one-shot path has its fallbacks */
+	}
+	*ret = (struct forkserver){ .sock = sock[0], .pid = pid, .pidfd = pidfd };
+	return 0;
+}
+
+void forkserver_stop(struct forkserver *fs)
+{
+	if (fs->pid < 0)
+		return;
+	fd_close(&fs->sock);	/* EOF: it exits, its children die with it */
+	if (fs->pidfd >= 0)
+		(void)syscall(SYS_pidfd_send_signal, fs->pidfd, SIGKILL, NULL, 0);
+	while (waitpid(fs->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	fd_close(&fs->pidfd);
+	fs->pid = -1;
+}
+
+/* A broken forkserver is stopped for good: later runs take the one-shot
+ * path (the caller's choice), which is as strict, only slower. */
+static int broken(struct forkserver *fs, int r)
+{
+	forkserver_stop(fs);
+	return r;
+}
+
+/* Send the slots, wait (bounded) for the reply with the pidfd. */
+static int request(struct forkserver *fs, const int slot_fd[FS_SLOTS], struct jail_proc *ret)
+{
+	struct hutch_fs_request rq = { .magic = HUTCH_FS_MAGIC };
+	struct hutch_fs_reply rep;
+	struct pollfd p = { .fd = fs->sock, .events = POLLIN };
+	int fds[FS_SLOTS], got[FDPASS_MAX];
+	size_t n = 0, n_got = FDPASS_MAX;
+	ssize_t len;
+	int r;
+
+	for (int i = 0; i < FS_SLOTS; i++)
+		if (slot_fd[i] >= 0) {
+			rq.slots |= 1u << i;
+			fds[n++] = slot_fd[i];
+		}
+	r = fdpass_send_msg(fs->sock, &rq, sizeof(rq), fds, n);
+	if (r < 0)
+		return broken(fs, r);
+	do
+		r = poll(&p, 1, REPLY_TIMEOUT_MS);
+	while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return broken(fs, r < 0 ? -errno : -ETIMEDOUT);
+	len = fdpass_recv_msg(fs->sock, &rep, sizeof(rep), got, &n_got);
+	if (len != (ssize_t)sizeof(rep) || rep.magic != HUTCH_FS_MAGIC ||
+	    n_got != (rep.err == 0 ? 1u : 0u)) {
+		for (size_t i = 0; i < n_got; i++)
+			close(got[i]);
+		return broken(fs, len < 0 ? (int)len : -EPROTO);
+	}
+	if (rep.err != 0)
+		return -rep.err;
+	ret->pid = rep.pid;
+	ret->pidfd = got[0];
+	return 0;
+}
+
+int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len,
+		     const struct spawn_stdio *io, struct jail_proc *ret)
+{
+	_cleanup_close_ int null_fd = -1;
+	int spec_p[2] = { -1, -1 }, status_p[2] = { -1, -1 }, in_p[2] = { -1, -1 },
+	    out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, exit_p[2] = { -1, -1 };
+	int slot_fd[FS_SLOTS];
+	int r;
+
+	if (fs->pid < 0)
+		return -ENOTCONN;
+	if (pipe2(spec_p, O_CLOEXEC) < 0 || pipe2(status_p, O_CLOEXEC) < 0 ||
+	    pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0 ||
+	    pipe2(exit_p, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    (io->pipe_stdin && pipe2(in_p, O_CLOEXEC) < 0) ||
+	    (io->null_stdin && (null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)) {
+		r = -errno;
+		goto out;
+	}
+	/* As spawn.c: larger pipes for bulk output, where the limit allows. */
+	fcntl(out_p[0], F_SETPIPE_SZ, 1 << 20);
+	fcntl(err_p[0], F_SETPIPE_SZ, 256 << 10);
+	slot_fd[FS_SLOT_STDIN] = io->pipe_stdin ? in_p[0] : io->null_stdin ? null_fd : 0;
+	slot_fd[FS_SLOT_STDOUT] = out_p[1];
+	slot_fd[FS_SLOT_STDERR] = err_p[1];
+	slot_fd[FS_SLOT_SPEC] = spec_p[0];
+	slot_fd[FS_SLOT_STATUS] = status_p[1];
+	slot_fd[FS_SLOT_CONTROL] = io->control_sock;
+	slot_fd[FS_SLOT_CGROUP] = io->cgroup_fd;
+	slot_fd[FS_SLOT_EXIT] = exit_p[1];
+	r = request(fs, slot_fd, ret);
+	if (r < 0)
+		goto out;
+	ret->status_rd = TAKE_FD(status_p[0]);
+	ret->stdin_wr = io->pipe_stdin ? TAKE_FD(in_p[1]) : -1;
+	ret->stdout_rd = TAKE_FD(out_p[0]);
+	ret->stderr_rd = TAKE_FD(err_p[0]);
+	ret->exit_rd = TAKE_FD(exit_p[0]);
+	fd_close(&spec_p[0]);
+	/* As spawn.c: a dead helper is EPIPE here and told by its status. */
+	(void)fd_write_all(spec_p[1], spec, spec_len);
+out:
+	fd_close(&spec_p[0]);
+	fd_close(&spec_p[1]);
+	fd_close(&status_p[0]);
+	fd_close(&status_p[1]);
+	fd_close(&in_p[0]);
+	fd_close(&in_p[1]);
+	fd_close(&out_p[0]);
+	fd_close(&out_p[1]);
+	fd_close(&err_p[0]);
+	fd_close(&err_p[1]);
+	fd_close(&exit_p[0]);
+	fd_close(&exit_p[1]);
+	return r;
+}
+
+int forkserver_reap(struct jail_proc *jp, int flags, struct rusage *ru)
+{
+	struct pollfd p = { .fd = jp->exit_rd, .events = POLLIN };
+	struct hutch_fs_exit ex;
+	long n;
+
+	do
+		n = poll(&p, 1, (flags & WNOHANG) ? 0 : -1);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return -EAGAIN;
+	n = fd_read_full(jp->exit_rd, &ex, sizeof(ex));
+	if (n == -EAGAIN)
+		return -EAGAIN;
+	fd_close(&jp->exit_rd);
+	if (n != (long)sizeof(ex) || ex.magic != HUTCH_FS_MAGIC)
+		return -ECHILD;	/* the forkserver died; so did the jail */
+	if (ru) {
+		memset(ru, 0, sizeof(*ru));
+		ru->ru_utime.tv_sec = (time_t)(ex.utime_us / 1000000u);
+		ru->ru_utime.tv_usec = (suseconds_t)(ex.utime_us % 1000000u);
+		ru->ru_stime.tv_sec = (time_t)(ex.stime_us / 1000000u);
+		ru->ru_stime.tv_usec = (suseconds_t)(ex.stime_us % 1000000u);
+		ru->ru_maxrss = (long)ex.maxrss_kb;
+	}
+	return ex.status;
+}

@@ -1,0 +1,55 @@
+/* forkserver-wire.h: the messages between `hutch serve` and its long-lived
+ * helper, `hutch-exec --forkserver` (hutch-exec(8), "FORKSERVER"). One
+ * SOCK_SEQPACKET socket; each message is one fixed struct, descriptors
+ * ride along as SCM_RIGHTS in slot order. Linked by both binaries. */
+#ifndef HUTCH_FORKSERVER_WIRE_H
+#define HUTCH_FORKSERVER_WIRE_H
+
+#include <stdint.h>
+
+#define HUTCH_FS_SOCK_FD 3	/* the forkserver's end, as it is started */
+#define HUTCH_FS_MAGIC 0x68667331u	/* "hfs1" */
+#define HUTCH_FS_MAX_JOBS 4096	/* jails alive at once; more: EAGAIN */
+
+/* The descriptors of one jail, in the order they travel. stdin to status
+ * and exit are required; control and cgroup are optional. */
+enum hutch_fs_slot {
+	FS_SLOT_STDIN,		/* -> fd 0 of the helper */
+	FS_SLOT_STDOUT,		/* -> fd 1 */
+	FS_SLOT_STDERR,		/* -> fd 2 */
+	FS_SLOT_SPEC,		/* -> HUTCH_SPEC_FD: the spec pipe, read end */
+	FS_SLOT_STATUS,		/* -> HUTCH_STATUS_FD */
+	FS_SLOT_CONTROL,	/* -> HUTCH_CONTROL_FD */
+	FS_SLOT_CGROUP,		/* clone3 CLONE_INTO_CGROUP; not passed on */
+	FS_SLOT_EXIT,		/* kept by the forkserver: struct hutch_fs_exit */
+	FS_SLOTS
+};
+#define HUTCH_FS_REQUIRED_SLOTS                                                              \
+	((1u << FS_SLOT_STDIN) | (1u << FS_SLOT_STDOUT) | (1u << FS_SLOT_STDERR) |          \
+	 (1u << FS_SLOT_SPEC) | (1u << FS_SLOT_STATUS) | (1u << FS_SLOT_EXIT))
+
+/* frontend -> forkserver: start one jail. */
+struct hutch_fs_request {
+	uint32_t magic;
+	uint32_t slots;		/* bit per enum hutch_fs_slot present */
+};
+
+/* forkserver -> frontend, at once: the helper's pid and, when err is 0,
+ * its pidfd (for signals) as the one descriptor. */
+struct hutch_fs_reply {
+	uint32_t magic;
+	int32_t err;		/* 0 or an errno: no jail was started */
+	int32_t pid;
+	uint32_t pad;
+};
+
+/* forkserver -> the job's exit pipe, once, when it reaped the helper:
+ * what wait4 said. Then the pipe is closed. */
+struct hutch_fs_exit {
+	uint32_t magic;
+	int32_t status;		/* the wait status */
+	uint64_t utime_us, stime_us;
+	uint64_t maxrss_kb;
+};
+
+#endif
