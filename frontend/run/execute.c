@@ -16,6 +16,7 @@
 #include "jail/layout.h"
 #include "run/classify.h"
 #include "run/execute.h"
+#include "run/probe.h"
 #include "run/spawn.h"
 
 const char *execute_helper_path(void)
@@ -294,6 +295,8 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 		x->have_cgroup = false;
 	}
 	classify_outcome(x->plan, &x->layout.sp, res);
+	if (classify_jail_refused(res)) /* the host changed since the probe */
+		probe_forget(x->plan->digest);
 	/* The helper has exited: the jail is empty, its work dir frozen. */
 	if (x->plan->n_collect)
 		collect_files(res->workdir_fd, x->plan->collect, x->plan->n_collect,
