@@ -357,7 +357,10 @@ int probe_mechanisms(struct probe_mech *m)
 	m[n].name = "cgroup";
 	m[n].available = cgroup_detect(&ci, m[n].detail, sizeof(m[n].detail)) == 0;
 	if (m[n].available)
-		snprintf(m[n].detail, sizeof(m[n].detail), "delegated cgroup v2 subtree: %.280s", ci.path);
+		snprintf(m[n].detail, sizeof(m[n].detail), "delegated cgroup v2 subtree: %.200s%s",
+			 ci.path, ci.move ? " (each run moves hutch into its leaf " CGROUP_LEAF
+					    " and enables memory and pids there)"
+					  : "");
 	n++;
 	m[n].name = "apparmor_userns";
 	if (!(read_int_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 && v == 1)) {
