@@ -277,6 +277,10 @@ int cgroup_arrange(const struct cgroup_info *ci, char *why, size_t cap)
 	if (ci->enable && r < 0)
 		return snprintf(why, cap, "cgroup: cannot enable memory and pids for the children "
 				"of %s (%s)", ci->path, strerrorname_np(-r)), -1;
+	/* cpu where delegated too: then each jail competes for the CPU as
+	 * one group, and a fork bomb cannot starve the rest of the host. */
+	if (ci->enable)
+		(void)write_small(ci->path, "cgroup.subtree_control", "+cpu");
 	remove_stale(ci->path);
 	return 0;
 }

@@ -27,8 +27,9 @@ struct cgroup_info {
  * -1 with why ("cgroup: ...", and the remedy) otherwise. */
 int cgroup_detect(struct cgroup_info *ret, char *why, size_t cap);
 
-/* Do what detect found to do: move into the leaf, enable the controllers,
- * and remove runs' cgroups a killed hutch left. 0, or -1 with why. */
+/* Do what detect found to do (move into the leaf, enable the
+ * controllers), and remove runs' cgroups a killed hutch left; before
+ * every run. 0, or -1 with why. */
 int cgroup_arrange(const struct cgroup_info *ci, char *why, size_t cap);
 
 struct cgroup_run {

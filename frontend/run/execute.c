@@ -111,8 +111,7 @@ static int prepare_cgroup(struct exec_run *x, struct spawn_stdio *io)
 	char why[OUTCOME_DETAIL_MAX] = "";
 	int r = -1;
 
-	if (cgroup_detect(&ci, why, sizeof(why)) == 0 &&
-	    ((!ci.move && !ci.enable) || cgroup_arrange(&ci, why, sizeof(why)) == 0)) {
+	if (cgroup_detect(&ci, why, sizeof(why)) == 0 && cgroup_arrange(&ci, why, sizeof(why)) == 0) {
 		r = cgroup_prepare(&ci, plan->limits.memory_bytes, plan->limits.processes, 0,
 				   &x->cg);
 		if (r < 0)

@@ -357,9 +357,9 @@ int probe_mechanisms(struct probe_mech *m)
 	m[n].name = "cgroup";
 	m[n].available = cgroup_detect(&ci, m[n].detail, sizeof(m[n].detail)) == 0;
 	if (m[n].available)
-		snprintf(m[n].detail, sizeof(m[n].detail), "delegated cgroup v2 subtree: %.200s%s",
-			 ci.path, ci.move ? " (each run moves hutch into its leaf " CGROUP_LEAF
-					    " and enables memory and pids there)"
+		snprintf(m[n].detail, sizeof(m[n].detail), "delegated cgroup v2 subtree: %.180s%s",
+			 ci.path, ci.move ? " (hutch moves its processes into the leaf " CGROUP_LEAF
+					    " and enables memory and pids for the runs)"
 					  : "");
 	n++;
 	m[n].name = "apparmor_userns";
