@@ -36,6 +36,14 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 			mmdebstrap qemu-system-x86 qemu-utils cpio kmod xz-utils e2fsprogs \
 			debian-archive-keyring >/dev/null
 	fi
+	# The real jobs of the build and convert policies (jobs-build.sh,
+	# jobs-convert.sh) and CPython's regression tests (python-regrtest.sh).
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		make gcc python3-venv libreoffice-writer-nogui ghostscript pandoc \
+		imagemagick libpython3.11-testsuite >/dev/null
+	# jobs-convert.sh checks that gs in the jail honours /etc/papersize:
+	# A4, unlike what gs falls back to without the file.
+	[ -f /etc/papersize ] || echo a4 >/etc/papersize
 fi
 
 cd "$top"
@@ -89,6 +97,8 @@ mkdir -p "$prefix/tests/integ" "$prefix/tests/progs" "$prefix/tests/escape" "$pr
 cp "$top"/tests/integ/*.sh "$prefix/tests/integ/"
 # Test policies (each says why it needs more room than a shipped one).
 cp "$top"/tests/policy/*.json "$prefix/tests/policy/"
+# jobs-build.sh runs the README's example as written there.
+cp "$top/README" "$prefix/tests/README"
 for p in tests/progs/*; do
 	[ -f "$p" ] && [ -x "$p" ] && cp "$p" "$prefix/tests/progs/"
 done
@@ -147,6 +157,11 @@ escape_suite root env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
 	HUTCH_POLICY_PATH="$top/policy" sh "$top/tests/escape/run.sh"
 escape_suite "$unpriv" su "$unpriv" -s /bin/sh -c "cd / && env -i PATH=/usr/bin:/bin \
 	HUTCH='$prefix/bin/hutch' sh '$prefix/tests/escape/run.sh'"
+# Once more as root with --explain: its listener answers "continue" to
+# every open and exec, so every probe must fail the same way with it.
+escape_suite "root --explain" env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
+	HUTCH_POLICY_PATH="$top/policy" HUTCH_ESCAPE_EXTRA_ARGS=--explain \
+	sh "$top/tests/escape/run.sh"
 
 # 3. The release tarball builds and passes its own checks.
 if [ "${HUTCH_DISTCHECK:-1}" = 1 ]; then

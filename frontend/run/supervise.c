@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/seccomp.h>
+#include <seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -27,6 +28,7 @@
 #include "hutch-abi.h"
 #include "time-util.h"
 #include "doc/result.h"
+#include "run/explain.h"
 #include "run/memfd-notify.h"
 #include "run/supervise.h"
 
@@ -135,6 +137,9 @@ void outcome_free(struct outcome *o)
 {
 	free(o->out.buf);
 	free(o->errc.buf);
+	free(o->explain.events);
+	o->explain.events = NULL;
+	o->explain.n = 0;
 	o->out.buf = o->errc.buf = NULL;
 	o->out.alloc = o->errc.alloc = o->out.len = o->errc.len = 0;
 }
@@ -263,6 +268,7 @@ struct jail_watch {
 	struct seccomp_notif *notif;
 	struct seccomp_notif_resp *notif_resp;
 	size_t notif_size, resp_size;
+	struct explain_watch ex;	/* --explain's calls on the same listener */
 	struct sink sink_out, sink_err;
 	uint8_t in_buf[IO_CHUNK];
 };
@@ -518,6 +524,7 @@ static int read_control(struct jail_watch *l)
 	else if (tag == HUTCH_CONTROL_LISTENER && l->listener_fd < 0) {
 		l->listener_fd = fd;
 		l->res->denials_attributed = true;
+		l->res->explain.attached = l->res->explain.requested;
 	} else
 		close(fd);
 	return 1;
@@ -545,7 +552,20 @@ static bool notify_throttled(struct jail_watch *l, uint64_t t)
 	return l->notif_in_window >= NOTIFY_PER_WINDOW;
 }
 
-/* A denied call waits for us: record it by number and answer EPERM. */
+/* A refused ioctl answers ENOTTY, as a driver without that request would
+ * (libraries fall back on it; an allow list refuses most requests), except
+ * TIOCSTI and TIOCLINUX, whose refusal is the jail's and says so. */
+static int denial_errno(const struct seccomp_data *d)
+{
+	uint32_t req = (uint32_t)d->args[1];
+
+	if (d->nr != seccomp_syscall_resolve_name_arch(d->arch, "ioctl"))
+		return EPERM;
+	return req == TIOCSTI || req == TIOCLINUX ? EPERM : ENOTTY;
+}
+
+/* A denied call waits for us: record it by number and answer EPERM
+ * (ENOTTY for an ioctl: denial_errno). */
 static void read_notification(struct jail_watch *l)
 {
 	l->notif_in_window++;
@@ -555,6 +575,11 @@ static void read_notification(struct jail_watch *l)
 			fd_close(&l->listener_fd);
 		return;
 	}
+	/* --explain's: only calls the policy allows, answered "continue". */
+	if (explain_watch_wants(&l->ex, &l->notif->data)) {
+		explain_watch_answer(&l->ex, l->listener_fd, l->notif, l->notif_resp, l->resp_size);
+		return;
+	}
 	if (l->o.memfd_sealed && memfd_notify_is_memfd(&l->notif->data)) {
 		memfd_notify_answer(l->listener_fd, l->notif, l->notif_resp, l->resp_size);
 		return; /* not a denial: the memfd, sealed against exec */
@@ -562,7 +587,7 @@ static void read_notification(struct jail_watch *l)
 	count_denial(l->res, l->notif->data.nr, l->notif->data.arch);
 	memset(l->notif_resp, 0, l->resp_size);
 	l->notif_resp->id = l->notif->id;
-	l->notif_resp->error = -EPERM;
+	l->notif_resp->error = -denial_errno(&l->notif->data);
 	/* ENOENT: the caller died meanwhile; nothing to answer. */
 	(void)ioctl(l->listener_fd, SECCOMP_IOCTL_NOTIF_SEND, l->notif_resp);
 }
@@ -601,6 +626,9 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 		free(l);
 		return NULL;
 	}
+	/* No memory for explain's log: the run goes on, explain sees nothing. */
+	(void)explain_watch_init(&l->ex, &res->explain, o->explain, o->explain_calls,
+				 o->n_explain_calls);
 	l->status_open = true;
 	l->stdin_src_open = o->stdin_src_fd >= 0;
 	res->out = (struct capture){ .limit = o->frame_mode ? 0 : o->stdout_bytes,
