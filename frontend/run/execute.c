@@ -42,6 +42,8 @@ struct exec_run {
 	struct cgroup_run cg;
 	bool have_cgroup;
 	bool reaped;		/* supervise() waited for the helper */
+	bool collect_dirs;	/* eo->collect_dirs */
+	bool tty;		/* eo->tty: the spec asks pid 1 for a pty */
 };
 
 static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
@@ -177,6 +179,8 @@ static int prepare_spec(struct exec_run *x, bool explain, uint8_t **ret_spec, si
 				    "binds, one per input file and one per bind)");
 	if (r < 0)
 		return start_failed(plan, x->res, HUTCH_ERR_INTERNAL, r, NULL);
+	if (x->tty)
+		x->layout.sp.flags |= HUTCH_SPEC_TTY;
 	r = spec_encode(&x->layout.sp, ret_spec, ret_len);
 	if (r == -E2BIG)
 		return start_failed(plan, x->res, HUTCH_ERR_INVALID_REQUEST, r,
@@ -263,6 +267,8 @@ static void set_supervise_opts(struct exec_run *x, const struct exec_opts *eo)
 	}
 	if (eo->unbounded_stdout)
 		so->stdout_bytes = 0;
+	so->tty = eo->tty;
+	so->tty_size_fd = eo->tty ? eo->stdin_fd : -1;
 }
 
 /* Everything up to a running jail, in the steps above. On failure *res
@@ -288,6 +294,8 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	x = run_new(plan, res);
 	if (!x)
 		return start_failed(plan, res, HUTCH_ERR_INTERNAL, -ENOMEM, NULL);
+	x->collect_dirs = eo->collect_dirs;
+	x->tty = eo->tty;
 	if ((r = prepare_cgroup(x, &io)) < 0 || (r = prepare_spec(x, eo->explain, &spec, &spec_len)) < 0 ||
 	    (r = open_control(x, &child_control)) < 0)
 		return r;
@@ -349,9 +357,14 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 		probe_forget(x->plan->digest);
 	explain_finish(x->plan, res);
 	/* The helper has exited: the jail is empty, its work dir frozen. */
-	if (x->plan->n_collect)
-		collect_files(res->workdir_fd, x->plan->collect, x->plan->n_collect,
-			      x->plan->collect_max_bytes, ret_files);
+	if (x->plan->n_collect) {
+		struct collect_limits lim = { .max_count = x->plan->collect_max_count,
+					      .max_bytes = x->plan->collect_max_bytes,
+					      .walk_dirs = x->collect_dirs };
+
+		collect_files(res->workdir_fd, x->plan->collect, x->plan->n_collect, &lim,
+			      ret_files);
+	}
 	if (res->workdir_fd >= 0)
 		close(res->workdir_fd);
 	res->workdir_fd = -1;

@@ -17,6 +17,8 @@ struct exec_opts {
 	uint64_t kill_grace_ms;
 	bool unbounded_stdout;	/* keep all stdout: the caller consumes it (sessions) */
 	bool explain;		/* --explain: log what the jail withholds (run/explain.h) */
+	bool collect_dirs;	/* collect a directory whole (run/collect-host.c writes it) */
+	bool tty;		/* --tty: a pty of the jail's own, relayed to stdin_fd and fd 1 */
 };
 
 /* Always fills *ret (a refused jail is an outcome too; a failure of our

@@ -5,8 +5,8 @@
 # the cached verdict is dropped, so the next run probes again (and is
 # refused by the probe while the host stays so); once the host is back,
 # runs pass and the verdict is cached again. The same for `hutch serve`,
-# whose verdict is kept in memory. A refusal of the request's own step
-# (--cwd that does not exist) stays spawn_error and keeps the verdict.
+# whose verdict is kept in memory. A failure of the request's own (--cwd
+# that does not exist) is not sandbox_unavailable and keeps the verdict.
 #
 # The host change is simulated: HUTCH_EXEC is a wrapper that runs the real
 # hutch-exec until a flag file exists, then answers as the helper does
@@ -68,11 +68,10 @@ rm -f "$flag"
 check "the host back: the run passes, its verdict is cached again" \
 	test "$(json_get 'd["stdout"]["text"]' <"$tmp/doc")" = back -a "$(verdicts)" = 1
 
-# A step of the request's own: spawn_error, and the verdict stays.
+# A failure of the request's own: not sandbox_unavailable, the verdict stays.
 "$HUTCH" run --json --cwd /nonexistent -- /bin/true >"$tmp/doc" 2>"$tmp/err"
-check "--cwd /nonexistent: spawn_error at chdir, the cached verdict kept" \
-	test "$(json_get '[d["error"]["code"], d["error"]["stage"]]' <"$tmp/doc")" = '["spawn_error", "chdir"]' \
-	-a "$(verdicts)" = 1
+check "--cwd /nonexistent: invalid_request, the cached verdict kept" \
+	test "$(json_get 'd["error"]["code"]' <"$tmp/doc")" = invalid_request -a "$(verdicts)" = 1
 
 # ---- serve: its verdict in memory goes too ----
 if [ -z "$py" ]; then

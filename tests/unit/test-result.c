@@ -234,7 +234,7 @@ static struct collected_file one_file[] = {
 	{ .name = (char *)"out.txt", .data = (uint8_t *)"SECRET-FILE", .len = 11, .error = NULL },
 	{ .name = (char *)"gone", .data = NULL, .len = 0, .error = "missing" },
 };
-static const struct collected files = { one_file, 2 };
+static const struct collected files = { .files = one_file, .n = 2 };
 
 /* A synthetic run as a document: settled as exec_finish settles a real
  * one once its status is known, then written. */
@@ -523,8 +523,8 @@ static void test_failed_record(void)
 		  HUTCH_ERR_SANDBOX_UNAVAILABLE, "landlock_enforce", "EPERM",
 		  "landlock: enforcing the Landlock ruleset: EPERM", 71 },
 		/* the request's own step */
-		{ HUTCH_SETUP_FAILED, STAGE_CHDIR, SITE_CHDIR_CWD, ENOENT, HUTCH_ERR_SPAWN_ERROR,
-		  "chdir", "ENOENT", "changing to the working directory: ENOENT", 71 },
+		{ HUTCH_SETUP_FAILED, STAGE_CHDIR, SITE_CHDIR_CWD, EACCES, HUTCH_ERR_SPAWN_ERROR,
+		  "chdir", "EACCES", "changing to the working directory: EACCES", 71 },
 		{ HUTCH_SETUP_FAILED, STAGE_BIND_SOURCE, 1, ENOENT, HUTCH_ERR_SPAWN_ERROR,
 		  "bind_source", "ENOENT", "bind of /srv/data: ENOENT", 71 },
 		{ HUTCH_SETUP_FAILED, STAGE_MOUNT, 2, 0, HUTCH_ERR_SANDBOX_UNAVAILABLE, "mount", NULL,

@@ -91,7 +91,8 @@ static void test_stage_mechanisms(void)
 					 STAGE_FORK, STAGE_PARENT_GONE, STAGE_BIND_SOURCE,
 					 STAGE_MOUNT_TARGET, STAGE_CHDIR, STAGE_CWD_CHECK,
 					 STAGE_CLOSE_FDS, STAGE_SETSID, STAGE_EXEC,
-					 STAGE_HELPER_EXEC, STAGE_JAIL_INIT };
+					 STAGE_HELPER_EXEC, STAGE_JAIL_INIT, STAGE_BIND_IDMAP,
+					 STAGE_TTY };
 	static const char *const known[] = { "user_namespaces", "namespaces", "mounts",
 					     "uts_namespace", "network_namespace", "landlock",
 					     "rlimits", "privileges", "seccomp" };
@@ -249,6 +250,9 @@ static void test_site_numbers_stable(void)
 		{ SITE_SECCOMP_BASE_FILTER, 2 }, { SITE_SECCOMP_NO_FILTER, 3 },
 		{ SITE_EXEC_EXECVE, 0 }, { SITE_HELPER_EXEC_EXECVE, 0 }, { SITE_JAIL_INIT_WAIT, 0 },
 		{ HUTCH_UC_USER_NS, 0 }, { HUTCH_UC_TIME_NS, 7 }, { HUTCH_UC_FANOTIFY_MARKS, 11 },
+		{ STAGE_BIND_IDMAP, 36 }, { STAGE_TTY, 37 },
+		{ SITE_TTY_OPEN_PTMX, 0 }, { SITE_TTY_UNLOCK, 1 }, { SITE_TTY_PEER, 2 },
+		{ SITE_TTY_SEND, 3 }, { SITE_TTY_STDIO, 4 }, { SITE_TTY_CONTROLLING, 5 },
 	};
 
 	for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
@@ -302,6 +306,8 @@ static const struct {
 	{ STAGE_HELPER_EXEC, 0, SITE_HELPER_EXEC_MAX, 0 },
 	{ STAGE_JAIL_INIT, 0, SITE_JAIL_INIT_MAX, 0 },
 	{ STAGE_USER_COUNTS, 0, HUTCH_USER_COUNT_MAX, 0 },
+	{ STAGE_BIND_IDMAP, 0, 0, 1 },
+	{ STAGE_TTY, 0, SITE_TTY_MAX, 0 },
 };
 
 /* The words for one record, asserting they were not cut. */
