@@ -70,6 +70,36 @@ const char *status_code_name(unsigned code)
 	return code < HUTCH_STATUS_CODE_MAX ? code_names[code] : NULL;
 }
 
+/* Names as `hutch probe` and hutch(1) use them. */
+static const char *const stage_mechanisms[STAGE_MAX] = {
+	[STAGE_LANDLOCK_CREATE] = "landlock",
+	[STAGE_SETGROUPS] = "user_namespaces",
+	[STAGE_USERNS] = "user_namespaces",
+	[STAGE_ID_MAP] = "user_namespaces",
+	[STAGE_USER_COUNTS] = "user_namespaces",
+	[STAGE_NAMESPACES] = "namespaces",
+	[STAGE_MOUNT_PRIVATE] = "mounts",
+	[STAGE_ROOT_TMPFS] = "mounts",
+	[STAGE_MOUNT] = "mounts",
+	[STAGE_PROC_VERIFY] = "mounts",
+	[STAGE_ROOT_READONLY] = "mounts",
+	[STAGE_PIVOT_ROOT] = "mounts",
+	[STAGE_HOSTNAME] = "uts_namespace",
+	[STAGE_LOOPBACK] = "network_namespace",
+	[STAGE_LANDLOCK_RULES] = "landlock",
+	[STAGE_LANDLOCK_ENFORCE] = "landlock",
+	[STAGE_RLIMIT] = "rlimits",
+	[STAGE_DROP_IDS] = "privileges",
+	[STAGE_DROP_CAPS] = "privileges",
+	[STAGE_NO_NEW_PRIVS] = "privileges",
+	[STAGE_SECCOMP] = "seccomp",
+};
+
+const char *status_stage_mechanism(unsigned stage)
+{
+	return stage < STAGE_MAX ? stage_mechanisms[stage] : NULL;
+}
+
 int status_check(const struct hutch_status *st)
 {
 	if (st->magic != HUTCH_STATUS_MAGIC)

@@ -223,6 +223,13 @@ _Static_assert(sizeof(struct hutch_status) <= PIPE_BUF, "one atomic write");
 const char *status_stage_name(unsigned stage);
 const char *status_code_name(unsigned code);
 
+/* The jail mechanism a setup stage builds ("user_namespaces", "mounts",
+ * "landlock", "seccomp", ...), or NULL for a stage about the request or
+ * the helper itself (chdir, bind_source, bind_idmap and tty, which a
+ * request asks for, spec_read, fork, ...). A setup failure at a
+ * mechanism's stage is the host refusing the jail. */
+const char *status_stage_mechanism(unsigned stage);
+
 struct spec;
 
 /* The record in words a user can act on, "bind of /srv/data: ENOENT",

@@ -9,9 +9,11 @@
 # third, dynamically linked, runs the unit tests and a few CLI commands
 # under valgrind memcheck; fuzz/run.sh runs each libFuzzer harness for
 # HUTCH_FUZZ_SECONDS (60). Ends with one "N passed, N failed" line.
-# HUTCH_MUST_WORK=1 turns a missing kernel feature into a failure instead
-# of a skip; HUTCH_DISTCHECK, HUTCH_SANITIZERS, HUTCH_VALGRIND and
-# HUTCH_FUZZ=0 leave a step out.
+# The package then runs in VMs on Debian's 6.1 and 6.12 kernels under
+# systemd (tests/vm/run.sh; tests/vm/README). HUTCH_MUST_WORK=1 turns a
+# missing kernel feature into a failure instead of a skip; HUTCH_DISTCHECK,
+# HUTCH_SANITIZERS, HUTCH_VALGRIND, HUTCH_FUZZ, HUTCH_DEB and HUTCH_VM=0
+# leave a step out.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +30,12 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	# the man-page lint (mandoc).
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		debhelper dpkg-dev fakeroot lintian bash-completion mandoc man-db >/dev/null
+	# The VM matrix (tests/vm/README).
+	if [ "${HUTCH_VM:-1}" = 1 ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			mmdebstrap qemu-system-x86 qemu-utils cpio kmod xz-utils e2fsprogs \
+			debian-archive-keyring >/dev/null
+	fi
 	# The real jobs of the build and convert policies (jobs-build.sh,
 	# jobs-convert.sh) and CPython's regression tests (python-regrtest.sh).
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -324,6 +332,24 @@ if [ "${HUTCH_DEB:-1}" = 1 ] && [ "$(id -u)" = 0 ] && command -v dpkg-buildpacka
 			failed=$((failed + 1))
 			echo "deb: apt-get remove FAILED"
 			tail -20 "$debout/remove.log"
+		fi
+	fi
+	# The same package in VMs booting Debian's own kernels under systemd
+	# (tests/vm/README); its closing line joins the totals.
+	if [ -n "$deb" ] && [ "${HUTCH_VM:-1}" = 1 ]; then
+		set +e
+		out=$(HUTCH_MUST_WORK=${HUTCH_MUST_WORK:-0} sh "$top/tests/vm/run.sh" "$build" "$deb" 2>&1)
+		set -e
+		printf '%s\n' "$out" | grep -v -E '^vm: [0-9]+ passed' || true
+		line=$(printf '%s\n' "$out" | grep -E '^vm: [0-9]+ passed, [0-9]+ failed$' | tail -1 || true)
+		if [ -n "$line" ]; then
+			line=${line#vm: }
+			passed=$((passed + ${line%% passed*}))
+			f=${line#*, }
+			failed=$((failed + ${f%% failed}))
+		else
+			failed=$((failed + 1))
+			echo "vm: no summary line"
 		fi
 	fi
 	rm -rf "$debout"

@@ -102,6 +102,9 @@ struct outcome {
 	size_t n_denials;
 	uint64_t denials_other;		/* calls past DENIALS_MAX distinct ones */
 	uint64_t oom_kills;		/* memory.events oom_kill of the jail's cgroup */
+	uint64_t memory_limit_bytes;	/* its memory.max, when cgroup_applied */
+	uint64_t memory_peak_bytes;	/* its memory.peak, 0 when unknown */
+	uint64_t forks_refused;		/* its pids.events max */
 	/* Classify's verdict, the only thing the result writer reads of
 	 * the rules: status and err above are final once it ran. */
 	struct shown show_out, show_err;

@@ -413,8 +413,17 @@ static void put_usage(struct json_object *d, const struct outcome *o, bool *ok)
 	put(u, "cpu_user_ms", json_object_new_int64((int64_t)o->cpu_user_ms), ok);
 	put(u, "cpu_sys_ms", json_object_new_int64((int64_t)o->cpu_sys_ms), ok);
 	put(u, "max_rss_kb", json_object_new_int64((int64_t)o->max_rss_kb), ok);
-	if (o->cgroup_applied)
+	if (o->cgroup_applied) {
 		put(u, "oom_killed", json_object_new_boolean(o->oom_kills > 0), ok);
+		put(u, "oom_kills", json_object_new_int64((int64_t)o->oom_kills), ok);
+		if (o->memory_limit_bytes)
+			put(u, "memory_limit_bytes",
+			    json_object_new_int64((int64_t)o->memory_limit_bytes), ok);
+		if (o->memory_peak_bytes)
+			put(u, "memory_peak_bytes",
+			    json_object_new_int64((int64_t)o->memory_peak_bytes), ok);
+		put(u, "forks_refused", json_object_new_int64((int64_t)o->forks_refused), ok);
+	}
 	put(d, "usage", u, ok);
 }
 
@@ -481,9 +490,28 @@ int result_exit_status(struct json_object *doc)
 	return HUTCH_EXIT_FAILURE;
 }
 
+/* The cgroup's OOM kill, in its own line: the command's status alone
+ * (SIGKILL) does not say the memory limit did it. */
+static void print_oom(struct json_object *doc)
+{
+	struct json_object *u, *v;
+	int64_t kills, limit = 0;
+
+	if (!json_object_object_get_ex(doc, "usage", &u) || !u ||
+	    !json_object_object_get_ex(u, "oom_kills", &v) || (kills = json_object_get_int64(v)) <= 0)
+		return;
+	if (json_object_object_get_ex(u, "memory_limit_bytes", &v))
+		limit = json_object_get_int64(v);
+	fprintf(stderr, "hutch: oom_killed: the jail reached its memory limit (memory_bytes %lld, "
+		"cgroup memory.max); the kernel killed %lld process%s\n", (long long)limit,
+		(long long)kills, kills == 1 ? "" : "es");
+}
+
 void result_print_error(struct json_object *doc)
 {
 	struct json_object *err, *code, *msg, *ptr;
+
+	print_oom(doc);
 
 	if (!json_object_object_get_ex(doc, "error", &err) || !err ||
 	    !json_object_object_get_ex(err, "code", &code) ||

@@ -129,6 +129,14 @@ void cache_write(const char *name, const void *data, size_t len)
 	unlinkat(dir_fd, tmp, 0);
 }
 
+void cache_remove(const char *name)
+{
+	_cleanup_close_ int dir_fd = -1;
+
+	if (name_ok(name) && (dir_fd = open_dir(NULL)) >= 0)
+		(void)unlinkat(dir_fd, name, 0);
+}
+
 /* p itself, or where it really is when it exists. */
 static bool overlaps_real(const char *src, const char *p)
 {

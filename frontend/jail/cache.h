@@ -29,6 +29,9 @@ int cache_read(const char *name, size_t max, uint8_t **ret, size_t *ret_len);
  * the caller: the cache only saves time. */
 void cache_write(const char *name, const void *data, size_t len);
 
+/* Remove NAME, if it is there: a verdict that no longer holds. */
+void cache_remove(const char *name);
+
 /* True when a bind of the canonical host path src would reach a cache
  * directory of any user: src is one, lies inside one, or contains one.
  * Covers this caller's directory and the roots other users' caches live

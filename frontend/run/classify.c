@@ -14,6 +14,42 @@
 #include "doc/units.h"
 #include "run/classify.h"
 
+/* A setup step that failed: the host refusing one of the jail's
+ * mechanisms (a mount denied, a namespace refused) is
+ * sandbox_unavailable, as the probe would have said; a step about the
+ * request or the helper itself (chdir, a bind source, the spec) is
+ * spawn_error; an unexecutable helper is helper_not_found. */
+static enum hutch_err setup_failure(const struct hutch_status *r)
+{
+	/* A --cwd the jail lacks is the request's fault (125), not a
+	 * refused jail (71): narrow.c catches most before any jail. */
+	if ((r->stage == STAGE_CHDIR || r->stage == STAGE_CWD_CHECK) &&
+	    (r->err == ENOENT || r->err == ENOTDIR))
+		return HUTCH_ERR_INVALID_REQUEST;
+	if (r->stage == STAGE_HELPER_EXEC && (r->err == ENOENT || r->err == EACCES))
+		return HUTCH_ERR_HELPER_NOT_FOUND;
+	return status_stage_mechanism(r->stage) ? HUTCH_ERR_SANDBOX_UNAVAILABLE
+						: HUTCH_ERR_SPAWN_ERROR;
+}
+
+bool classify_jail_refused(const struct outcome *o)
+{
+	return o->status == OUTCOME_FAILED && o->have_record &&
+	       o->err == HUTCH_ERR_SANDBOX_UNAVAILABLE;
+}
+
+/* The record in words; a refused mechanism is named first, "mounts:
+ * making mount propagation private: EPERM". */
+static void describe_record(const struct spec *sp, struct outcome *o)
+{
+	const char *mech = status_stage_mechanism(o->record.stage);
+	size_t n = 0;
+
+	if (classify_jail_refused(o) && mech)
+		n = (size_t)snprintf(o->detail, sizeof(o->detail), "%s: ", mech);
+	(void)status_describe(&o->record, sp, o->detail + n, sizeof(o->detail) - n);
+}
+
 /* The helper's record, else the wait status, says how the run ended. */
 static void settle_exit(struct outcome *o)
 {
@@ -32,17 +68,7 @@ static void settle_exit(struct outcome *o)
 			o->err = HUTCH_ERR_SANDBOX_UNAVAILABLE;
 			break;
 		case HUTCH_SETUP_FAILED:
-			/* A --cwd the jail lacks is the request's fault (125), not a
-			 * refused jail (71): narrow.c catches most before any jail. */
-			if ((o->record.stage == STAGE_CHDIR || o->record.stage == STAGE_CWD_CHECK) &&
-			    (o->record.err == ENOENT || o->record.err == ENOTDIR)) {
-				o->err = HUTCH_ERR_INVALID_REQUEST;
-				break;
-			}
-			o->err = o->record.stage == STAGE_HELPER_EXEC &&
-						 (o->record.err == ENOENT || o->record.err == EACCES)
-					 ? HUTCH_ERR_HELPER_NOT_FOUND
-					 : HUTCH_ERR_SPAWN_ERROR;
+			o->err = setup_failure(&o->record);
 			break;
 		case HUTCH_HELPER_CRASHED:
 			/* Our own kill of pid 1 (timeout, overflow...) keeps its code. */
@@ -172,7 +198,7 @@ void classify_output(const struct plan *plan, const struct spec *sp, struct outc
 	if (o->have_record && o->record.stage == STAGE_EXEC && o->exec_why[0])
 		snprintf(o->detail, sizeof(o->detail), "executing the command: %s", o->exec_why);
 	else if (o->have_record)
-		(void)status_describe(&o->record, sp, o->detail, sizeof(o->detail));
+		describe_record(sp, o);
 }
 
 void classify_outcome(const struct plan *plan, const struct spec *sp, struct outcome *o)

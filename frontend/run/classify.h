@@ -7,6 +7,8 @@
 #ifndef HUTCH_CLASSIFY_H
 #define HUTCH_CLASSIFY_H
 
+#include <stdbool.h>
+
 #include "spec.h"
 #include "doc/outcome.h"
 #include "doc/plan.h"
@@ -25,5 +27,10 @@ void classify_outcome(const struct plan *plan, const struct spec *sp, struct out
  * the run ended: a failure of our own before spawning, or a unit test's
  * synthetic run. */
 void classify_output(const struct plan *plan, const struct spec *sp, struct outcome *o);
+
+/* The helper refused the jail at a mechanism (its record says which):
+ * sandbox_unavailable found at run time, after a probe had passed. The
+ * cached probe verdict no longer holds (probe_forget). */
+bool classify_jail_refused(const struct outcome *o);
 
 #endif

@@ -20,6 +20,7 @@
 #include "run/execute.h"
 #include "run/explain.h"
 #include "run/forkserver.h"
+#include "run/probe.h"
 #include "run/spawn.h"
 
 const char *execute_helper_path(void)
@@ -65,11 +66,11 @@ static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
 
 static void run_leave_cgroup(struct exec_run *x)
 {
-	uint64_t oom, peak;
+	struct cgroup_usage cu;
 
 	if (!x->have_cgroup)
 		return;
-	cgroup_finish(&x->cg, &oom, &peak);
+	cgroup_finish(&x->cg, &cu);
 	x->have_cgroup = false;
 }
 
@@ -106,7 +107,51 @@ static int start_failed(const struct plan *plan, struct outcome *res, enum hutch
 _Static_assert(HUTCH_SPEC_MAX_MOUNTS == 256 && HUTCH_SPEC_MAX_BYTES == 64u << 20,
 	       "the words of prepare_spec name these limits");
 
-/* Step 1: the seccomp program, the jail's layout (kept in x until the end)
+/* Step 1: cgroup v2 limits where a delegated subtree lets us (arranged
+ * on first use: we move into its leaf); the policy decides whether their
+ * absence is fatal (probe_requirements), and then says why. */
+static int prepare_cgroup(struct exec_run *x, struct spawn_stdio *io)
+{
+	const struct plan *plan = x->plan;
+	struct cgroup_info ci;
+	char why[OUTCOME_DETAIL_MAX] = "";
+	int r = -1;
+
+	if (cgroup_detect(&ci, why, sizeof(why)) == 0 && cgroup_arrange(&ci, why, sizeof(why)) == 0) {
+		r = cgroup_prepare(&ci, plan->limits.memory_bytes, plan->limits.processes, 0,
+				   &x->cg);
+		if (r < 0)
+			snprintf(why, sizeof(why), "cgroup: cannot make a run's cgroup in %.100s (%s)",
+				 ci.path, strerrorname_np(-r) ? strerrorname_np(-r) : "?");
+	}
+	if (r == 0) {
+		io->cgroup_fd = x->cg.dir_fd;
+		x->have_cgroup = true;
+	} else if (plan->require_cgroup) {
+		return start_failed(plan, x->res, HUTCH_ERR_SANDBOX_UNAVAILABLE, -ENOTSUP, why);
+	}
+	return 0;
+}
+
+/* With the cgroup in force, memory.max and pids.max are the jail's
+ * limits: they count what all its processes really use (memory: anonymous
+ * pages, page cache, tmpfs files, kernel memory; pids: every process and
+ * thread). RLIMIT_AS, per process and counting address space rather than
+ * memory, would refuse runtimes that reserve address space long before
+ * memory runs out, and RLIMIT_NPROC counts the user's processes, not the
+ * jail's: both are lifted then. Without the cgroup they are the limits. */
+static void set_memory_rlimits(struct exec_run *x)
+{
+	const struct plan_limits *l = &x->plan->limits;
+	bool cg = x->have_cgroup;
+
+	x->layout.sp.rlimit[HUTCH_RLIM_AS] =
+		cg || !l->memory_bytes ? HUTCH_RLIM_INFINITY : l->memory_bytes;
+	x->layout.sp.rlimit[HUTCH_RLIM_NPROC] =
+		cg || !l->processes ? HUTCH_RLIM_INFINITY : l->processes;
+}
+
+/* Step 2: the seccomp program, the jail's layout (kept in x until the end)
  * and the spec encoded from it. The filter has one owner at a time: ours
  * here, the layout's once layout_build took it. */
 static int prepare_spec(struct exec_run *x, bool explain, uint8_t **ret_spec, size_t *ret_len)
@@ -128,6 +173,8 @@ static int prepare_spec(struct exec_run *x, bool explain, uint8_t **ret_spec, si
 				    NULL);
 	filter = compiled;
 	r = layout_build(plan, geteuid() == 0, &filter, filter_len, &x->layout);
+	if (r == 0)
+		set_memory_rlimits(x);
 	if (r == -E2BIG) /* a policy may allow more input files than a jail holds */
 		return start_failed(plan, x->res, HUTCH_ERR_INVALID_REQUEST, r,
 				    "more than 256 mounts in the jail (its own, the policy's "
@@ -143,24 +190,6 @@ static int prepare_spec(struct exec_run *x, bool explain, uint8_t **ret_spec, si
 				    "arguments and environment together)");
 	if (r < 0)
 		return start_failed(plan, x->res, HUTCH_ERR_INTERNAL, r, NULL);
-	return 0;
-}
-
-/* Step 2: cgroup v2 limits where a delegated subtree lets us; the policy
- * decides whether their absence is fatal (probe_requirements). */
-static int prepare_cgroup(struct exec_run *x, struct spawn_stdio *io)
-{
-	const struct plan *plan = x->plan;
-	struct cgroup_info ci;
-	char why[256];
-
-	if (cgroup_detect(&ci, why, sizeof(why)) == 0 &&
-	    cgroup_prepare(&ci, plan->limits.memory_bytes, plan->limits.processes, 0, &x->cg) == 0) {
-		io->cgroup_fd = x->cg.dir_fd;
-		x->have_cgroup = true;
-	} else if (plan->require_cgroup) {
-		return start_failed(plan, x->res, HUTCH_ERR_SANDBOX_UNAVAILABLE, -ENOTSUP, NULL);
-	}
 	return 0;
 }
 
@@ -202,18 +231,24 @@ static int spawn_one(const char *helper, const uint8_t *spec, size_t spec_len,
 }
 
 /* Step 4: hutch-exec, started inside the cgroup when there is one. */
-static int spawn_jail(struct exec_run *x, const uint8_t *spec, size_t spec_len,
+static int spawn_jail(struct exec_run *x, uint8_t **spec, size_t *spec_len,
 		      struct spawn_stdio *io)
 {
 	const char *helper = execute_helper_path();
-	int r = spawn_one(helper, spec, spec_len, io, &x->jp);
+	int r = spawn_one(helper, *spec, *spec_len, io, &x->jp);
 
 	if (r < 0 && x->have_cgroup && !x->plan->require_cgroup) {
 		/* The subtree would not take the helper (clone3 refused it):
-		 * best effort means running on rlimits alone, as reported. */
+		 * best effort means running on rlimits alone, as reported,
+		 * with the spec's memory and process rlimits back. */
 		run_leave_cgroup(x);
 		io->cgroup_fd = -1;
-		r = spawn_one(helper, spec, spec_len, io, &x->jp);
+		set_memory_rlimits(x);
+		free(*spec);
+		*spec = NULL;
+		r = spec_encode(&x->layout.sp, spec, spec_len);
+		if (r == 0)
+			r = spawn_one(helper, *spec, *spec_len, io, &x->jp);
 	}
 	if (r < 0)
 		return start_failed(x->plan, x->res, HUTCH_ERR_SPAWN_ERROR, r, NULL);
@@ -350,10 +385,10 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	else {
 		x->collect_dirs = eo->collect_dirs;
 		x->tty = eo->tty;
-		r = prepare_spec(x, eo->explain, &spec, &spec_len);
+		r = prepare_cgroup(x, &io); /* before the spec: it sets the rlimits */
 	}
 	if (r == 0)
-		r = prepare_cgroup(x, &io);
+		r = prepare_spec(x, eo->explain, &spec, &spec_len);
 	/* --tty keeps the path its terminal hand-over was proven on */
 	if (r == 0 && early && io.pipe_stdin && io.cgroup_fd < 0 && !x->tty) {
 		adopt_early(x, TAKE_PTR(early), spec, spec_len);
@@ -361,7 +396,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 		exec_early_discard(TAKE_PTR(early));
 		if ((r = open_control(x, &child_control)) == 0) {
 			io.control_sock = child_control;
-			r = spawn_jail(x, spec, spec_len, &io);
+			r = spawn_jail(x, &spec, &spec_len, &io);
 		}
 	}
 	exec_early_discard(early);
@@ -391,7 +426,7 @@ static int exec_supervise(struct exec_run *x)
 void exec_finish(struct exec_run *x, struct collected *ret_files)
 {
 	struct outcome *res = x->res;
-	uint64_t peak = 0;
+	struct cgroup_usage cu;
 
 	memset(ret_files, 0, sizeof(*ret_files));
 	if (x->watch) {
@@ -406,13 +441,19 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 	jail_proc_close(&x->jp);
 	if (x->have_cgroup) {
 		res->cgroup_applied = true;
-		cgroup_finish(&x->cg, &res->oom_kills, &peak);
+		cgroup_finish(&x->cg, &cu);
+		res->oom_kills = cu.oom_kills;
+		res->memory_peak_bytes = cu.peak_bytes;
+		res->forks_refused = cu.forks_refused;
+		res->memory_limit_bytes = x->plan->limits.memory_bytes;
 		x->have_cgroup = false;
 	}
 	if (res->have_record && res->record.code == HUTCH_EXEC_FAILED &&
 	    jail_exec_diagnose(x->plan, res->record.err, res->exec_why, sizeof(res->exec_why)) < 0)
 		res->exec_why[0] = '\0';
 	classify_outcome(x->plan, &x->layout.sp, res);
+	if (classify_jail_refused(res)) /* the host changed since the probe */
+		probe_forget(x->plan->digest);
 	explain_finish(x->plan, res);
 	/* The helper has exited: the jail is empty, its work dir frozen. */
 	if (x->plan->n_collect) {

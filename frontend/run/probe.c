@@ -25,6 +25,7 @@
 #include "jail/cache.h"
 #include "jail/cgroup.h"
 #include "jail/narrow.h"
+#include "run/classify.h"
 #include "run/execute.h"
 #include "run/memfd-notify.h"
 #include "run/probe.h"
@@ -242,6 +243,9 @@ int probe_canary(const struct policy *pol, char *why, size_t cap)
 			snprintf(why, cap, "%s: unavailable (%s)", status_stage_name(o.record.stage),
 				 strerrorname_np(o.record.err) ? strerrorname_np(o.record.err) : "?");
 		r = PROBE_UNAVAILABLE;
+	} else if (classify_jail_refused(&o)) { /* "mounts: ...: EPERM" */
+		snprintf(why, cap, "canary: the jail was refused: %s", o.detail);
+		r = PROBE_UNAVAILABLE;
 	} else if (o.status != OUTCOME_EXITED || o.exit_code != 0) {
 		if (o.have_record) /* the record in words: "writing gid_map: EPERM" */
 			snprintf(why, cap, "canary: the jail was refused: %s", o.detail);
@@ -263,6 +267,40 @@ out:
 	return r;
 }
 
+/* The cache entry of this digest's verdict. It holds for this caller in
+ * this user namespace only: root in a rootless container is not root on
+ * the host. False for a digest that is not ours. */
+static bool verdict_name(const char *digest, char *name, size_t cap)
+{
+	char ns[64] = "";
+	ssize_t k;
+
+	if (!digest || strncmp(digest, "sha256:", 7) != 0)
+		return false;
+	k = readlink("/proc/self/ns/user", ns, sizeof(ns) - 1);
+	ns[k > 0 ? k : 0] = '\0';
+	snprintf(name, cap, "probe-%.64s-%u-%.20s", digest + 7, (unsigned)geteuid(),
+		 ns[0] ? strchr(ns, '[') ? strchr(ns, '[') + 1 : ns : "x");
+	name[strcspn(name, "]")] = '\0';
+	return true;
+}
+
+static unsigned forgotten;
+
+void probe_forget(const char *digest)
+{
+	char name[128];
+
+	forgotten++;
+	if (verdict_name(digest, name, sizeof(name)))
+		cache_remove(name);
+}
+
+unsigned probe_generation(void)
+{
+	return forgotten;
+}
+
 int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t cap)
 {
 	char name[128];
@@ -270,19 +308,8 @@ int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t
 	size_t len = 0;
 	int r;
 
-	if (strncmp(digest, "sha256:", 7) != 0)
+	if (!verdict_name(digest, name, sizeof(name)))
 		return snprintf(why, cap, "canary: bad digest"), PROBE_FAILED;
-	/* The verdict holds for this caller in this user namespace only:
-	 * root in a rootless container is not root on the host. */
-	{
-		char ns[64] = "";
-		ssize_t k = readlink("/proc/self/ns/user", ns, sizeof(ns) - 1);
-
-		ns[k > 0 ? k : 0] = '\0';
-		snprintf(name, sizeof(name), "probe-%.64s-%u-%.20s", digest + 7, (unsigned)geteuid(),
-			 ns[0] ? strchr(ns, '[') ? strchr(ns, '[') + 1 : ns : "x");
-		name[strcspn(name, "]")] = '\0';
-	}
 	if (cache_read(name, 16, &buf, &len) == 0) {
 		bool ok = len == 3 && memcmp(buf, "ok\n", 3) == 0;
 
@@ -330,7 +357,10 @@ int probe_mechanisms(struct probe_mech *m)
 	m[n].name = "cgroup";
 	m[n].available = cgroup_detect(&ci, m[n].detail, sizeof(m[n].detail)) == 0;
 	if (m[n].available)
-		snprintf(m[n].detail, sizeof(m[n].detail), "delegated cgroup v2 subtree: %.280s", ci.path);
+		snprintf(m[n].detail, sizeof(m[n].detail), "delegated cgroup v2 subtree: %.180s%s",
+			 ci.path, ci.move ? " (hutch moves its processes into the leaf " CGROUP_LEAF
+					    " and enables memory and pids for the runs)"
+					  : "");
 	n++;
 	m[n].name = "apparmor_userns";
 	if (!(read_int_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 && v == 1)) {

@@ -73,8 +73,8 @@ bool serve_probe_gate(struct srv *s, uint64_t id, struct conn *c)
 	char why[320] = "";
 	int r;
 
-	if (s->probe_ok)
-		return true;
+	if (s->probe_ok && s->probe_gen == probe_generation())
+		return true; /* no jail was refused since it passed */
 	if (probe_requirements(&s->pol, why, sizeof(why)) < 0) {
 		conn_fail(c, id, HUTCH_ERR_SANDBOX_UNAVAILABLE, why);
 		return false;
@@ -87,5 +87,6 @@ bool serve_probe_gate(struct srv *s, uint64_t id, struct conn *c)
 		return false;
 	}
 	s->probe_ok = true;
+	s->probe_gen = probe_generation();
 	return true;
 }

@@ -96,6 +96,7 @@ struct srv {
 	struct policy pol;
 	char digest[72];
 	bool probe_ok;
+	unsigned probe_gen;	/* probe_generation() when it passed */
 	int listen_fds[16];
 	size_t n_listen;
 	struct conn *conns;

@@ -11,6 +11,8 @@
 # "default strict network"), HUTCH_ESCAPE_ONLY (comma-separated probes),
 # HUTCH_ESCAPE_LOG (append untruncated rows to this file),
 # HUTCH_ESCAPE_WIDTH (evidence column width, 0 = full; default 160),
+# HUTCH_ESCAPE_PROBES (a probes binary built beforehand from probes*.c, for
+# a machine without a compiler: the VM guests of tests/vm).
 # HUTCH_ESCAPE_EXTRA_ARGS (options every jailed `hutch run` gets too,
 # split on spaces: "--explain" runs the suite with explain's listener).
 # Runs as root or as any user; writes only in its own mktemp directories.
@@ -39,7 +41,9 @@ trap 'exit 130' INT TERM
 # dynamic build still runs (the jail has /usr) when libc.a is missing.
 # Position-independent, because launch.py loads it into the address space
 # of a python3 that may itself sit at the fixed addresses of a non-PIE one.
-if ! "$cc" -static-pie -O2 -o "$tmp/probes" "$here"/probes*.c 2>"$tmp/cc.err"; then
+if [ -n "${HUTCH_ESCAPE_PROBES:-}" ]; then
+	cp "$HUTCH_ESCAPE_PROBES" "$tmp/probes"
+elif ! "$cc" -static-pie -O2 -o "$tmp/probes" "$here"/probes*.c 2>"$tmp/cc.err"; then
 	echo "run.sh: no static build ($(head -1 "$tmp/cc.err")); building dynamically" >&2
 	if ! "$cc" -O2 -o "$tmp/probes" "$here"/probes*.c 2>"$tmp/cc.err"; then
 		cat "$tmp/cc.err" >&2

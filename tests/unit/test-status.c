@@ -5,6 +5,7 @@
  * the words for every stage and site (status_describe). */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -79,6 +80,41 @@ static void test_stage_names(void)
 	CU_ASSERT_STRING_EQUAL(status_stage_name(STAGE_SECCOMP), "seccomp");
 	CU_ASSERT_STRING_EQUAL(status_stage_name(STAGE_EXEC), "exec");
 	CU_ASSERT_STRING_EQUAL(status_stage_name(STAGE_JAIL_INIT), "jail_init");
+}
+
+/* Every stage is decided: the mechanism a refusal there names (then
+ * sandbox_unavailable), or none (spawn_error). A new stage fails here
+ * until it is put on one side. */
+static void test_stage_mechanisms(void)
+{
+	static const unsigned none[] = { STAGE_SELF_CHECK, STAGE_SPEC_READ, STAGE_SPEC_DECODE,
+					 STAGE_FORK, STAGE_PARENT_GONE, STAGE_BIND_SOURCE,
+					 STAGE_MOUNT_TARGET, STAGE_CHDIR, STAGE_CWD_CHECK,
+					 STAGE_CLOSE_FDS, STAGE_SETSID, STAGE_EXEC,
+					 STAGE_HELPER_EXEC, STAGE_JAIL_INIT, STAGE_BIND_IDMAP,
+					 STAGE_TTY };
+	static const char *const known[] = { "user_namespaces", "namespaces", "mounts",
+					     "uts_namespace", "network_namespace", "landlock",
+					     "rlimits", "privileges", "seccomp" };
+	unsigned n_mech = 0;
+
+	for (unsigned st = 1; st < STAGE_MAX; st++) {
+		const char *m = status_stage_mechanism(st);
+		bool listed = false, named = false;
+
+		for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+			listed |= none[i] == st;
+		for (size_t i = 0; m && i < sizeof(known) / sizeof(known[0]); i++)
+			named |= strcmp(m, known[i]) == 0;
+		CU_ASSERT(listed != (m != NULL));
+		CU_ASSERT(!m || named);
+		n_mech += m != NULL;
+	}
+	CU_ASSERT_EQUAL(n_mech + sizeof(none) / sizeof(none[0]), STAGE_MAX - 1);
+	CU_ASSERT_STRING_EQUAL(status_stage_mechanism(STAGE_MOUNT_PRIVATE), "mounts");
+	CU_ASSERT_STRING_EQUAL(status_stage_mechanism(STAGE_USERNS), "user_namespaces");
+	CU_ASSERT_PTR_NULL(status_stage_mechanism(0));
+	CU_ASSERT_PTR_NULL(status_stage_mechanism(STAGE_MAX));
 }
 
 static void test_code_names(void)
@@ -566,6 +602,7 @@ static const struct unit_case cases[] = {
 	{ "status record layout", test_status_record_layout },
 	{ "status numbers stable", test_status_numbers_stable },
 	{ "stage names", test_stage_names },
+	{ "every stage: a mechanism or none", test_stage_mechanisms },
 	{ "code names", test_code_names },
 	{ "status_check accepts valid records", test_status_check_accepts },
 	{ "status_check rejects bad records", test_status_check_rejects },
