@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/vm/guest/job.sh OUTDIR: the job run.sh hands every VM, run as root by
+# tests/vm/guest/job.sh OUTDIR OUTDISK: the job run.sh hands every VM, run as root by
 # guest/job-runner under systemd (PID 1). Its directory holds hutch.deb,
 # kernel (the kernel's label, "6.1"), and tree/, a partial source tree
 # (tests/, contrib/, policy/, examples/, with the host-built test programs
@@ -7,9 +7,11 @@
 # package, puts the tree at /opt/hutch (world-readable: suites run parts as
 # an unprivileged user), then runs every tree/tests/vm/suites/*.sh in turn
 # and leaves each one's output in OUTDIR/SUITE.tap, its status in
-# OUTDIR/SUITE.rc.
+# OUTDIR/SUITE.rc. OUTDIR goes onto OUTDISK after each suite, so that what
+# ran before a hung suite or a VM timeout still comes back.
 set -u
 out=$1
+out_disk=$2
 job=$(cd "$(dirname "$0")" && pwd)
 src=/opt/hutch
 
@@ -37,4 +39,5 @@ for suite in "$src"/tests/vm/suites/*.sh; do
 		>"$out/$name.tap" 2>"$out/$name.err" </dev/null
 	echo $? >"$out/$name.rc"
 	echo "suite $name: rc $(cat "$out/$name.rc"), $start s to $(cut -d' ' -f1 /proc/uptime) s"
+	tar -cf "$out_disk" -C "$out" . && sync
 done
