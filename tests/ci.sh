@@ -147,6 +147,11 @@ escape_suite root env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
 	HUTCH_POLICY_PATH="$top/policy" sh "$top/tests/escape/run.sh"
 escape_suite "$unpriv" su "$unpriv" -s /bin/sh -c "cd / && env -i PATH=/usr/bin:/bin \
 	HUTCH='$prefix/bin/hutch' sh '$prefix/tests/escape/run.sh'"
+# Once more as root with --explain: its listener answers "continue" to
+# every open and exec, so every probe must fail the same way with it.
+escape_suite "root --explain" env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
+	HUTCH_POLICY_PATH="$top/policy" HUTCH_ESCAPE_EXTRA_ARGS=--explain \
+	sh "$top/tests/escape/run.sh"
 
 # 3. The release tarball builds and passes its own checks.
 if [ "${HUTCH_DISTCHECK:-1}" = 1 ]; then

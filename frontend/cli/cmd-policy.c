@@ -114,7 +114,8 @@ int cmd_policy(int argc, char **argv)
 		}
 		printf("%s\n", digest);
 	} else {
-		fputs(policy_usage, stderr);
+		fprintf(stderr, "hutch policy: unknown subcommand '%.40s'\nTry 'hutch policy --help'.\n",
+			argv[1]);
 		return HUTCH_EXIT_FAILURE;
 	}
 	policy_free(&pol);

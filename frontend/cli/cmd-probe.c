@@ -60,6 +60,7 @@ int cmd_probe(int argc, char **argv)
 	int opt, r, n;
 
 	optind = 1;
+	opterr = 0; /* said below, as "hutch probe", not getopt's "probe" */
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		if (opt == 'p')
 			policy_name = optarg;
@@ -68,10 +69,14 @@ int cmd_probe(int argc, char **argv)
 		else if (opt == 'h')
 			return fputs(probe_usage, stdout), EXIT_SUCCESS;
 		else
-			return fputs("Try 'hutch probe --help'.\n", stderr), HUTCH_EXIT_FAILURE;
+			return fprintf(stderr, "hutch probe: unknown option or missing value '%.*s'\n"
+					       "Try 'hutch probe --help'.\n",
+				       (int)strcspn(argv[optind - 1], "="), argv[optind - 1]),
+			       HUTCH_EXIT_FAILURE;
 	}
 	if (optind < argc)
-		return fprintf(stderr, "hutch probe: unexpected argument\n"), HUTCH_EXIT_FAILURE;
+		return fprintf(stderr, "hutch probe: unexpected argument\nTry 'hutch probe --help'.\n"),
+		       HUTCH_EXIT_FAILURE;
 
 	n = probe_mechanisms(m);
 

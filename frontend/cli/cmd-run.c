@@ -31,6 +31,7 @@
 #include "jail/plan-json.h"
 #include "run/execute.h"
 #include "run/jail-report.h"
+#include "run/explain.h"
 #include "run/probe.h"
 
 static const char usage[] =
@@ -62,6 +63,7 @@ static const char usage[] =
 	"  --json                 print the result document instead of the output\n"
 	"  --result-fd N          pass output through and write the result document to fd N\n"
 	"  --dry-run              print the resolved jail plan as JSON and exit\n"
+	"  --explain              report what the jail withheld, and what would grant it\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"SIZE: bytes or K, M, G, T (powers of 1024). DURATION: seconds or ms, s, m, h.\n"
@@ -93,6 +95,7 @@ enum {
 	OPT_RESULT_FD,
 	OPT_DRY_RUN,
 	OPT_ALLOW_POLICIES,
+	OPT_EXPLAIN,
 };
 
 static const struct option options[] = {
@@ -119,16 +122,37 @@ static const struct option options[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "result-fd", required_argument, NULL, OPT_RESULT_FD },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* The options that set a request's limits: a message names the flag and
+ * the value as typed, never the field (wall_ms). */
+static const struct limit_flag {
+	const char *field, *flag;
+	bool is_duration;
+} limit_flags[] = {
+	{ "wall_ms", "--timeout", true },	  { "cpu_ms", "--cpu", true },
+	{ "idle_ms", "--idle-timeout", true },	  { "memory_bytes", "--memory", false },
+	{ "stdout_bytes", "--max-output", false }, { "stderr_bytes", "--max-stderr", false },
+	{ "file_size_bytes", "--file-size", false }, { "processes", "--processes", false },
+	{ "open_files", "--open-files", false },
+};
+#define N_LIMIT_FLAGS (sizeof(limit_flags) / sizeof(limit_flags[0]))
+#define MOUNT_FLAGS_MAX 64
+
 struct run_cli {
+	const char *typed[N_LIMIT_FLAGS];	/* each limit's value as typed */
+	const char *mount_typed[MOUNT_FLAGS_MAX]; /* --ro/--rw arguments, in order */
+	bool mount_rw[MOUNT_FLAGS_MAX];
+	size_t n_mounts;
 	struct policy_choice choice;
 	const char *request_file;
-	bool json, dry_run, any_request_option;
+	bool json, dry_run, any_request_option, explain;
 	int result_fd;
 	struct json_object *doc;	/* built from options */
+	const struct policy *pol;	/* once chosen: its maxima for messages */
 	bool oom;			/* json-c could not allocate a member */
 };
 
@@ -136,6 +160,23 @@ struct run_cli {
 static int usage_error(const char *what, const char *problem)
 {
 	fprintf(stderr, "hutch run: %s: %s\nTry 'hutch run --help'.\n", what, problem);
+	return -EINVAL;
+}
+
+/* getopt's own complaints, said our way: the option as typed (up to any
+ * '=', whose value may be anything), then the hint. */
+static int option_error(int opt, char **argv)
+{
+	const char *typed = argv[optind - 1] ? argv[optind - 1] : "";
+	int len = (int)strcspn(typed, "=");
+
+	if (opt == ':')
+		fprintf(stderr, "hutch run: %.*s: needs a value\n", len, typed);
+	else if (optopt && typed[0] == '-' && typed[1] != '-')
+		fprintf(stderr, "hutch run: unknown option '-%c'\n", optopt);
+	else
+		fprintf(stderr, "hutch run: unknown option '%.*s'\n", len, typed);
+	fputs("Try 'hutch run --help'.\n", stderr);
 	return -EINVAL;
 }
 
@@ -169,20 +210,38 @@ static struct json_object *sub(struct run_cli *c, struct json_object *doc, const
 	return c->oom ? NULL : v;
 }
 
+static int parse_count(const char *s, uint64_t *ret)
+{
+	return units_parse_size(s, ret) < 0 || strpbrk(s, "KMGTi") ? -EINVAL : 0;
+}
+
+/* "--timeout 1.5s: use 1500ms": the flag and value as typed, the remedy. */
+static int bad_value(const char *opt, const char *arg, int (*parse)(const char *, uint64_t *))
+{
+	char what[96], why[160];
+
+	snprintf(what, sizeof(what), "%s %.40s%s", opt, arg, strlen(arg) > 40 ? "..." : "");
+	if (parse == units_parse_duration)
+		units_duration_problem(arg, why, sizeof(why));
+	else if (parse == units_parse_size)
+		units_size_problem(arg, why, sizeof(why));
+	else
+		snprintf(why, sizeof(why), "a count is a whole number, without a unit");
+	return usage_error(what, why);
+}
+
 static int set_limit(struct run_cli *c, const char *name, const char *arg, const char *opt,
 		     int (*parse)(const char *, uint64_t *))
 {
 	uint64_t v;
 
 	if (parse(arg, &v) < 0 || v > INT64_MAX)
-		return usage_error(opt, "not a valid value");
+		return bad_value(opt, arg, parse);
+	for (size_t i = 0; i < N_LIMIT_FLAGS; i++)
+		if (strcmp(limit_flags[i].field, name) == 0)
+			c->typed[i] = arg;
 	jset(c, sub(c, c->doc, "limits", json_type_object), name, json_object_new_int64((int64_t)v));
 	return 0;
-}
-
-static int parse_count(const char *s, uint64_t *ret)
-{
-	return units_parse_size(s, ret) < 0 || strpbrk(s, "KMGTi") ? -EINVAL : 0;
 }
 
 /* PATH[:DEST]; a path with ':' in it needs the request document. */
@@ -196,6 +255,11 @@ static int add_mount(struct run_cli *c, const char *arg, const char *mode)
 		json_object_put(m);
 		return -ENOMEM;
 	}
+	if (c->n_mounts < MOUNT_FLAGS_MAX) {
+		c->mount_rw[c->n_mounts] = strcmp(mode, "rw") == 0;
+		c->mount_typed[c->n_mounts] = arg;
+	}
+	c->n_mounts++;
 	jset(c, m, "source", json_object_new_string(src));
 	jset(c, m, "target", json_object_new_string(colon ? colon + 1 : src));
 	jset(c, m, "mode", json_object_new_string(mode));
@@ -262,7 +326,8 @@ static int add_input(struct run_cli *c, const char *arg)
 static bool is_request_option(int opt)
 {
 	return opt != OPT_POLICY && opt != OPT_ALLOW_POLICIES && opt != OPT_REQUEST &&
-	       opt != OPT_JSON && opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h';
+	       opt != OPT_JSON && opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h' &&
+	       opt != OPT_EXPLAIN;
 }
 
 static int add_env(struct run_cli *c, const char *arg)
@@ -313,6 +378,16 @@ static int add_collect(struct run_cli *c, const char *name)
 	return 0;
 }
 
+static int set_explain(struct run_cli *c)
+{
+	char why[160];
+
+	if (!explain_supported(why, sizeof(why)))
+		return usage_error("--explain", why);
+	c->explain = true;
+	return 0;
+}
+
 /* One option into *c. 0, 1 for --help (printed), or -errno (said). */
 static int parse_one(struct run_cli *c, int opt, const char *arg)
 {
@@ -340,8 +415,9 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_JSON: c->json = true; return 0;
 	case OPT_RESULT_FD: return set_result_fd(c, arg);
 	case OPT_DRY_RUN: c->dry_run = true; return 0;
+	case OPT_EXPLAIN: return set_explain(c);
 	case 'h': fputs(usage, stdout); return 1;
-	default: return -EINVAL; /* getopt said which */
+	default: return -EINVAL; /* option_error said which */
 	}
 }
 
@@ -358,11 +434,11 @@ static int parse_operands(int argc, char **argv, struct run_cli *c)
 		return 0;
 	}
 	if (optind >= argc)
-		return usage_error("run", "missing COMMAND");
+		return usage_error("COMMAND", "missing (give it after the options, or --request FILE)");
 	a = sub(c, c->doc, "argv", json_type_array);
 	for (int i = optind; i < argc; i++)
 		jpush(c, a, json_object_new_string(argv[i]));
-	return c->oom ? usage_error("run", "out of memory building the request") : 0;
+	return c->oom ? usage_error("COMMAND", "out of memory building the request") : 0;
 }
 
 /* 0 with *c filled (c->doc is the caller's either way), 1 after --help,
@@ -375,9 +451,13 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 	jset(c, c->doc, "version", json_object_new_int(1));
 	c->result_fd = -1;
 	optind = 1;
+	opterr = 0; /* option_error says it, naming hutch run */
 	/* '+': the first non-option ends option parsing, so the command's own
-	 * options are never ours (CVE-2024-32462). */
-	while ((opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+	 * options are never ours (CVE-2024-32462). ':': a missing value is
+	 * told apart from an unknown option. */
+	while ((opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
+		if (opt == '?' || opt == ':')
+			return option_error(opt, argv);
 		if (is_request_option(opt))
 			c->any_request_option = true;
 		r = parse_one(c, opt, optarg);
@@ -385,7 +465,7 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 			return r;
 	}
 	if (c->oom)
-		return usage_error("run", "out of memory building the request");
+		return usage_error("options", "out of memory building the request");
 	return parse_operands(argc, argv, c);
 }
 
@@ -425,6 +505,8 @@ static int finish(struct run_cli *c, struct json_object *doc)
 	int status = result_exit_status(doc);
 
 	emit(c, doc);
+	if (c->explain && doc)
+		result_print_explain(doc);
 	if (!c->json && doc)
 		result_print_error(doc);
 	else if (!c->json)
@@ -433,12 +515,98 @@ static int finish(struct run_cli *c, struct json_object *doc)
 	return c->json ? EXIT_SUCCESS : status;
 }
 
+/* "--timeout 2h is above the policy's maximum of 1h": a limit's error in
+ * the words of the command line. False when no option set it. */
+static bool say_limit(const struct run_cli *c, const struct verror *v, const char *field)
+{
+	char max[32];
+
+	for (size_t i = 0; i < N_LIMIT_FLAGS; i++) {
+		const struct limit_flag *f = &limit_flags[i];
+
+		if (strcmp(f->field, field) != 0 || !c->typed[i])
+			continue;
+		for (int k = 0; c->pol && k < LIM_COUNT; k++)
+			if (strcmp(limit_defs[k].name, field) == 0 && v->detail[0] &&
+			    strcmp(v->reason, "above the policy's maximum") == 0) {
+				if (f->is_duration)
+					units_format_duration(c->pol->limits[k].max, max, sizeof(max));
+				else
+					units_format_size(c->pol->limits[k].max, max, sizeof(max));
+				fprintf(stderr, "hutch: %s: %s %s is above the policy's maximum of %s\n",
+					hutch_err_name(v->code), f->flag, c->typed[i], max);
+				return true;
+			}
+		fprintf(stderr, "hutch: %s: %s %s: %s\n", hutch_err_name(v->code), f->flag,
+			c->typed[i], v->reason);
+		return true;
+	}
+	return false;
+}
+
+/* The option a pointer into the request names, or NULL. */
+static const char *flag_for(const struct run_cli *c, const char *ptr, char *buf, size_t cap)
+{
+	static const char *const plain[][2] = {
+		{ "/cwd", "--cwd" },	 { "/network", "--network" }, { "/collect", "--collect" },
+		{ "/files", "--input" }, { "/policy", "--policy" },   { "/stdout_mode", "--frame" },
+		{ "/argv", "COMMAND" },
+	};
+	unsigned long n;
+	char *end;
+
+	if (strncmp(ptr, "/env/", 5) == 0) {
+		snprintf(buf, cap, "--env %s", ptr + 5);
+		return buf;
+	}
+	if (strncmp(ptr, "/mounts/", 8) == 0) {
+		n = strtoul(ptr + 8, &end, 10);
+		if (n >= c->n_mounts || n >= MOUNT_FLAGS_MAX)
+			return "--ro/--rw";
+		snprintf(buf, cap, "%s %s%s%s", c->mount_rw[n] ? "--rw" : "--ro", c->mount_typed[n],
+			 *end == '/' ? ": " : "", *end == '/' ? end + 1 : "");
+		return buf;
+	}
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (strncmp(ptr, plain[i][0], strlen(plain[i][0])) == 0 &&
+		    (ptr[strlen(plain[i][0])] == '\0' || ptr[strlen(plain[i][0])] == '/'))
+			return plain[i][1];
+	return NULL;
+}
+
+/* A request error from options, said on stderr as the options were
+ * typed, after its code ("hutch: policy_violation: --env NAME: ..."). False for --request documents and pointers no option sets: the
+ * document's own line (code, message, pointer) is printed then. */
+static bool say_as_typed(const struct run_cli *c, const struct verror *v)
+{
+	char buf[PATH_MAX + 64];
+	const char *flag;
+
+	if (c->request_file || c->json)
+		return false;
+	if (strncmp(v->pointer, "/limits/", 8) == 0)
+		return say_limit(c, v, v->pointer + 8);
+	flag = flag_for(c, v->pointer, buf, sizeof(buf));
+	if (!flag)
+		return false;
+	fprintf(stderr, "hutch: %s: %s: %s%s%s\n", hutch_err_name(v->code), flag, v->reason,
+		v->detail[0] ? ": " : "", v->detail);
+	return true;
+}
+
 static int fail_with(struct run_cli *c, const struct verrors *e, const struct jail_report *jr)
 {
 	const struct verror *v = &e->items[0];
+	struct json_object *doc = result_for_error(v->code, v->pointer[0] ? v->pointer : NULL,
+						   v->reason, v->detail[0] ? v->detail : NULL, jr);
+	int status;
 
-	return finish(c, result_for_error(v->code, v->pointer[0] ? v->pointer : NULL, v->reason,
-					  NULL, jr));
+	if (!doc || !say_as_typed(c, v))
+		return finish(c, doc);
+	status = result_exit_status(doc); /* said above: the document only goes to --result-fd */
+	emit(c, doc);
+	json_object_put(doc);
+	return status;
 }
 
 /* --request FILE: like --input, a regular file, opened without blocking
@@ -505,6 +673,7 @@ static int job_choose_policy(struct run_cli *c, struct run_job *j)
 
 	if (r < 0)
 		return r;
+	c->pol = &j->pol;
 	jail_report_from_policy(&j->jr, &j->pol, NULL);
 	if (j->req.network_set)
 		j->jr.network = j->req.network; /* what it asked for, until narrowed */
@@ -575,6 +744,7 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 	struct exec_opts eo = {
 		.passthrough = !c->json || c->result_fd >= 0,
 		.forward_stdin = !c->request_file && !j->plan.stdin_given,
+		.explain = c->explain,
 	};
 	struct outcome o;
 	struct collected files;

@@ -58,6 +58,6 @@ int main(int argc, char **argv)
 		return fputs(usage, stdout), EXIT_SUCCESS;
 	if (strcmp(argv[1], "--version") == 0)
 		return version();
-	fprintf(stderr, "hutch: unknown command '%s'\n%s", argv[1], usage);
+	fprintf(stderr, "hutch: unknown command '%.40s'\nTry 'hutch --help'.\n", argv[1]);
 	return HUTCH_EXIT_FAILURE;
 }

@@ -34,6 +34,40 @@ struct denial {
 	uint64_t count;
 };
 
+/* --explain: what the jail withheld, as run/explain.c saw it. Bounded:
+ * EXPLAIN_EVENTS_MAX distinct events (kind and path), counted; past that
+ * only a count of what was dropped. */
+#define EXPLAIN_EVENTS_MAX 64
+#define EXPLAIN_PATH_MAX 512
+#define EXPLAIN_GRANT_MAX 768
+
+enum explain_kind {
+	EXPLAIN_MISSING,	/* not in the jail, on the host */
+	EXPLAIN_NOEXEC,		/* executed from a mount without exec */
+	EXPLAIN_READ_ONLY,	/* opened for writing on a read-only mount */
+	EXPLAIN_DENIED,		/* refused by the seccomp filter */
+};
+
+struct explain_event {
+	enum explain_kind kind;
+	char call[24];			/* "openat", "execve", a denied call */
+	char path[EXPLAIN_PATH_MAX];	/* jail path, control bytes as '?'; "" */
+	bool path_cut;			/* longer than EXPLAIN_PATH_MAX */
+	uint64_t count;
+	char why[224];			/* words */
+	char grant[EXPLAIN_GRANT_MAX];	/* JSON text of the fragment, or "" */
+};
+
+struct explain_log {
+	bool requested;		/* --explain */
+	bool attached;		/* its listener arrived */
+	struct explain_event *events;	/* EXPLAIN_EVENTS_MAX, once requested */
+	size_t n;
+	uint64_t seen;		/* notifications answered */
+	uint64_t dropped;	/* events past EXPLAIN_EVENTS_MAX */
+	uint64_t unread;	/* paths we could not read or resolve */
+};
+
 enum outcome_status { OUTCOME_EXITED, OUTCOME_SIGNALED, OUTCOME_FAILED };
 
 /* What a result document shows of one stream: classify's verdict
@@ -48,7 +82,7 @@ struct shown {
 /* Words for a failure's error.message, never content: the helper's record
  * as status_describe() says it, or what our own failure before spawning
  * ran into. */
-#define OUTCOME_DETAIL_MAX 192
+#define OUTCOME_DETAIL_MAX 384
 
 struct outcome {
 	enum outcome_status status;
@@ -73,6 +107,10 @@ struct outcome {
 	struct shown show_out, show_err;
 	bool output_withheld;		/* streams and files not shown at all */
 	char detail[OUTCOME_DETAIL_MAX];	/* "" or the failure in words */
+	/* An exec failure's cause from the plan's layout (jail-path.c), which
+	 * classify puts in detail instead of the bare errno: "" for none. */
+	char exec_why[OUTCOME_DETAIL_MAX - 32];
+	struct explain_log explain;
 };
 
 struct collected_file {

@@ -299,6 +299,51 @@ static void put_denials(struct json_object *d, const struct outcome *o, bool *ok
 	put(d, "denials", a, ok);
 }
 
+static const char *const explain_kinds[] = {
+	[EXPLAIN_MISSING] = "missing", [EXPLAIN_NOEXEC] = "noexec",
+	[EXPLAIN_READ_ONLY] = "read_only", [EXPLAIN_DENIED] = "denied",
+};
+
+static struct json_object *jexplain_event(const struct explain_event *ev, bool *ok)
+{
+	struct json_object *e = json_object_new_object();
+
+	put(e, "kind", json_object_new_string(explain_kinds[ev->kind]), ok);
+	put(e, "call", json_object_new_string(ev->call), ok);
+	if (ev->kind != EXPLAIN_DENIED)
+		put(e, "path", json_object_new_string(ev->path), ok);
+	if (ev->path_cut)
+		put(e, "path_truncated", json_object_new_boolean(true), ok);
+	put(e, "count", json_object_new_int64((int64_t)ev->count), ok);
+	put(e, "why", json_object_new_string(ev->why), ok);
+	/* Our own JSON text (explain-grant.c), parsed back into the tree. */
+	if (ev->grant[0])
+		put(e, "grant", json_tokener_parse(ev->grant), ok);
+	else
+		put_null(e, "grant", ok);
+	return e;
+}
+
+/* --explain: what the jail withheld; absent without it. */
+static void put_explain(struct json_object *d, const struct outcome *o, bool *ok)
+{
+	const struct explain_log *x = &o->explain;
+	struct json_object *e, *a;
+
+	if (!x->requested)
+		return;
+	e = json_object_new_object();
+	a = json_object_new_array();
+	put(e, "attached", json_object_new_boolean(x->attached), ok);
+	for (size_t i = 0; x->events && i < x->n; i++)
+		push(a, jexplain_event(&x->events[i], ok), ok);
+	put(e, "events", a, ok);
+	put(e, "dropped", json_object_new_int64((int64_t)x->dropped), ok);
+	put(e, "calls_seen", json_object_new_int64((int64_t)x->seen), ok);
+	put(e, "calls_unresolved", json_object_new_int64((int64_t)x->unread), ok);
+	put(d, "explain", e, ok);
+}
+
 static void put_status(struct json_object *d, const struct outcome *o, bool *ok)
 {
 	put(d, "status", json_object_new_string(o->status == OUTCOME_EXITED ? "exited"
@@ -398,6 +443,7 @@ struct json_object *result_for_outcome(const struct plan *plan, const struct out
 	put_stream(d, "stderr", &o->errc, &o->show_err, o->output_withheld, &ok);
 	put_files(d, files, !o->output_withheld, &ok);
 	put_denials(d, o, &ok);
+	put_explain(d, o, &ok);
 	put_usage(d, o, &ok);
 	if (o->cgroup_applied)
 		j.cgroup = "applied";
@@ -447,4 +493,44 @@ void result_print_error(struct json_object *doc)
 	if (json_object_object_get_ex(err, "pointer", &ptr) && ptr)
 		fprintf(stderr, " (at %s)", json_object_get_string(ptr));
 	fputc('\n', stderr);
+}
+
+static const char *member_string(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && v ? json_object_get_string(v) : "";
+}
+
+void result_print_explain(struct json_object *doc)
+{
+	struct json_object *x, *events, *v;
+	size_t n;
+
+	if (!json_object_object_get_ex(doc, "explain", &x) || !x ||
+	    !json_object_object_get_ex(x, "events", &events))
+		return;
+	n = json_object_array_length(events);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *ev = json_object_array_get_idx(events, i), *grant = NULL;
+		const char *kind = member_string(ev, "kind");
+		bool denied = strcmp(kind, "denied") == 0;
+
+		json_object_object_get_ex(ev, "grant", &grant);
+		fprintf(stderr, "hutch: explain: %s %s (%s, %s time%s): %s", kind,
+			denied ? member_string(ev, "call") : member_string(ev, "path"),
+			denied ? "seccomp" : member_string(ev, "call"), member_string(ev, "count"),
+			strcmp(member_string(ev, "count"), "1") == 0 ? "" : "s", member_string(ev, "why"));
+		if (grant)
+			fprintf(stderr, "; grant: %s",
+				json_object_to_json_string_ext(grant, JSON_C_TO_STRING_PLAIN |
+									JSON_C_TO_STRING_NOSLASHESCAPE));
+		fputc('\n', stderr);
+	}
+	json_object_object_get_ex(x, "attached", &v);
+	if (!v || !json_object_get_boolean(v))
+		fputs("hutch: explain: the kernel gave no listener (seccomp user notification): "
+		      "paths were not watched, only denials are reported\n", stderr);
+	fprintf(stderr, "hutch: explain: %zu withheld, %s more dropped, %s calls watched\n", n,
+		member_string(x, "dropped"), member_string(x, "calls_seen"));
 }

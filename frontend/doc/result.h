@@ -42,6 +42,10 @@ int result_exit_status(struct json_object *doc);
 /* One line for stderr: "hutch: CODE: message [at POINTER]". */
 void result_print_error(struct json_object *doc);
 
+/* --explain's report on stderr, one line per event of doc's "explain"
+ * member, then a summary; nothing when the member is absent. */
+void result_print_explain(struct json_object *doc);
+
 /* The frame grammar on a kept stdout: exactly one whole frame. 0 and the
  * payload's bounds, or protocol_error (short, or no header) or
  * output_overflow (bytes after it). */

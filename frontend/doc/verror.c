@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -45,6 +46,7 @@ int verror_add(struct verrors *e, enum hutch_err code, const char *pointer, cons
 	e->items[e->n].code = code;
 	snprintf(e->items[e->n].pointer, sizeof(e->items[e->n].pointer), "%s", pointer);
 	e->items[e->n].reason = reason;
+	e->items[e->n].detail[0] = '\0';
 	e->n++;
 	return -EINVAL;
 }
@@ -65,4 +67,15 @@ int verror_add_index(struct verrors *e, enum hutch_err code, const char *parent,
 
 	pointer_join_index(p, sizeof(p), parent, index);
 	return verror_add(e, code, p, reason);
+}
+
+void verror_detail(struct verrors *e, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e || e->n == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(e->items[e->n - 1].detail, sizeof(e->items[e->n - 1].detail), fmt, ap);
+	va_end(ap);
 }

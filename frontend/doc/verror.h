@@ -18,6 +18,7 @@ struct verror {
 	enum hutch_err code;
 	char pointer[VERROR_POINTER_MAX];
 	const char *reason;	/* fixed text: "unknown field", "must be an integer" */
+	char detail[64];	/* "" or a number of the policy's: "3600000" */
 };
 
 struct verrors {
@@ -35,6 +36,10 @@ int verror_add_key(struct verrors *e, enum hutch_err code, const char *parent, c
 		   const char *reason);
 int verror_add_index(struct verrors *e, enum hutch_err code, const char *parent, size_t index,
 		     const char *reason);
+
+/* Note a detail on the error added last ("3600000" after "above the
+ * policy's maximum"): the policy's numbers, never the request's content. */
+void verror_detail(struct verrors *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Build a child pointer into buf (truncated safely when too long). */
 void pointer_join_key(char *buf, size_t cap, const char *parent, const char *key);

@@ -187,11 +187,85 @@ static int set_attrs_and_arches(scmp_filter_ctx ctx)
 	return 0;
 }
 
+static const char *const explain_watched[FILTER_EXPLAIN_MAX] = {
+	"open", "openat", "openat2", "creat", "execve", "execveat",
+};
+
+static bool nr_named(int nr, char *const *names, size_t n_names)
+{
+	int other;
+
+	for (size_t i = 0; i < n_names; i++)
+		if (resolve(names[i], &other) == 0 && other == nr)
+			return true;
+	return false;
+}
+
+static bool nr_default_denied(int nr)
+{
+	int other;
+
+	for (size_t i = 0; syscall_default_deny[i]; i++)
+		if (resolve(syscall_default_deny[i], &other) == 0 && other == nr)
+			return true;
+	return false;
+}
+
+/* Allowed by the policy's program: named in an allow list, or in a deny
+ * list neither named nor denied by default. (No argument rule of steps 3
+ * and 4 concerns these calls.) */
+size_t filter_explain_calls(enum seccomp_mode mode, char *const *names, size_t n_names,
+			    const char *ret[FILTER_EXPLAIN_MAX])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < FILTER_EXPLAIN_MAX; i++) {
+		int nr;
+		bool allowed;
+
+		if (resolve(explain_watched[i], &nr) < 0)
+			continue; /* this libseccomp does not know it: left alone */
+		allowed = mode == SECCOMP_ALLOW_LIST ? nr_named(nr, names, n_names)
+						     : !nr_named(nr, names, n_names) &&
+							       !nr_default_denied(nr);
+		if (allowed)
+			ret[n++] = explain_watched[i];
+	}
+	return n;
+}
+
+/* --explain: the watched calls wait for the listener instead of passing.
+ * An allow list's default action is the listener already: add_named left
+ * their ALLOW out, and the listener tells them from denials by name. */
+static int add_explain_rules(scmp_filter_ctx ctx, enum seccomp_mode mode, char *const *names,
+			     size_t n_names)
+{
+	const char *calls[FILTER_EXPLAIN_MAX];
+	size_t n = filter_explain_calls(mode, names, n_names, calls);
+	int r;
+
+	for (size_t i = 0; mode == SECCOMP_DENY_LIST && i < n; i++)
+		if ((r = deny(ctx, calls[i], SCMP_ACT_NOTIFY)) < 0)
+			return r;
+	return 0;
+}
+
+static bool is_watched(int nr)
+{
+	int other;
+
+	for (size_t i = 0; i < FILTER_EXPLAIN_MAX; i++)
+		if (resolve(explain_watched[i], &other) == 0 && other == nr)
+			return true;
+	return false;
+}
+
 /* Step 2: the policy's names, extra denials or the only calls allowed.
  * In an allow list, clone, ioctl, personality and memfd_create are allowed
- * only through the argument rules of steps 3 and 4. */
+ * only through the argument rules of steps 3 and 4; with --explain, the
+ * watched calls through add_explain_rules. */
 static int add_named(scmp_filter_ctx ctx, enum seccomp_mode mode, char *const *names,
-		     size_t n_names, size_t *ret_bad_index)
+		     size_t n_names, bool explain, size_t *ret_bad_index)
 {
 	for (size_t i = 0; i < n_names; i++) {
 		int nr, r;
@@ -203,7 +277,7 @@ static int add_named(scmp_filter_ctx ctx, enum seccomp_mode mode, char *const *n
 		if (mode == SECCOMP_ALLOW_LIST) {
 			if (nr == SCMP_SYS(clone) || nr == SCMP_SYS(clone3) ||
 			    nr == SCMP_SYS(ioctl) || nr == SCMP_SYS(personality) ||
-			    nr == SCMP_SYS(memfd_create))
+			    nr == SCMP_SYS(memfd_create) || (explain && is_watched(nr)))
 				continue;
 			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
 		} else {
@@ -254,8 +328,8 @@ static int add_allow_list_shapes(scmp_filter_ctx ctx)
 	return r;
 }
 
-int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
-		   bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len, size_t *ret_bad_index)
+static int compile(enum seccomp_mode mode, char *const *names, size_t n_names, bool allow_ptrace,
+		   bool explain, uint8_t **ret_bpf, size_t *ret_len, size_t *ret_bad_index)
 {
 	__attribute__((cleanup(release_ctx))) scmp_filter_ctx ctx =
 		seccomp_init(mode == SECCOMP_ALLOW_LIST ? DENY : SCMP_ACT_ALLOW);
@@ -265,7 +339,7 @@ int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
 		return -ENOMEM;
 	if ((r = set_attrs_and_arches(ctx)) < 0)
 		return r;
-	if ((r = add_named(ctx, mode, names, n_names, ret_bad_index)) < 0)
+	if ((r = add_named(ctx, mode, names, n_names, explain, ret_bad_index)) < 0)
 		return r;
 	if (mode == SECCOMP_DENY_LIST)
 		r = add_deny_list_rules(ctx, allow_ptrace);
@@ -276,20 +350,30 @@ int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
 	/* Step 4: memfd_create, made non-executable (add_memfd_rules). */
 	if (filter_memfd_sealed(mode, names, n_names) && (r = add_memfd_rules(ctx, mode)) < 0)
 		return r;
+	/* Step 5, --explain: open and exec calls the steps above allow. */
+	if (explain && (r = add_explain_rules(ctx, mode, names, n_names)) < 0)
+		return r;
 	return export_bpf(ctx, ret_bpf, ret_len);
+}
+
+int filter_compile(enum seccomp_mode mode, char *const *names, size_t n_names,
+		   bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len, size_t *ret_bad_index)
+{
+	return compile(mode, names, n_names, allow_ptrace, false, ret_bpf, ret_len, ret_bad_index);
 }
 
 /* The cache key names everything the program depends on. */
 static void cache_name(enum seccomp_mode mode, char *const *names, size_t n_names,
-		       bool allow_ptrace, char ret[96])
+		       bool allow_ptrace, bool explain, char ret[96])
 {
 	const struct scmp_version *v = seccomp_version();
 	struct sha256_ctx ctx;
 	uint8_t d[SHA256_DIGEST_SIZE];
 	char head[128];
 
-	snprintf(head, sizeof(head), "hutch-filter-4 %s libseccomp %u.%u.%u mode %d ptrace %d\n",
-		 HUTCH_VERSION, v->major, v->minor, v->micro, (int)mode, (int)allow_ptrace);
+	snprintf(head, sizeof(head), "hutch-filter-4 %s libseccomp %u.%u.%u mode %d ptrace %d%s\n",
+		 HUTCH_VERSION, v->major, v->minor, v->micro, (int)mode, (int)allow_ptrace,
+		 explain ? " explain" : "");
 	sha256_init(&ctx);
 	sha256_update(&ctx, strlen(head), (const uint8_t *)head);
 	for (size_t i = 0; i < n_names; i++) {
@@ -303,22 +387,44 @@ static void cache_name(enum seccomp_mode mode, char *const *names, size_t n_name
 	memcpy(ret + 7 + 2 * sizeof(d), ".bpf", 5);
 }
 
-int filter_compile_cached(enum seccomp_mode mode, char *const *names, size_t n_names,
-			  bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len,
+static int compile_cached(enum seccomp_mode mode, char *const *names, size_t n_names,
+			  bool allow_ptrace, bool explain, uint8_t **ret_bpf, size_t *ret_len,
 			  size_t *ret_bad_index)
 {
 	char name[96];
 	int r;
 
-	cache_name(mode, names, n_names, allow_ptrace, name);
+	cache_name(mode, names, n_names, allow_ptrace, explain, name);
 	if (cache_read(name, 8 * 4096, ret_bpf, ret_len) == 0) {
 		if (*ret_len > 0 && *ret_len % 8 == 0)
 			return 0;
 		free(*ret_bpf);
 		*ret_bpf = NULL;
 	}
-	r = filter_compile(mode, names, n_names, allow_ptrace, ret_bpf, ret_len, ret_bad_index);
+	r = compile(mode, names, n_names, allow_ptrace, explain, ret_bpf, ret_len, ret_bad_index);
 	if (r == 0)
 		cache_write(name, *ret_bpf, *ret_len);
 	return r;
+}
+
+int filter_compile_cached(enum seccomp_mode mode, char *const *names, size_t n_names,
+			  bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len,
+			  size_t *ret_bad_index)
+{
+	return compile_cached(mode, names, n_names, allow_ptrace, false, ret_bpf, ret_len,
+			      ret_bad_index);
+}
+
+int filter_compile_explain(enum seccomp_mode mode, char *const *names, size_t n_names,
+			   bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len, size_t *ret_bad_index)
+{
+	return compile(mode, names, n_names, allow_ptrace, true, ret_bpf, ret_len, ret_bad_index);
+}
+
+int filter_compile_explained(enum seccomp_mode mode, char *const *names, size_t n_names,
+			     bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len,
+			     size_t *ret_bad_index)
+{
+	return compile_cached(mode, names, n_names, allow_ptrace, true, ret_bpf, ret_len,
+			      ret_bad_index);
 }

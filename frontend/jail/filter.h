@@ -34,6 +34,24 @@ int filter_compile_cached(enum seccomp_mode mode, char *const *names, size_t n_n
 			  bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len,
 			  size_t *ret_bad_index);
 
+/* --explain: the open and exec calls the policy's filter allows, which the
+ * explained program sends to the listener instead, to be answered
+ * "continue" (run/explain.c). A call the policy denies is never among
+ * them: its notification stays a denial. Fills ret[] with static names;
+ * returns how many. */
+#define FILTER_EXPLAIN_MAX 6
+size_t filter_explain_calls(enum seccomp_mode mode, char *const *names, size_t n_names,
+			    const char *ret[FILTER_EXPLAIN_MAX]);
+
+/* filter_compile_cached for --explain: the same program, but for the
+ * calls filter_explain_calls names, USER_NOTIF instead of ALLOW. */
+int filter_compile_explained(enum seccomp_mode mode, char *const *names, size_t n_names,
+			     bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len,
+			     size_t *ret_bad_index);
+/* The same without the cache (tests). */
+int filter_compile_explain(enum seccomp_mode mode, char *const *names, size_t n_names,
+			   bool allow_ptrace, uint8_t **ret_bpf, size_t *ret_len, size_t *ret_bad_index);
+
 /* Whether this policy's filter lets memfd_create through, made
  * non-executable: then a memfd_create notification is not a denial but the
  * supervisor's to answer (memfd-notify.c). Otherwise memfd_create is

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include "doc/path-util.h"
 #include "doc/strv.h"
 #include "jail/bind-source.h"
+#include "jail/jail-path.h"
 #include "jail/narrow.h"
 
 #define VIOLATION HUTCH_ERR_POLICY_VIOLATION
@@ -203,7 +205,9 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 			char ptr[VERROR_POINTER_MAX];
 
 			pointer_join_key(ptr, sizeof(ptr), "/limits", limit_defs[i].name);
-			return verror_add(e, VIOLATION, ptr, "above the policy's maximum");
+			verror_add(e, VIOLATION, ptr, "above the policy's maximum");
+			verror_detail(e, "%" PRIu64, pol->limits[i].max);
+			return -EINVAL;
 		}
 		*lim[i] = v;
 	}
@@ -243,6 +247,12 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 	p->partial_output = pol->partial_output;
 	p->overflow_truncate = pol->overflow_truncate;
 	p->require_cgroup = (pol->requires & REQ_CGROUP) != 0;
+	/* Said here, before any jail: the helper's chdir would fail with 71,
+	 * which reads as a refused jail. */
+	if (!jail_path_dir_exists(p, p->cwd))
+		return verror_add(e, BAD, "/cwd", "no such directory in the jail, which has the "
+				  "working directory, /tmp and the binds' directories (bind one "
+				  "there with --ro or --rw)");
 	return 0;
 }
 

@@ -5,10 +5,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <sys/wait.h>
 
 #include "status.h"
 #include "doc/result.h"
+#include "doc/units.h"
 #include "run/classify.h"
 
 /* The helper's record, else the wait status, says how the run ended. */
@@ -29,6 +32,13 @@ static void settle_exit(struct outcome *o)
 			o->err = HUTCH_ERR_SANDBOX_UNAVAILABLE;
 			break;
 		case HUTCH_SETUP_FAILED:
+			/* A --cwd the jail lacks is the request's fault (125), not a
+			 * refused jail (71): narrow.c catches most before any jail. */
+			if ((o->record.stage == STAGE_CHDIR || o->record.stage == STAGE_CWD_CHECK) &&
+			    (o->record.err == ENOENT || o->record.err == ENOTDIR)) {
+				o->err = HUTCH_ERR_INVALID_REQUEST;
+				break;
+			}
 			o->err = o->record.stage == STAGE_HELPER_EXEC &&
 						 (o->record.err == ENOENT || o->record.err == EACCES)
 					 ? HUTCH_ERR_HELPER_NOT_FOUND
@@ -60,6 +70,28 @@ static void settle_exit(struct outcome *o)
 		o->status = OUTCOME_FAILED;
 		o->err = HUTCH_ERR_CRASH;
 	}
+}
+
+/* RLIMIT_CPU kills with SIGKILL (soft = hard, helper/privileges.c; an
+ * XCPU where a kernel sends it first): a run killed so, whose CPU time
+ * came near the limit's whole seconds, ran out of CPU time. The margin is
+ * wide because rusage, read after the fact, was measured up to 30% below
+ * the kernel's own count on a loaded VM; a SIGKILL from elsewhere after
+ * half the limit is the price. */
+static void settle_cpu_limit(const struct plan *plan, struct outcome *o)
+{
+	uint64_t limit_ms = (plan->limits.cpu_ms + 999) / 1000 * 1000;
+	char limit[32];
+
+	if (o->status != OUTCOME_SIGNALED || plan->limits.cpu_ms == 0 ||
+	    (o->signal != SIGKILL && o->signal != SIGXCPU) || o->oom_kills > 0 ||
+	    (o->cpu_user_ms + o->cpu_sys_ms) * 2 < limit_ms)
+		return;
+	o->status = OUTCOME_FAILED;
+	o->err = HUTCH_ERR_TIMEOUT;
+	o->limit = "cpu_ms";
+	units_format_duration(plan->limits.cpu_ms, limit, sizeof(limit));
+	snprintf(o->detail, sizeof(o->detail), "killed at its CPU time limit of %s (--cpu)", limit);
 }
 
 /* Frame grammar: exactly one frame, then exit 0; the payload is shown.
@@ -137,12 +169,15 @@ void classify_output(const struct plan *plan, const struct spec *sp, struct outc
 			   "stderr_bytes", false) && shown;
 	o->output_withheld = !(output_survives(plan, o) && shown);
 	/* The record in words; our own failures before spawning wrote theirs. */
-	if (o->have_record)
+	if (o->have_record && o->record.stage == STAGE_EXEC && o->exec_why[0])
+		snprintf(o->detail, sizeof(o->detail), "executing the command: %s", o->exec_why);
+	else if (o->have_record)
 		(void)status_describe(&o->record, sp, o->detail, sizeof(o->detail));
 }
 
 void classify_outcome(const struct plan *plan, const struct spec *sp, struct outcome *o)
 {
 	settle_exit(o);
+	settle_cpu_limit(plan, o);
 	classify_output(plan, sp, o);
 }

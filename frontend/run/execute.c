@@ -13,9 +13,11 @@
 #include "doc/result.h"
 #include "jail/cgroup.h"
 #include "jail/filter.h"
+#include "jail/jail-path.h"
 #include "jail/layout.h"
 #include "run/classify.h"
 #include "run/execute.h"
+#include "run/explain.h"
 #include "run/spawn.h"
 
 const char *execute_helper_path(void)
@@ -103,7 +105,7 @@ _Static_assert(HUTCH_SPEC_MAX_MOUNTS == 256 && HUTCH_SPEC_MAX_BYTES == 64u << 20
 /* Step 1: the seccomp program, the jail's layout (kept in x until the end)
  * and the spec encoded from it. The filter has one owner at a time: ours
  * here, the layout's once layout_build took it. */
-static int prepare_spec(struct exec_run *x, uint8_t **ret_spec, size_t *ret_len)
+static int prepare_spec(struct exec_run *x, bool explain, uint8_t **ret_spec, size_t *ret_len)
 {
 	const struct plan *plan = x->plan;
 	_cleanup_free_ uint8_t *filter = NULL;
@@ -111,8 +113,11 @@ static int prepare_spec(struct exec_run *x, uint8_t **ret_spec, size_t *ret_len)
 	size_t filter_len = 0, bad = 0;
 	int r;
 
-	r = filter_compile_cached(plan->seccomp, plan->seccomp_names, plan->n_seccomp_names,
-				  plan->allow_ptrace, &compiled, &filter_len, &bad);
+	/* --explain: the same program, whose allowed open and exec calls
+	 * wait for the listener's "continue" (run/explain.h). */
+	r = (explain ? filter_compile_explained : filter_compile_cached)(
+		plan->seccomp, plan->seccomp_names, plan->n_seccomp_names, plan->allow_ptrace,
+		&compiled, &filter_len, &bad);
 	if (r < 0) /* compiled is written on success only */
 		return start_failed(plan, x->res,
 				    r == -ENOENT ? HUTCH_ERR_POLICY_INVALID : HUTCH_ERR_INTERNAL, r,
@@ -209,6 +214,10 @@ static void set_supervise_opts(struct exec_run *x, const struct exec_opts *eo)
 	so->control_fd = TAKE_FD(x->control_sock); /* the watch owns it from here */
 	so->memfd_sealed = filter_memfd_sealed(plan->seccomp, plan->seccomp_names,
 					       plan->n_seccomp_names);
+	so->explain = eo->explain;
+	if (eo->explain)
+		so->n_explain_calls = filter_explain_calls(plan->seccomp, plan->seccomp_names,
+							   plan->n_seccomp_names, so->explain_calls);
 	/* Kept output ends up in a result document, whose caps bound the
 	 * rendering (result_fit) and never exceed RESULT_STREAM_MAX_BYTES:
 	 * the supervisor kills or stops keeping once it is certainly past. */
@@ -244,7 +253,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	x = run_new(plan, res);
 	if (!x)
 		return start_failed(plan, res, HUTCH_ERR_INTERNAL, -ENOMEM, NULL);
-	if ((r = prepare_spec(x, &spec, &spec_len)) < 0 || (r = prepare_cgroup(x, &io)) < 0 ||
+	if ((r = prepare_spec(x, eo->explain, &spec, &spec_len)) < 0 || (r = prepare_cgroup(x, &io)) < 0 ||
 	    (r = open_control(x, &child_control)) < 0)
 		return r;
 	io.control_sock = child_control;
@@ -293,7 +302,11 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 		cgroup_finish(&x->cg, &res->oom_kills, &peak);
 		x->have_cgroup = false;
 	}
+	if (res->have_record && res->record.code == HUTCH_EXEC_FAILED &&
+	    jail_exec_diagnose(x->plan, res->record.err, res->exec_why, sizeof(res->exec_why)) < 0)
+		res->exec_why[0] = '\0';
 	classify_outcome(x->plan, &x->layout.sp, res);
+	explain_finish(x->plan, res);
 	/* The helper has exited: the jail is empty, its work dir frozen. */
 	if (x->plan->n_collect)
 		collect_files(res->workdir_fd, x->plan->collect, x->plan->n_collect,

@@ -16,6 +16,7 @@ struct exec_opts {
 	int stdin_fd;		/* what to forward: 0 in pass-through mode */
 	uint64_t kill_grace_ms;
 	bool unbounded_stdout;	/* keep all stdout: the caller consumes it (sessions) */
+	bool explain;		/* --explain: log what the jail withholds (run/explain.h) */
 };
 
 /* Always fills *ret (a refused jail is an outcome too; a failure of our

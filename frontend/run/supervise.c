@@ -27,6 +27,7 @@
 #include "hutch-abi.h"
 #include "time-util.h"
 #include "doc/result.h"
+#include "run/explain.h"
 #include "run/memfd-notify.h"
 #include "run/supervise.h"
 
@@ -135,6 +136,9 @@ void outcome_free(struct outcome *o)
 {
 	free(o->out.buf);
 	free(o->errc.buf);
+	free(o->explain.events);
+	o->explain.events = NULL;
+	o->explain.n = 0;
 	o->out.buf = o->errc.buf = NULL;
 	o->out.alloc = o->errc.alloc = o->out.len = o->errc.len = 0;
 }
@@ -263,6 +267,7 @@ struct jail_watch {
 	struct seccomp_notif *notif;
 	struct seccomp_notif_resp *notif_resp;
 	size_t notif_size, resp_size;
+	struct explain_watch ex;	/* --explain's calls on the same listener */
 	struct sink sink_out, sink_err;
 	uint8_t in_buf[IO_CHUNK];
 };
@@ -518,6 +523,7 @@ static int read_control(struct jail_watch *l)
 	else if (tag == HUTCH_CONTROL_LISTENER && l->listener_fd < 0) {
 		l->listener_fd = fd;
 		l->res->denials_attributed = true;
+		l->res->explain.attached = l->res->explain.requested;
 	} else
 		close(fd);
 	return 1;
@@ -553,6 +559,11 @@ static void read_notification(struct jail_watch *l)
 	if (ioctl(l->listener_fd, SECCOMP_IOCTL_NOTIF_RECV, l->notif) < 0) {
 		if (errno != EINTR && errno != ENOENT)
 			fd_close(&l->listener_fd);
+		return;
+	}
+	/* --explain's: only calls the policy allows, answered "continue". */
+	if (explain_watch_wants(&l->ex, &l->notif->data)) {
+		explain_watch_answer(&l->ex, l->listener_fd, l->notif, l->notif_resp, l->resp_size);
 		return;
 	}
 	if (l->o.memfd_sealed && memfd_notify_is_memfd(&l->notif->data)) {
@@ -601,6 +612,9 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 		free(l);
 		return NULL;
 	}
+	/* No memory for explain's log: the run goes on, explain sees nothing. */
+	(void)explain_watch_init(&l->ex, &res->explain, o->explain, o->explain_calls,
+				 o->n_explain_calls);
 	l->status_open = true;
 	l->stdin_src_open = o->stdin_src_fd >= 0;
 	res->out = (struct capture){ .limit = o->frame_mode ? 0 : o->stdout_bytes,

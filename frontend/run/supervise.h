@@ -13,6 +13,7 @@
 #include "errors.h"
 #include "status.h"
 #include "doc/outcome.h"
+#include "jail/filter.h"
 #include "run/spawn.h"
 
 struct supervise_opts {
@@ -27,6 +28,9 @@ struct supervise_opts {
 	bool rendered_caps;		/* kept output counts as rendered (result_fit) */
 	int control_fd;			/* pid 1 sends descriptors here, or -1 */
 	bool memfd_sealed;		/* memfd_create waits are memfd-notify.c's */
+	bool explain;			/* --explain (run/explain.h) */
+	const char *explain_calls[FILTER_EXPLAIN_MAX];	/* its watched calls */
+	size_t n_explain_calls;
 };
 
 /* The watch of one run, for callers with their own event loop (serve):

@@ -25,8 +25,8 @@ static int refuse_verror(int r, const struct verrors *e, struct serve_refusal *r
 	}
 	rf->code = v->code;
 	snprintf(rf->pointer, sizeof(rf->pointer), "%s", v->pointer);
-	snprintf(rf->text, sizeof(rf->text), "%s (at %s)", v->reason,
-		 v->pointer[0] ? v->pointer : "/");
+	snprintf(rf->text, sizeof(rf->text), "%s%s%s (at %s)", v->reason, v->detail[0] ? ": " : "",
+		 v->detail, v->pointer[0] ? v->pointer : "/");
 	rf->reason = rf->text;
 	return -EINVAL;
 }

@@ -301,6 +301,7 @@ class Harness:
     def __init__(self, a):
         self.a = a
         self.hutch = a.hutch
+        self.extra = a.extra.split()
         self.probes = a.probes
         self.tmp = a.tmp
         self.user = pwd.getpwuid(os.geteuid()).pw_name
@@ -518,7 +519,7 @@ class Harness:
             opts += ["--collect", "out-fifo"]
         if netmode:
             opts += ["--network", netmode]
-        argv = [self.hutch, "run", "--json", "--policy", pol, "--timeout", timeout,
+        argv = [self.hutch, "run"] + self.extra + ["--json", "--policy", pol, "--timeout", timeout,
                 "--input", "probes=" + self.probes] + opts + \
                ["--", "/usr/bin/python3", "-c", LAUNCH] + self.probe_argv(probe, limits, token, lmarker)
         if probe == "outlive-kill":
@@ -798,6 +799,8 @@ def main():
     ap.add_argument("--log", default="", help="append every row, untruncated, to this file")
     ap.add_argument("--width", type=int, default=160, help="evidence column width, 0 = full")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--extra", default="",
+                    help="options every jailed run gets too, e.g. --explain (split on spaces)")
     a = ap.parse_args()
     h = Harness(a)
     h.elapsed = 0.0

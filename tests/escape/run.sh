@@ -11,6 +11,8 @@
 # "default strict network"), HUTCH_ESCAPE_ONLY (comma-separated probes),
 # HUTCH_ESCAPE_LOG (append untruncated rows to this file),
 # HUTCH_ESCAPE_WIDTH (evidence column width, 0 = full; default 160),
+# HUTCH_ESCAPE_EXTRA_ARGS (options every jailed `hutch run` gets too,
+# split on spaces: "--explain" runs the suite with explain's listener),
 # HUTCH_ESCAPE_PROBES (a probes binary built beforehand from probes*.c, for
 # a machine without a compiler: the VM guests of tests/vm).
 # Runs as root or as any user; writes only in its own mktemp directories.
@@ -56,4 +58,5 @@ set -- --hutch "$HUTCH" --probes "$tmp/probes" --tmp "$tmp" \
 	--width "${HUTCH_ESCAPE_WIDTH:-160}"
 [ -n "${HUTCH_ESCAPE_ONLY:-}" ] && set -- "$@" --only "$HUTCH_ESCAPE_ONLY"
 [ -n "${HUTCH_ESCAPE_LOG:-}" ] && set -- "$@" --log "$HUTCH_ESCAPE_LOG"
+[ -n "${HUTCH_ESCAPE_EXTRA_ARGS:-}" ] && set -- "$@" "--extra=$HUTCH_ESCAPE_EXTRA_ARGS"
 "$py" "$here/escape.py" "$@"

@@ -117,9 +117,9 @@ HUTCH_EXEC=$real_exec
 
 # --- spawn_error, exec_failed -----------------------------------------------------
 
-expect "--cwd /nonexistent" spawn_error 'd["error"].get("stage") == "chdir" and d["error"].get("errno") == "ENOENT"' 71 \
+expect "--cwd /nonexistent: a request error before any jail" invalid_request 'd["error"].get("pointer") == "/cwd" and "stage" not in d["error"]' 125 \
 	--cwd /nonexistent -- /bin/true
-expect "--cwd /etc/passwd (not a directory)" spawn_error 'd["error"].get("stage") == "chdir" and d["error"].get("errno") == "ENOTDIR"' 71 \
+expect "--cwd /etc/passwd (not a directory)" invalid_request 'd["error"].get("pointer") == "/cwd"' 125 \
 	--cwd /etc/passwd -- /bin/true
 expect "a missing command" exec_failed 'd["error"].get("errno") == "ENOENT" and d["error"].get("stage") == "exec"' 127 \
 	-- /no/such/command

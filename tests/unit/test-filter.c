@@ -250,7 +250,54 @@ static void test_unknown_name(void)
 	CU_ASSERT_PTR_NULL(bpf);
 }
 
+static bool in_set(const char *const *set, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(set[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* --explain: the watched calls the policy allows wait for the listener
+ * (which answers "continue" to the names filter_explain_calls gives), and
+ * a watched call the policy denies is never among those names: its
+ * notification stays a denial. */
+static void test_explain(void)
+{
+	static char *const deny[] = { "execveat", "uname" };
+	static char *const allow[] = { "read", "openat", "exit_group" };
+	const char *set[FILTER_EXPLAIN_MAX];
+	size_t len, bad = 0, n;
+	uint8_t *bpf;
+
+	n = filter_explain_calls(SECCOMP_DENY_LIST, deny, ARRAY_SIZE(deny), set);
+	CU_ASSERT(in_set(set, n, "openat") && in_set(set, n, "execve") && in_set(set, n, "open"));
+	CU_ASSERT_FALSE(in_set(set, n, "execveat"));	/* the policy denies it */
+	CU_ASSERT_EQUAL_FATAL(filter_compile_explain(SECCOMP_DENY_LIST, deny, ARRAY_SIZE(deny), false,
+						     &bpf, &len, &bad), 0);
+	CU_ASSERT_EQUAL(decide(bpf, len, AUDIT_ARCH_X86_64, __NR_openat, 0), SECCOMP_RET_USER_NOTIF);
+	CU_ASSERT_EQUAL(decide(bpf, len, AUDIT_ARCH_X86_64, __NR_execve, 0), SECCOMP_RET_USER_NOTIF);
+	CU_ASSERT_EQUAL(decide(bpf, len, AUDIT_ARCH_X86_64, __NR_execveat, 0),
+			SECCOMP_RET_USER_NOTIF);	/* a denial, answered EPERM */
+	CU_ASSERT_EQUAL(decide(bpf, len, AUDIT_ARCH_X86_64, __NR_getpid, 0), SECCOMP_RET_ALLOW);
+	CU_ASSERT_EQUAL(decide(bpf, len, AUDIT_ARCH_X86_64, __NR_mount, 0), SECCOMP_RET_USER_NOTIF);
+	CU_ASSERT_EQUAL(decide(bpf, len, AUDIT_ARCH_AARCH64, __NR_openat, 0),
+			SECCOMP_RET_KILL_PROCESS);
+	free(bpf);
+
+	n = filter_explain_calls(SECCOMP_ALLOW_LIST, allow, ARRAY_SIZE(allow), set);
+	CU_ASSERT_EQUAL(n, 1);
+	CU_ASSERT(in_set(set, n, "openat"));	/* execve is not listed: a denial */
+	CU_ASSERT_EQUAL_FATAL(filter_compile_explain(SECCOMP_ALLOW_LIST, allow, ARRAY_SIZE(allow),
+						     false, &bpf, &len, &bad), 0);
+	CU_ASSERT_EQUAL(decide(bpf, len, AUDIT_ARCH_X86_64, __NR_openat, 0), SECCOMP_RET_USER_NOTIF);
+	CU_ASSERT_EQUAL(decide(bpf, len, AUDIT_ARCH_X86_64, __NR_read, 0), SECCOMP_RET_ALLOW);
+	CU_ASSERT_EQUAL(decide(bpf, len, AUDIT_ARCH_X86_64, __NR_execve, 0), SECCOMP_RET_USER_NOTIF);
+	free(bpf);
+}
+
 static const struct unit_case cases[] = {
+	{ "--explain: allowed watched calls notify, denied ones are no watched call", test_explain },
 	{ "program shape: prefix first, arch loaded first", test_shape },
 	{ "deny list", test_deny_list },
 	{ "allow list refuses what it does not list", test_allow_list },

@@ -15,6 +15,7 @@
 
 #include "doc/policy.h"
 #include "doc/request.h"
+#include "jail/jail-path.h"
 #include "jail/narrow.h"
 
 #include "cunit-main.h"
@@ -741,14 +742,14 @@ static void test_plan_fields(void)
 	/* What the request says. */
 	CU_ASSERT_EQUAL_FATAL(narrow_fmt(&pol, &plan, &e, "%s",
 					 "{\"version\":1,\"argv\":[\"/bin/echo\",\"a\",\"\"],"
-					 "\"cwd\":\"/work/x\",\"stdout_mode\":\"frame\","
+					 "\"cwd\":\"/tmp\",\"stdout_mode\":\"frame\","
 					 "\"stdin\":{\"text\":\"in\\u0000\"}}"),
 			      0);
 	CU_ASSERT_EQUAL_FATAL(plan.argc, 3);
 	CU_ASSERT_STRING_EQUAL(plan.argv[0], "/bin/echo");
 	CU_ASSERT_STRING_EQUAL(plan.argv[2], "");
 	CU_ASSERT_PTR_NULL(plan.argv[3]);
-	CU_ASSERT_STRING_EQUAL(plan.cwd, "/work/x");
+	CU_ASSERT_STRING_EQUAL(plan.cwd, "/tmp");
 	CU_ASSERT_EQUAL(plan.stdout_mode, STDOUT_FRAME);
 	CU_ASSERT_TRUE(plan.stdin_given);
 	CU_ASSERT_EQUAL_FATAL(plan.stdin_len, 3);
@@ -757,7 +758,51 @@ static void test_plan_fields(void)
 	policy_free(&pol);
 }
 
+/* jail-path.c: where a jail path comes from, from the plan alone (the
+ * --cwd check, exec failures' words, --explain's fragments). */
+static void test_jail_path(void)
+{
+	struct plan_mount pb[] = { { .source = "/usr", .target = "/usr", .exec = true } };
+	struct plan_mount rb[] = { { .source = "/usr/bin", .target = "/srv/tools" } };
+	struct plan p = { .work_dir = "/work", .cwd = "/work", .policy_binds = pb,
+			  .n_policy_binds = 1, .mounts = rb, .n_mounts = 1 };
+	struct jail_where w;
+	char out[64];
+
+	CU_ASSERT_EQUAL(jail_path_clean("/a/./b/../c//d/", out, sizeof(out)), 0);
+	CU_ASSERT_STRING_EQUAL(out, "/a/c/d");
+	CU_ASSERT_EQUAL(jail_path_clean("/../..", out, sizeof(out)), 0);
+	CU_ASSERT_STRING_EQUAL(out, "/");
+	CU_ASSERT_EQUAL(jail_path_clean("relative", out, sizeof(out)), -EINVAL);
+
+	CU_ASSERT_TRUE(jail_path_dir_exists(&p, "/work"));
+	CU_ASSERT_FALSE(jail_path_dir_exists(&p, "/work/sub"));	/* a tmpfs starts empty */
+	CU_ASSERT_TRUE(jail_path_dir_exists(&p, "/tmp"));
+	CU_ASSERT_TRUE(jail_path_dir_exists(&p, "/srv"));	/* leads to a mount */
+	CU_ASSERT_TRUE(jail_path_dir_exists(&p, "/srv/tools"));
+	CU_ASSERT_FALSE(jail_path_dir_exists(&p, "/srv/tools/no-such-dir-here"));
+	CU_ASSERT_TRUE(jail_path_dir_exists(&p, "/usr/bin"));
+	CU_ASSERT_FALSE(jail_path_dir_exists(&p, "/home"));
+	CU_ASSERT_FALSE(jail_path_dir_exists(&p, "/etc/passwd"));	/* a file */
+	CU_ASSERT_TRUE(jail_path_dir_exists(&p, "/work/../tmp"));
+
+	jail_path_where(&p, "/srv/tools/sh", &w);
+	CU_ASSERT_EQUAL(w.src, JAIL_SRC_REQUEST_BIND);
+	CU_ASSERT_FALSE(w.exec);
+	CU_ASSERT_STRING_EQUAL(w.mount, "/srv/tools");
+	CU_ASSERT_STRING_EQUAL(w.host, "/usr/bin/sh");
+	jail_path_where(&p, "/usr/bin/sh", &w);
+	CU_ASSERT_EQUAL(w.src, JAIL_SRC_POLICY_BIND);
+	CU_ASSERT_TRUE(w.exec);
+	jail_path_where(&p, "/tmp/x", &w);
+	CU_ASSERT_EQUAL(w.src, JAIL_SRC_TMP);
+	CU_ASSERT_FALSE(w.exec);	/* work_exec is off */
+	jail_path_where(&p, "/opt/x", &w);
+	CU_ASSERT_EQUAL(w.src, JAIL_SRC_ROOT);
+}
+
 static const struct unit_case cases[] = {
+	{ "jail-path: a path's origin from the plan", test_jail_path },
 	{ "limits: absent takes the policy default", test_limits_absent_take_defaults },
 	{ "limits: each at max, at min, past max", test_limits_each },
 	{ "limits: which a request may set", test_limits_counted },

@@ -3,6 +3,7 @@
  * (frontend/doc/json-util.c): whole input, one object, bounded depth and
  * duplicate keys compared after unescaping. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -454,7 +455,59 @@ static void test_json_parse_strict_many_keys(void)
 	free(text);
 }
 
+/* The words for a refused value, and values printed back in the units a
+ * person types (the messages of hutch run, issue 11 section 5). */
+static void test_problems_and_format(void)
+{
+	static const struct {
+		const char *in, *want;
+		bool duration;
+	} t[] = {
+		{ "1.5s", "use 1500ms", true },
+		{ "0.25", "use 250ms", true },
+		{ "1.5h", "use 90m", true },
+		{ "2x", "a duration is a whole number of seconds, or one with ms, s, m or h "
+			"(1500ms, 90s, 2m, 1h)", true },
+		{ "99999999999999999999", "too large", true },
+		{ "1.0001ms", "a duration is a whole number of seconds, or one with ms, s, m or h "
+			      "(1500ms, 90s, 2m, 1h)", true },
+		{ "64m", "units are upper case: K, M, G, T (powers of 1024; KiB, MiB, GiB, TiB too) "
+			 "or plain bytes", false },
+		{ "1.5G", "use a whole number: 1536M", false },
+		{ "0.5", "a size is a whole number of bytes, or one with K, M, G or T (powers of "
+			 "1024; KiB, MiB, GiB, TiB too)", false },
+		{ "-1", "a size is a whole number of bytes, or one with K, M, G or T (powers of "
+			"1024; KiB, MiB, GiB, TiB too)", false },
+	};
+	char buf[200];
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		if (t[i].duration)
+			units_duration_problem(t[i].in, buf, sizeof(buf));
+		else
+			units_size_problem(t[i].in, buf, sizeof(buf));
+		if (strcmp(buf, t[i].want) != 0)
+			fprintf(stderr, "%s: got '%s'\n", t[i].in, buf);
+		CU_ASSERT_STRING_EQUAL(buf, t[i].want);
+	}
+	units_format_duration(3600000, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "1h");
+	units_format_duration(1500, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "1500ms");
+	units_format_duration(90000, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "90s");
+	units_format_duration(0, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "0ms");
+	units_format_size(17179869184ull, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "16G");
+	units_format_size(1000, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "1000");
+	units_format_size(1536 * KiB, buf, sizeof(buf));
+	CU_ASSERT_STRING_EQUAL(buf, "1536K");
+}
+
 static const struct unit_case cases[] = {
+	{ "units: problems in words, values in typed units", test_problems_and_format },
 	{ "units_parse_size table", test_size_table },
 	{ "units_parse_duration table", test_duration_table },
 	{ "json_parse_strict table", test_json_parse_strict_table },
