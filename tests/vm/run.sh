@@ -84,6 +84,7 @@ stage() {
 	# What the suites run, chosen on the host (README: the CI budget).
 	{
 		printf "HUTCH_MUST_WORK='%s'\n" "${HUTCH_MUST_WORK:-0}"
+		printf "HUTCH_VM_SUITE_TIMEOUT='%s'\n" "${HUTCH_VM_SUITE_TIMEOUT:-900}"
 		printf "HUTCH_VM_INTEG='%s'\n" "${HUTCH_VM_INTEG:-$vm_integ}"
 		printf "HUTCH_ESCAPE_POLICIES='%s'\n" "${HUTCH_ESCAPE_POLICIES:-default}"
 		printf "HUTCH_ESCAPE_ONLY='%s'\n" "${HUTCH_ESCAPE_ONLY-$vm_escape}"
