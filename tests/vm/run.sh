@@ -25,7 +25,7 @@ failed=0
 # run everything.
 vm_integ="helper-base-filter jail-user-counts"
 vm_escape=host-read,host-write,host-traverse,proc-signal,ptrace,tcp-egress,unix-abstract
-vm_escape=$vm_escape,unix-path,outlive,fork-bomb,mem-bomb,userns,mount,setuid,new-mount-api
+vm_escape=$vm_escape,unix-path,outlive,fork-bomb,userns,mount,setuid,new-mount-api
 vm_escape=$vm_escape,io-uring,bpf,ro-write,uid-root,caps,memfd-exec
 
 # suite_of LABEL: the Debian suite and package a kernel label comes from.

@@ -61,6 +61,6 @@ same "systemctl stop drains: the run in flight is answered" "exited late" \
 same "... the service stopped cleanly" inactive "$(systemctl is-active hutch.service)"
 check "... the socket is gone" test ! -e "$sock"
 check "... nothing left under the service's cgroup" test ! -d "$cg"
-journalctl -u hutch.service --no-pager -q 2>/dev/null | tail -n 5 | sed 's/^/# journal: /'
+journalctl -u hutch.service --no-pager -q -o cat 2>/dev/null | grep -v -E '^(Started|Stopped|Stopping|Failed|Scheduled|Start request|hutch.service:)' | head -n 8 | sed 's/^/# journal: /'
 userdel hclient
 tap_done
