@@ -30,6 +30,14 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	# the man-page lint (mandoc).
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		debhelper dpkg-dev fakeroot lintian bash-completion mandoc man-db >/dev/null
+	# The real jobs of the build and convert policies (jobs-build.sh,
+	# jobs-convert.sh) and CPython's regression tests (python-regrtest.sh).
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		make gcc python3-venv libreoffice-writer-nogui ghostscript pandoc \
+		imagemagick libpython3.11-testsuite >/dev/null
+	# jobs-convert.sh checks that gs in the jail honours /etc/papersize:
+	# A4, unlike what gs falls back to without the file.
+	[ -f /etc/papersize ] || echo a4 >/etc/papersize
 	# The VM matrix (tests/vm/README).
 	if [ "${HUTCH_VM:-1}" = 1 ]; then
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -89,6 +97,8 @@ mkdir -p "$prefix/tests/integ" "$prefix/tests/progs" "$prefix/tests/escape" "$pr
 cp "$top"/tests/integ/*.sh "$prefix/tests/integ/"
 # Test policies (each says why it needs more room than a shipped one).
 cp "$top"/tests/policy/*.json "$prefix/tests/policy/"
+# jobs-build.sh runs the README's example as written there.
+cp "$top/README" "$prefix/tests/README"
 for p in tests/progs/*; do
 	[ -f "$p" ] && [ -x "$p" ] && cp "$p" "$prefix/tests/progs/"
 done

@@ -215,8 +215,8 @@ static bool clean_path_or_root(const char *s)
 
 static void parse_filesystem(struct ctx *c, struct json_object *fs)
 {
-	static const char *const keys[] = { "binds", "usr_symlinks", "work_dir", "writable_exec",
-					    NULL };
+	static const char *const keys[] = { "binds",	     "usr_symlinks", "work_dir",
+					    "writable_exec", "request_exec", NULL };
 	static const char *const bind_keys[] = { "path", "exec", NULL };
 	struct json_object *binds;
 	const char *work = NULL;
@@ -233,6 +233,8 @@ static void parse_filesystem(struct ctx *c, struct json_object *fs)
 		verror_add(c->e, INVALID, "/filesystem/usr_symlinks", "missing");
 	if (json_get_bool(fs, "writable_exec", INVALID, "/filesystem", c->e, &c->p->writable_exec) == 0)
 		verror_add(c->e, INVALID, "/filesystem/writable_exec", "missing");
+	/* Optional (false when absent): it came after the first release. */
+	json_get_bool(fs, "request_exec", INVALID, "/filesystem", c->e, &c->p->request_exec);
 	binds = need(c, fs, "binds", json_type_array, "/filesystem");
 	if (!binds)
 		return;
@@ -370,13 +372,15 @@ static bool env_prefix_ok(const char *s)
 
 static void parse_env(struct ctx *c, struct json_object *env)
 {
-	static const char *const keys[] = { "set", "allow", "allow_prefixes", NULL };
+	static const char *const keys[] = { "set", "allow", "allow_prefixes", "allow_any", NULL };
 	struct json_object *set, *allow, *prefixes;
 
 	json_check_keys(env, keys, INVALID, "/env", c->e);
 	set = need(c, env, "set", json_type_object, "/env");
 	allow = need(c, env, "allow", json_type_array, "/env");
 	prefixes = need(c, env, "allow_prefixes", json_type_array, "/env");
+	/* Optional (false when absent): it came after the first release. */
+	json_get_bool(env, "allow_any", INVALID, "/env", c->e, &c->p->env_allow_any);
 	if (set) {
 		json_object_object_foreach(set, key, val) {
 			char *kv = NULL;
@@ -551,6 +555,7 @@ static struct json_object *jfilesystem(const struct policy *p)
 	json_object_object_add(x, "usr_symlinks", json_object_new_boolean(p->usr_symlinks));
 	json_object_object_add(x, "work_dir", json_object_new_string(p->work_dir));
 	json_object_object_add(x, "writable_exec", json_object_new_boolean(p->writable_exec));
+	json_object_object_add(x, "request_exec", json_object_new_boolean(p->request_exec));
 	return x;
 }
 
@@ -620,6 +625,7 @@ static struct json_object *jenv(const struct policy *p)
 	json_object_object_add(x, "allow", jstrv(p->env_allow, p->n_env_allow));
 	json_object_object_add(x, "allow_prefixes",
 			       jstrv(p->env_allow_prefixes, p->n_env_allow_prefixes));
+	json_object_object_add(x, "allow_any", json_object_new_boolean(p->env_allow_any));
 	return x;
 }
 

@@ -74,6 +74,7 @@ struct policy {
 	bool usr_symlinks;
 	char *work_dir;
 	bool writable_exec;
+	bool request_exec;	/* request binds are mounted executable */
 	char *hostname;
 	struct policy_mount_rule *mount_rules;
 	size_t n_mount_rules;
@@ -87,6 +88,7 @@ struct policy {
 	size_t n_env_allow;
 	char **env_allow_prefixes;
 	size_t n_env_allow_prefixes;
+	bool env_allow_any;	/* any name that is a valid identifier */
 	enum seccomp_mode seccomp_mode;
 	char **syscalls;	/* extra denials, or the allow list */
 	size_t n_syscalls;

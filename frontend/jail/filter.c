@@ -3,7 +3,8 @@
  * by name. clone3 fails with ENOSYS so that libc falls back to clone, whose
  * namespace flags we can see. Argument checks here: clone namespace flags,
  * the TIOCSTI and TIOCLINUX ioctls (compared on the low 32 bits,
- * CVE-2019-10063), memfd_create's exec flags (see add_memfd_rules);
+ * CVE-2019-10063), memfd_create's exec flags (see add_memfd_rules), and
+ * in an allow list the ioctls and the FIFO-only mknod it permits;
  * personality and socket families are checked by the block in
  * filter-prefix.c, which runs first.
  * Frontend only. */
@@ -23,6 +24,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -261,9 +263,9 @@ static bool is_watched(int nr)
 }
 
 /* Step 2: the policy's names, extra denials or the only calls allowed.
- * In an allow list, clone, ioctl, personality and memfd_create are allowed
- * only through the argument rules of steps 3 and 4; with --explain, the
- * watched calls through add_explain_rules. */
+ * In an allow list, clone, ioctl, personality, memfd_create and mknod are
+ * allowed only through the argument rules of steps 3 and 4; with --explain,
+ * the watched calls through add_explain_rules. */
 static int add_named(scmp_filter_ctx ctx, enum seccomp_mode mode, char *const *names,
 		     size_t n_names, bool explain, size_t *ret_bad_index)
 {
@@ -277,7 +279,8 @@ static int add_named(scmp_filter_ctx ctx, enum seccomp_mode mode, char *const *n
 		if (mode == SECCOMP_ALLOW_LIST) {
 			if (nr == SCMP_SYS(clone) || nr == SCMP_SYS(clone3) ||
 			    nr == SCMP_SYS(ioctl) || nr == SCMP_SYS(personality) ||
-			    nr == SCMP_SYS(memfd_create) || (explain && is_watched(nr)))
+			    nr == SCMP_SYS(memfd_create) || nr == SCMP_SYS(mknodat) ||
+			    nr == SCMP_SYS(mknod) || (explain && is_watched(nr)))
 				continue;
 			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 0);
 		} else {
@@ -305,11 +308,29 @@ static int add_deny_list_rules(scmp_filter_ctx ctx, bool allow_ptrace)
 	return add_arg_rules(ctx, DENY);
 }
 
+/* mknod and mknodat make FIFOs only (os.mkfifo): a device node is no use in
+ * a jail, and the mode's file type is checked on the low 32 bits. */
+static int add_fifo_rules(scmp_filter_ctx ctx)
+{
+	int r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mknodat), 1,
+				 SCMP_A2(SCMP_CMP_MASKED_EQ, S_IFMT, S_IFIFO));
+	int nr;
+
+	/* mknod exists on x86-64 only; a pseudo-number elsewhere. */
+	if (r == 0 && resolve("mknod", &nr) == 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
+				     SCMP_A1(SCMP_CMP_MASKED_EQ, S_IFMT, S_IFIFO));
+	return r;
+}
+
 /* Step 3, allow list: the default denies; allow only the harmless shapes
- * of clone, personality and ioctl. */
+ * of clone, personality, ioctl and mknod. Any other ioctl goes to the
+ * listener, which answers it ENOTTY (supervise.c), as a driver without
+ * that request would: libraries fall back on ENOTTY, not on EPERM. */
 static int add_allow_list_shapes(scmp_filter_ctx ctx)
 {
-	static const unsigned long ioctls[] = { TCGETS, FIONREAD, FIOCLEX, TIOCGWINSZ };
+	static const unsigned long ioctls[] = { TCGETS,	    FIONREAD, FIOCLEX,
+						FIONCLEX,   FIONBIO,  TIOCGWINSZ };
 	int r;
 
 	r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
@@ -325,7 +346,7 @@ static int add_allow_list_shapes(scmp_filter_ctx ctx)
 	for (size_t i = 0; r == 0 && i < sizeof(ioctls) / sizeof(ioctls[0]); i++)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
 				     SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, ioctls[i]));
-	return r;
+	return r == 0 ? add_fifo_rules(ctx) : r;
 }
 
 static int compile(enum seccomp_mode mode, char *const *names, size_t n_names, bool allow_ptrace,
@@ -371,7 +392,7 @@ static void cache_name(enum seccomp_mode mode, char *const *names, size_t n_name
 	uint8_t d[SHA256_DIGEST_SIZE];
 	char head[128];
 
-	snprintf(head, sizeof(head), "hutch-filter-4 %s libseccomp %u.%u.%u mode %d ptrace %d%s\n",
+	snprintf(head, sizeof(head), "hutch-filter-5 %s libseccomp %u.%u.%u mode %d ptrace %d%s\n",
 		 HUTCH_VERSION, v->major, v->minor, v->micro, (int)mode, (int)allow_ptrace,
 		 explain ? " explain" : "");
 	sha256_init(&ctx);

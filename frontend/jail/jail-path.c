@@ -211,8 +211,8 @@ static int say_noexec(const struct jail_where *w, char *buf, size_t cap)
 		return 0;
 	case JAIL_SRC_REQUEST_BIND:
 		snprintf(buf, cap, "the command is on the request bind at %s, and request binds "
-				   "are mounted without exec; a policy whose request binds may execute "
-				   "allows it (the build policy)", w->mount);
+				   "are mounted without exec; \"filesystem\": {\"request_exec\": true} "
+				   "in a policy allows it (the build policy sets it)", w->mount);
 		return 0;
 	case JAIL_SRC_POLICY_BIND:
 		snprintf(buf, cap, "the command is on the policy's bind of %s, which is mounted "

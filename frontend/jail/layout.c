@@ -1,6 +1,7 @@
 /* layout.c: the jail's filesystem and process settings, built from a plan.
  * Mount order (hutch-exec enacts it as listed): the policy's read-only
- * binds, the merged-/usr symlinks as on the host, synthetic /etc files,
+ * binds (but those of the synthetic /etc files), the merged-/usr symlinks
+ * as on the host, synthetic /etc files (passwd, group, hosts, nsswitch.conf),
  * /proc, a minimal /dev, /tmp, the working directory, the staged input
  * files, and last the request's binds. Frontend only. */
 #include "config.h"
@@ -119,24 +120,57 @@ static int add_usr_links(struct layout *l)
 	return r;
 }
 
-static int add_etc(struct layout *l, const struct plan *plan, uint32_t uid, uint32_t gid)
+/* passwd and group list root (getpwuid(0) must not fail: tarfile, id,
+ * ls -l), the jail user and nobody; nsswitch.conf says "files" so that no
+ * host NSS module (systemd, sss, ldap) is asked about the jail's users. */
+static int etc_users(struct layout *l, const struct plan *plan, uint32_t uid, uint32_t gid,
+		     char **passwd, char **group)
 {
-	char *passwd = NULL, *group = NULL, *hosts = NULL;
 	const char *name = uid == HUTCH_DEFAULT_JAIL_ID ? "nobody" : "hutch";
-	int r;
+	const char *gname = gid == HUTCH_DEFAULT_JAIL_ID ? "nogroup" : "hutch";
+	_cleanup_free_ char *user = NULL, *ugroup = NULL;
 
-	if (asprintf(&passwd, "%s:x:%u:%u:hutch jail:%s:/bin/sh\n%s", name, uid, gid,
-		     plan->work_dir,
+	if (uid != 0 && asprintf(&user, "%s:x:%u:%u:hutch jail:%s:/bin/sh\n", name, uid, gid,
+				 plan->work_dir) < 0)
+		return -ENOMEM;
+	if (gid != 0 && asprintf(&ugroup, "%s:x:%u:\n", gname, gid) < 0)
+		return -ENOMEM;
+	if (asprintf(passwd, "root:x:0:0:root:/root:/bin/sh\n%s%s", user ? user : "",
 		     uid == HUTCH_DEFAULT_JAIL_ID ? ""
 						  : "nobody:x:65534:65534:nobody:/:/usr/sbin/nologin\n") < 0)
 		return -ENOMEM;
-	if (!keep(l, passwd))
+	if (!keep(l, *passwd))
 		return -E2BIG;
-	if (asprintf(&group, "%s:x:%u:\n%s", gid == HUTCH_DEFAULT_JAIL_ID ? "nogroup" : "hutch", gid,
+	if (asprintf(group, "root:x:0:\n%s%s", ugroup ? ugroup : "",
 		     gid == HUTCH_DEFAULT_JAIL_ID ? "" : "nogroup:x:65534:\n") < 0)
 		return -ENOMEM;
-	if (!keep(l, group))
+	if (!keep(l, *group))
 		return -E2BIG;
+	return 0;
+}
+
+/* The /etc files hutch writes itself: a policy bind of one is skipped. */
+static const char *const etc_synthetic[] = { "/etc/passwd", "/etc/group", "/etc/hosts",
+					     "/etc/nsswitch.conf", NULL };
+
+static bool is_synthetic(const char *target)
+{
+	for (size_t i = 0; etc_synthetic[i]; i++)
+		if (strcmp(target, etc_synthetic[i]) == 0)
+			return true;
+	return false;
+}
+
+static int add_etc(struct layout *l, const struct plan *plan, uint32_t uid, uint32_t gid)
+{
+	static const char nsswitch[] = "passwd: files\ngroup: files\nshadow: files\n"
+				       "hosts: files dns\nnetworks: files\nprotocols: files\n"
+				       "services: files\nethers: files\nrpc: files\n";
+	char *passwd = NULL, *group = NULL, *hosts = NULL;
+	int r;
+
+	if ((r = etc_users(l, plan, uid, gid, &passwd, &group)) < 0)
+		return r;
 	if (asprintf(&hosts, "127.0.0.1\tlocalhost %s\n::1\tlocalhost ip6-localhost\n",
 		     plan->hostname) < 0)
 		return -ENOMEM;
@@ -144,7 +178,8 @@ static int add_etc(struct layout *l, const struct plan *plan, uint32_t uid, uint
 		return -E2BIG;
 	if ((r = add_file(l, "/etc/passwd", passwd, strlen(passwd), 0644)) < 0 ||
 	    (r = add_file(l, "/etc/group", group, strlen(group), 0644)) < 0 ||
-	    (r = add_file(l, "/etc/hosts", hosts, strlen(hosts), 0644)) < 0)
+	    (r = add_file(l, "/etc/hosts", hosts, strlen(hosts), 0644)) < 0 ||
+	    (r = add_file(l, "/etc/nsswitch.conf", nsswitch, strlen(nsswitch), 0644)) < 0)
 		return r;
 	return 0;
 }
@@ -223,8 +258,10 @@ static int layout_mounts(struct layout *l, const struct plan *plan)
 
 	/* A policy names host paths some hosts lack: those are skipped. */
 	for (size_t i = 0; i < plan->n_policy_binds && r == 0; i++)
-		r = add_bind(l, plan->policy_binds[i].source, plan->policy_binds[i].target,
-			     HUTCH_MF_OPTIONAL | (plan->policy_binds[i].exec ? HUTCH_MF_EXEC : 0));
+		if (!is_synthetic(plan->policy_binds[i].target))
+			r = add_bind(l, plan->policy_binds[i].source, plan->policy_binds[i].target,
+				     HUTCH_MF_OPTIONAL |
+					     (plan->policy_binds[i].exec ? HUTCH_MF_EXEC : 0));
 	if (r == 0 && plan->usr_symlinks)
 		r = add_usr_links(l);
 	if (r == 0)

@@ -36,6 +36,8 @@ bool narrow_target_ok(const struct policy *pol, const char *target)
 
 static bool env_allowed(const struct policy *pol, const char *name)
 {
+	if (pol->env_allow_any) /* the request parser checked the name is one */
+		return true;
 	for (size_t i = 0; i < pol->n_env_allow; i++)
 		if (strcmp(pol->env_allow[i], name) == 0)
 			return true;
@@ -137,7 +139,7 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		p->mounts[i].source = strdup(real);
 		p->mounts[i].target = strdup(m->target);
 		p->mounts[i].rw = m->rw;
-		p->mounts[i].exec = false; /* request binds never execute */
+		p->mounts[i].exec = pol->request_exec; /* false: request binds never execute */
 		p->n_mounts = i + 1;
 		if (!p->mounts[i].source || !p->mounts[i].target)
 			return -ENOMEM;

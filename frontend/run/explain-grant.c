@@ -127,15 +127,12 @@ static void grant_noexec(const struct plan *plan, struct explain_event *ev)
 						   "exec (the build policy allows it)", w.mount);
 		set_grant(ev, nest("filesystem", "writable_exec", json_object_new_boolean(true)));
 		return;
-	case JAIL_SRC_REQUEST_BIND: {
-		struct json_object *o = json_object_new_object();
-
+	case JAIL_SRC_REQUEST_BIND:
 		snprintf(ev->why, sizeof(ev->why), "executed from the request bind at %.80s; request "
-						   "binds are mounted without exec", w.mount);
-		json_object_object_add(o, "policy", json_object_new_string("build"));
-		set_grant(ev, o);
+						   "binds are mounted without exec (the build policy "
+						   "allows it)", w.mount);
+		set_grant(ev, nest("filesystem", "request_exec", json_object_new_boolean(true)));
 		return;
-	}
 	case JAIL_SRC_POLICY_BIND:
 		snprintf(ev->why, sizeof(ev->why), "executed from the policy's bind of %.80s, "
 						   "which is mounted without exec", w.mount);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/seccomp.h>
+#include <seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -551,7 +552,20 @@ static bool notify_throttled(struct jail_watch *l, uint64_t t)
 	return l->notif_in_window >= NOTIFY_PER_WINDOW;
 }
 
-/* A denied call waits for us: record it by number and answer EPERM. */
+/* A refused ioctl answers ENOTTY, as a driver without that request would
+ * (libraries fall back on it; an allow list refuses most requests), except
+ * TIOCSTI and TIOCLINUX, whose refusal is the jail's and says so. */
+static int denial_errno(const struct seccomp_data *d)
+{
+	uint32_t req = (uint32_t)d->args[1];
+
+	if (d->nr != seccomp_syscall_resolve_name_arch(d->arch, "ioctl"))
+		return EPERM;
+	return req == TIOCSTI || req == TIOCLINUX ? EPERM : ENOTTY;
+}
+
+/* A denied call waits for us: record it by number and answer EPERM
+ * (ENOTTY for an ioctl: denial_errno). */
 static void read_notification(struct jail_watch *l)
 {
 	l->notif_in_window++;
@@ -573,7 +587,7 @@ static void read_notification(struct jail_watch *l)
 	count_denial(l->res, l->notif->data.nr, l->notif->data.arch);
 	memset(l->notif_resp, 0, l->resp_size);
 	l->notif_resp->id = l->notif->id;
-	l->notif_resp->error = -EPERM;
+	l->notif_resp->error = -denial_errno(&l->notif->data);
 	/* ENOENT: the caller died meanwhile; nothing to answer. */
 	(void)ioctl(l->listener_fd, SECCOMP_IOCTL_NOTIF_SEND, l->notif_resp);
 }

@@ -137,8 +137,13 @@ check "no host path is mounted (/root, /home, /var, /srv, /opt, /boot)" \
 out=$(jsh 'for p in /root /home /var /srv /opt /boot /mnt /run /sys /etc/shadow /etc/hostname; do [ -e "$p" ] && echo "$p"; done; :')
 check "host paths are absent (/root /home /var /srv /opt /boot /mnt /run /sys /etc/shadow)" test -z "$out"
 [ -n "$out" ] && diag "present: $out"
-check "the host's /etc/passwd is not the jail's" \
-	test "$(jsh 'grep -c "^root:" /etc/passwd')" = 0
+check "the host's /etc/passwd is not the jail's (no daemon: entry)" \
+	test "$(jsh 'grep -c "^daemon:" /etc/passwd')" = 0
+check "/etc/passwd and /etc/group list root (getpwuid(0), getgrgid(0))" \
+	test "$(jsh "$py -c 'import pwd, grp; print(pwd.getpwuid(0).pw_name, grp.getgrgid(0).gr_name)'")" = "root root"
+check "/etc/group names the jail user's group" has "$(jsh 'cat /etc/group')" "^[a-z]+:x:$jail_gid:"
+check "nsswitch.conf in the jail says files for passwd and group" \
+	test "$(jsh 'grep -E "^(passwd|group):" /etc/nsswitch.conf | tr -s " " | tr "\n" ";"')" = "passwd: files;group: files;"
 check "/etc/passwd names the jail user" has "$(jsh 'cat /etc/passwd')" "^[a-z]+:x:$jail_uid:$jail_gid:"
 check "id -un resolves through /etc/passwd" test -n "$(jsh 'id -un')"
 check "touch /etc/x fails" test "$(jsh 'touch /etc/x 2>/dev/null && echo made || echo refused')" = refused
@@ -196,10 +201,15 @@ except OSError as e:
     print("errno", e.errno)
 EOF
 chmod 644 "$tmp/lo.py"
-out=$("$HUTCH" run --ro "$tmp/lo.py:/lo.py" -- "$py" /lo.py 2>&1)
-check "default policy: lo is DOWN" test "$(printf '%s\n' "$out" | head -1)" = down
-check "default policy: a datagram to 127.0.0.1 fails (ENETUNREACH)" \
+out=$("$HUTCH" run --network none --ro "$tmp/lo.py:/lo.py" -- "$py" /lo.py 2>&1)
+check "--network none: lo is DOWN" test "$(printf '%s\n' "$out" | head -1)" = down
+check "--network none: a datagram to 127.0.0.1 fails (ENETUNREACH)" \
 	test "$(printf '%s\n' "$out" | sed -n 2p)" = "errno 101"
+check "strict policy: network none by default" \
+	test "$("$HUTCH" run --json --policy strict -- /bin/true | json_get 'd["jail"]["network"]')" = none
+out=$("$HUTCH" run --ro "$tmp/lo.py:/lo.py" -- "$py" /lo.py 2>&1)
+check "default policy (network loopback by default): lo is UP, a datagram comes back" \
+	test "$(printf '%s\n' "$out" | tr '\n' ' ')" = "up ping "
 out=$("$HUTCH" run --policy network --network loopback --ro "$tmp/lo.py:/lo.py" -- "$py" /lo.py 2>&1)
 check "--network loopback: lo is UP" test "$(printf '%s\n' "$out" | head -1)" = up
 check "--network loopback: a datagram to 127.0.0.1 comes back" \

@@ -82,8 +82,8 @@ expect "--network host under default" policy_violation 'd["error"].get("pointer"
 expect "--rw /etc:/x" policy_violation 'd["error"].get("pointer") == "/mounts/0"' 125 --rw /etc:/x -- /bin/true
 expect "--ro under strict (no request mounts)" policy_violation 'd["error"].get("pointer") == "/mounts/0"' 125 \
 	--policy strict --ro /usr/share:/x -- /bin/true
-expect "--env SECRET=1" policy_violation 'd["error"].get("pointer") == "/env/SECRET"' 125 \
-	--env SECRET=1 -- /bin/true
+expect "--env SECRET=1 under strict" policy_violation 'd["error"].get("pointer") == "/env/SECRET"' 125 \
+	--policy strict --env SECRET=1 -- /bin/true
 expect "--timeout 2h above the default maximum" policy_violation 'd["error"].get("pointer") == "/limits/wall_ms"' 125 \
 	--timeout 2h -- /bin/true
 printf '{"version": 1, "policy": "default", "argv": ["/bin/true"]}' >"$tmp/req.json"
@@ -238,8 +238,8 @@ skip "internal" "no way to provoke an internal error from outside"
 # --- messages never carry request content ----------------------------------------------
 
 secret=hutch-secret-$$-value
-"$HUTCH" run --json --env "SECRET=$secret" -- /bin/true >"$tmp/doc" 2>"$tmp/err"
-"$HUTCH" run --env "SECRET=$secret" -- /bin/true >>"$tmp/doc" 2>>"$tmp/err"
+"$HUTCH" run --json --policy strict --env "SECRET=$secret" -- /bin/true >"$tmp/doc" 2>"$tmp/err"
+"$HUTCH" run --policy strict --env "SECRET=$secret" -- /bin/true >>"$tmp/doc" 2>>"$tmp/err"
 check "a refused --env value appears in neither the document nor stderr" not grep -q "$secret" "$tmp/doc" "$tmp/err"
 "$HUTCH" run --json -- "/no/such/$secret" >"$tmp/doc" 2>"$tmp/err"
 "$HUTCH" run -- "/no/such/$secret" >>"$tmp/doc" 2>>"$tmp/err"
@@ -270,7 +270,7 @@ printf '{"version": 1, "argv": ["/bin/true", "%s"], "bogus": 1}' "$marker" >"$tm
 	"$HUTCH" run --request "$tmp/req.json"
 	"$HUTCH" run --network host -- $S "$marker"
 	"$HUTCH" run --rw /etc:/x -- $S "$marker"
-	"$HUTCH" run --env SECRET=1 -- $S "$marker"
+	"$HUTCH" run --policy strict --env SECRET=1 -- $S "$marker"
 	"$HUTCH" run --policy "$tmp/bad.json" -- $S "$marker"
 	"$HUTCH" run --policy nosuchpolicy -- $S "$marker"
 	HUTCH_EXEC=/nonexistent "$HUTCH" run -- $S "$marker"

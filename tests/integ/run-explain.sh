@@ -50,8 +50,8 @@ check "stderr: the noexec exec and its grant" \
 cp /bin/true "$tmp/hostonly/prog"
 chmod 755 "$tmp/hostonly/prog"
 "$HUTCH" run --explain --json --ro "$tmp/hostonly:/data" -- /data/prog >"$tmp/doc" 2>/dev/null
-check "the command on a request bind: exec_failed, and noexec with {\"policy\": \"build\"}" \
-	ex "$tmp/doc" 'd["error"]["code"] == "exec_failed" and [e for e in d["explain"]["events"] if e["kind"] == "noexec" and e["path"] == "/data/prog" and e["grant"] == {"policy": "build"}]'
+check "the command on a request bind: exec_failed, and noexec with filesystem.request_exec" \
+	ex "$tmp/doc" 'd["error"]["code"] == "exec_failed" and [e for e in d["explain"]["events"] if e["kind"] == "noexec" and e["path"] == "/data/prog" and e["grant"] == {"filesystem": {"request_exec": True}}]'
 
 # --- it lets nothing through ------------------------------------------------------
 

@@ -75,6 +75,7 @@ static const struct {
 	{ HUTCH_MOUNT_FILE, "/etc/passwd", NULL, 0, 0644 },
 	{ HUTCH_MOUNT_FILE, "/etc/group", NULL, 0, 0644 },
 	{ HUTCH_MOUNT_FILE, "/etc/hosts", NULL, 0, 0644 },
+	{ HUTCH_MOUNT_FILE, "/etc/nsswitch.conf", NULL, 0, 0644 },
 	{ HUTCH_MOUNT_PROC, "/proc", NULL, 0, 0 },
 	/* a minimal /dev */
 	{ HUTCH_MOUNT_DIR, "/dev", NULL, 0, 0755 },
@@ -127,14 +128,19 @@ static void test_small_plan(void)
 		CU_ASSERT_EQUAL(m->mode, want_mounts[i].mode);
 	}
 	/* sizes: both bounds of each tmpfs, the bytes of each file */
-	CU_ASSERT_EQUAL(sp->mounts[17].size_bytes, 1 << 20);
-	CU_ASSERT_EQUAL(sp->mounts[17].inodes, 500);
-	CU_ASSERT_EQUAL(sp->mounts[18].size_bytes, 2 << 20);
-	CU_ASSERT_EQUAL(sp->mounts[18].inodes, 300);
-	CU_ASSERT_EQUAL(sp->mounts[19].data_len, 3);
-	CU_ASSERT_EQUAL(memcmp(sp->mounts[19].data, "hi\n", 3), 0);
+	CU_ASSERT_EQUAL(sp->mounts[18].size_bytes, 1 << 20);
+	/* passwd and group list root first; nsswitch asks only files */
+	CU_ASSERT_NSTRING_EQUAL(sp->mounts[2].data, "root:x:0:0:root:/root:/bin/sh\n", 30);
+	CU_ASSERT_NSTRING_EQUAL(sp->mounts[3].data, "root:x:0:\n", 10);
+	CU_ASSERT_NSTRING_EQUAL(sp->mounts[5].data, "passwd: files\ngroup: files\n", 27);
+	CU_ASSERT_EQUAL(sp->mounts[18].inodes, 500);
+	CU_ASSERT_EQUAL(sp->mounts[19].size_bytes, 2 << 20);
+	CU_ASSERT_EQUAL(sp->mounts[19].inodes, 300);
+	CU_ASSERT_EQUAL(sp->mounts[20].data_len, 3);
+	CU_ASSERT_EQUAL(memcmp(sp->mounts[20].data, "hi\n", 3), 0);
 	CU_ASSERT_EQUAL(sp->mounts[2].data_len, strlen((const char *)sp->mounts[2].data));
 	CU_ASSERT_EQUAL(strncmp((const char *)sp->mounts[2].data,
+				"root:x:0:0:root:/root:/bin/sh\n"
 				"nobody:x:65534:65534:hutch jail:/work:/bin/sh\n",
 				sp->mounts[2].data_len), 0);
 
@@ -168,7 +174,7 @@ static void test_small_plan(void)
 		CU_ASSERT_EQUAL_FATAL(spec_encode(sp, &buf, &len), 0);
 		CU_ASSERT_EQUAL_FATAL(spec_decode(buf, len, &back), 0);
 		CU_ASSERT_EQUAL(back.n_mounts, sp->n_mounts);
-		CU_ASSERT_STRING_EQUAL(back.mounts[20].source, "/srv/data");
+		CU_ASSERT_STRING_EQUAL(back.mounts[21].source, "/srv/data");
 		spec_release(&back);
 		free(buf);
 	}
@@ -204,7 +210,7 @@ static void test_unprivileged_unlimited(void)
 	CU_ASSERT_EQUAL(l->sp.rlimit[HUTCH_RLIM_NPROC], HUTCH_RLIM_INFINITY);
 	CU_ASSERT_EQUAL(l->sp.rlimit[HUTCH_RLIM_FSIZE], 0);
 	CU_ASSERT_EQUAL(l->sp.n_mounts, ARRAY_SIZE(want_mounts) - 1); /* no input file */
-	CU_ASSERT_EQUAL(l->sp.mounts[18].flags, HUTCH_MF_RW);	      /* nothing collected */
+	CU_ASSERT_EQUAL(l->sp.mounts[19].flags, HUTCH_MF_RW);	      /* nothing collected */
 	layout_free(l);
 	free(l);
 }

@@ -20,7 +20,7 @@
 
 #define INVALID HUTCH_ERR_POLICY_INVALID
 
-static const char *const shipped[] = { "default", "strict", "network" };
+static const char *const shipped[] = { "default", "strict", "network", "build", "convert" };
 
 /* The text of policy/NAME.json in the source tree ($HUTCH_SRCDIR, which
  * `make check` exports), or NULL after a clear failure. */
@@ -148,6 +148,33 @@ static void test_shipped_valid(void)
 	}
 }
 
+/* build and convert: default's kernel surface, their own grants. */
+static void test_job_policies(const struct policy *d)
+{
+	struct policy b = { 0 }, c = { 0 };
+	struct verrors e = { 0 };
+	size_t len;
+	char *t;
+
+	t = read_policy("build", &len);
+	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "build", &b, &e), 0);
+	free(t);
+	t = read_policy("convert", &len);
+	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "convert", &c, &e), 0);
+	free(t);
+	CU_ASSERT_TRUE(b.writable_exec && b.request_exec && b.env_allow_any);
+	CU_ASSERT_EQUAL(b.net_default, NET_LOOPBACK);
+	CU_ASSERT(b.limits[LIM_PROCESSES].def > d->limits[LIM_PROCESSES].def);
+	CU_ASSERT(b.limits[LIM_WALL_MS].def > d->limits[LIM_WALL_MS].def);
+	CU_ASSERT_FALSE(c.writable_exec || c.request_exec);
+	CU_ASSERT_EQUAL(c.net_default, NET_LOOPBACK);
+	CU_ASSERT(c.n_binds > d->n_binds);
+	CU_ASSERT_EQUAL(b.seccomp_mode, SECCOMP_DENY_LIST);
+	CU_ASSERT_EQUAL(c.seccomp_mode, SECCOMP_DENY_LIST);
+	policy_free(&b);
+	policy_free(&c);
+}
+
 /* What each shipped policy promises (DESIGN.md "Policies"). */
 static void test_shipped_contents(void)
 {
@@ -166,7 +193,7 @@ static void test_shipped_contents(void)
 	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "network", &n, &e), 0);
 	free(t);
 
-	CU_ASSERT_EQUAL(d.net_default, NET_NONE);
+	CU_ASSERT_EQUAL(d.net_default, NET_LOOPBACK);
 	CU_ASSERT_TRUE(d.net_allowed[NET_NONE]);
 	CU_ASSERT_TRUE(d.net_allowed[NET_LOOPBACK]);
 	CU_ASSERT_FALSE(d.net_allowed[NET_HOST]);
@@ -181,7 +208,10 @@ static void test_shipped_contents(void)
 	CU_ASSERT(strstr(d.canonical, "\"tmp_inodes\":{\"default\":32768,\"max\":32768}") != NULL);
 	CU_ASSERT(s.limits[LIM_TMP_INODES].max < d.limits[LIM_TMP_INODES].max);
 	CU_ASSERT(s.limits[LIM_WORK_INODES].max < d.limits[LIM_WORK_INODES].max);
-	CU_ASSERT_EQUAL(d.n_binds, 5);
+	CU_ASSERT_EQUAL(d.n_binds, 28);	/* /usr and the secret-free /etc list */
+	CU_ASSERT_FALSE(d.request_exec);
+	CU_ASSERT_TRUE(d.env_allow_any);
+	CU_ASSERT(strstr(d.canonical, "\"allow_any\":true") != NULL);
 	CU_ASSERT_STRING_EQUAL(d.binds[0].path, "/usr");
 	CU_ASSERT_TRUE(d.binds[0].exec);
 	CU_ASSERT_FALSE(d.binds[1].exec);
@@ -213,6 +243,8 @@ static void test_shipped_contents(void)
 	CU_ASSERT_FALSE(s.net_allowed[NET_LOOPBACK]);
 	CU_ASSERT_FALSE(s.net_allowed[NET_HOST]);
 	CU_ASSERT_EQUAL(s.n_env_allow_prefixes, 0);
+	CU_ASSERT_FALSE(s.env_allow_any);
+	CU_ASSERT_FALSE(s.request_exec);
 	for (int l = 0; l < LIM_COUNT; l++)
 		CU_ASSERT(s.limits[l].max <= d.limits[l].max);	/* smaller than default */
 
@@ -224,6 +256,7 @@ static void test_shipped_contents(void)
 
 	CU_ASSERT(strcmp(d.canonical, s.canonical) != 0);
 	CU_ASSERT(strcmp(d.canonical, n.canonical) != 0);
+	test_job_policies(&d);
 	policy_free(&d);
 	policy_free(&s);
 	policy_free(&n);
@@ -416,6 +449,8 @@ static const struct invalid_case {
 	{ { { "/filesystem/binds", "{}" } }, "/filesystem/binds", 1 },
 	{ { { "/filesystem/usr_symlinks", "\"yes\"" } }, "/filesystem/usr_symlinks", 1 },
 	{ { { "/filesystem/writable_exec", NULL } }, "/filesystem/writable_exec", 1 },
+	{ { { "/filesystem/request_exec", "\"yes\"" } }, "/filesystem/request_exec", 1 },
+	{ { { "/env/allow_any", "1" } }, "/env/allow_any", 1 },
 	{ { { "/filesystem/extra", "1" } }, "/filesystem/extra", 1 },
 	/* request mount rules */
 	{ { { "/mounts", "{}" } }, "/mounts", 1 },
@@ -441,8 +476,8 @@ static const struct invalid_case {
 	{ { { "/network/default", "\"host\"" } }, "/network/default", 1 },
 	{ { { "/network/default", "\"wifi\"" } }, "/network/default", 1 },
 	{ { { "/network/default", NULL } }, "/network/default", 1 },
-	{ { { "/network/allow/1", "\"wifi\"" } }, "/network/allow/1", 1 },
-	{ { { "/network/allow/1", "2" } }, "/network/allow/1", 1 },
+	{ { { "/network/allow/0", "\"wifi\"" } }, "/network/allow/0", 1 },
+	{ { { "/network/allow/0", "2" } }, "/network/allow/0", 1 },
 	{ { { "/network/allow", "[]" } }, "/network/default", 1 },
 	{ { { "/network/allow", NULL } }, "/network/allow", 2 },
 	{ { { "/network/extra", "1" } }, "/network/extra", 1 },
