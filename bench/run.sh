@@ -1,6 +1,9 @@
 #!/bin/sh
-# bench/run.sh: start latency of a jailed /bin/true, hutch against plain
-# fork/exec, unshare(1) and bubblewrap, interleaved in one run. See
+# bench/run.sh: the benchmark table in one run. Start latency of a jailed
+# /bin/true, hutch against plain fork/exec, unshare(1) and bubblewrap,
+# interleaved; then 1 GiB of pass-through against a plain pipe
+# (throughput.sh); then the serve rows (serve.sh, when the tree has it).
+# Everything as ratios to a reference measured in the same run. See
 # bench/README. Not a test: it never fails on slow numbers.
 #
 # Environment:
@@ -14,6 +17,9 @@
 #                 stdout and JSON written to that file
 #   BENCH_RAW     1: include every sample in the JSON
 #   BENCH_HELPER  0: leave out the hutch-exec-only variant
+#   BENCH_PASS    0: leave out pass-through; BENCH_PASS_SIZE (default 1G)
+#                 and BENCH_PASS_ROUNDS (default 5) go to throughput.sh
+#   BENCH_SERVE   0: leave out the serve rows (bench/serve.sh)
 #   CC            compiler for the driver (default cc)
 set -eu
 
@@ -97,10 +103,11 @@ if [ "${BENCH_HELPER:-1}" != 0 ]; then
 	if [ -n "$helper" ] && [ -x "$helper" ] && [ -x "$hutch" ]; then
 		# A stand-in that keeps a copy of each spec and hands it on to the
 		# real helper, so the frontend's probe passes and the last spec
-		# kept is the one for the command itself.
+		# kept is the one for the command itself (hutch starts its helper
+		# before it knows whether the canary runs: copies may overlap).
 		cat >"$tmp/capture" <<EOF
 #!/bin/sh
-/bin/cat <&3 >'$tmp/spec.new' && /bin/mv '$tmp/spec.new' '$tmp/spec.bin'
+/bin/cat <&3 >'$tmp/spec.'\$\$ && /bin/mv '$tmp/spec.'\$\$ '$tmp/spec.bin'
 exec '$helper' 3<'$tmp/spec.bin'
 EOF
 		chmod 755 "$tmp/capture"
@@ -117,13 +124,47 @@ EOF
 fi
 
 opts="-n $iters -w $warmup"
+spawn_json=$tmp/spawn.json
 case $json in
-'' | 0) ;;
-1) opts="$opts -j -" ;;
-*) opts="$opts -j $json" ;;
+'' | 0) opts="$opts -j $spawn_json" ;;
+1) opts="$opts -j -" spawn_json= ;;
+*) opts="$opts -j $json" spawn_json=$json ;;
 esac
 [ "${BENCH_RAW:-0}" = 1 ] && opts="$opts -r"
 
-cd "$tmp"
-# shellcheck disable=SC2086 # opts is split on purpose
-"$tmp/bench-spawn" $opts -b plain "$@"
+(
+	cd "$tmp"
+	# shellcheck disable=SC2086 # opts is split on purpose
+	"$tmp/bench-spawn" $opts -b plain "$@"
+)
+
+# The medians of one run, side by side: the issue's ratios.
+median_of() { # variant name -> its median in the JSON, or nothing
+	[ -n "$spawn_json" ] && [ -r "$spawn_json" ] || return 0
+	sed -n "s/.*\"name\": \"$1\",.*\"median\": \([0-9.]*\),.*/\1/p" "$spawn_json"
+}
+p=$(median_of plain) b=$(median_of bwrap) h=$(median_of hutch) x=$(median_of hutch-exec)
+{
+	printf '\nstart-up, same run:'
+	[ -n "$h" ] && [ -n "$b" ] && awk -v h="$h" -v b="$b" 'BEGIN { printf " hutch %.2fx bwrap strict;", h / b }'
+	[ -n "$x" ] && [ -n "$p" ] && awk -v x="$x" -v p="$p" 'BEGIN { printf " hutch-exec alone %.1fx plain;", x / p }'
+	[ -n "$h" ] && [ -n "$x" ] && awk -v h="$h" -v x="$x" 'BEGIN { printf " the frontend adds %.0f us", h - x }'
+	printf '\n'
+} >&2
+
+if [ "${BENCH_PASS:-1}" != 0 ]; then
+	note ""
+	note "pass-through (throughput.sh):"
+	HUTCH=$hutch BENCH_SIZE=${BENCH_PASS_SIZE:-1G} BENCH_ROUNDS=${BENCH_PASS_ROUNDS:-5} \
+		sh "$here/throughput.sh" >&2 || note "bench: pass-through failed"
+fi
+
+if [ "${BENCH_SERVE:-1}" != 0 ]; then
+	note ""
+	if [ -r "$here/serve.sh" ]; then
+		note "serve (serve.sh):"
+		HUTCH=$hutch sh "$here/serve.sh" >&2 || note "bench: serve.sh failed"
+	else
+		note "serve: skipped (no bench/serve.sh in this tree)"
+	fi
+fi

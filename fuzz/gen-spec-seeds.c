@@ -100,6 +100,9 @@ static void hand_made(void)
 		  .data = data, .data_len = sizeof(data) },
 		{ .kind = HUTCH_MOUNT_FILE, .source = "", .target = "/etc/empty" },
 		{ .kind = HUTCH_MOUNT_DIR, .mode = 0700, .source = "", .target = "/a/.b/..c/..." },
+		{ .kind = HUTCH_MOUNT_DEVPTS, .mode = 0666, .source = "", .target = "/dev/pts" },
+		{ .kind = HUTCH_MOUNT_BIND, .flags = HUTCH_MF_RW | HUTCH_MF_IDMAP, .source = "/srv/out",
+		  .target = "/out" },
 	};
 	struct spec sp = {
 		.hostname = "", .cwd = "/", .argc = 1, .argv = argv1,

@@ -10,7 +10,7 @@
 #             it is one, else a fresh tree in a temporary directory)
 # Environment:
 #   FUZZ_SECONDS    per harness (default 60)
-#   FUZZ_HARNESSES  which ones (default: request policy spec status)
+#   FUZZ_HARNESSES  which ones (default: request policy policy-extends spec status frame)
 #   FUZZ_ARTIFACTS  where failing inputs and logs are kept (default: a new
 #                   /tmp/hutch-fuzz-artifacts.XXXXXX, made only on failure)
 #   FUZZ_CC         the clang to build with (default clang)
@@ -18,7 +18,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${FUZZ_SECONDS:-60}
-harnesses=${FUZZ_HARNESSES:-request policy spec status frame}
+harnesses=${FUZZ_HARNESSES:-request policy policy-extends spec status frame}
 scratch=$(mktemp -d /tmp/hutch-fuzz.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 : "${UBSAN_OPTIONS:=print_stacktrace=1:halt_on_error=1}"
@@ -70,7 +70,7 @@ for h in $harnesses; do
 	mkdir -p "$work/corpus"
 	cp "$top/fuzz/corpus/$h/"* "$work/corpus/"
 	dict=
-	case $h in request | policy) dict=-dict=$top/fuzz/json.dict ;; esac
+	case $h in request | policy | policy-extends) dict=-dict=$top/fuzz/json.dict ;; esac
 	start=$(date +%s)
 	rc=0
 	"$bin" -max_total_time="$seconds" -rss_limit_mb=2048 -detect_leaks=1 -timeout=10 \

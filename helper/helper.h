@@ -31,6 +31,13 @@ void landlock_add_rules(int ruleset_fd, const struct spec *sp);
 void landlock_enforce(int ruleset_fd);
 int landlock_abi(void);
 
+/* idmap.c (phase 2, outer process, before the clone, while we hold our
+ * privileges): each HUTCH_MF_IDMAP bind as a detached idmapped tree mapping
+ * its source's owner to the jail's user; pid 1 attaches idmap_tree(i). */
+void idmap_prepare(const struct spec *sp);
+int idmap_tree(uint32_t item);
+void idmap_close(const struct spec *sp);	/* the outer process's copies */
+
 /* namespaces.c (phase 2, outer process): clone pid 1 of the jail into new
  * namespaces and write its id maps. Returns its pid to us, 0 to it (once
  * its maps are written). */
@@ -47,6 +54,15 @@ void limit_user_counts(void);	/* after them, before the privileges go */
 
 /* rootfs.c (phase 2, pid 1): tmpfs root, the spec's mounts, pivot_root. */
 void build_root(const struct spec *sp);
+
+/* devpts.c (phase 2, pid 1, from build_root): a devpts instance of the
+ * jail's own as a detached mount; its fd. */
+int devpts_new(const struct spec_mount *m, uint32_t item);
+
+/* tty.c (phase 2, pid 1; HUTCH_SPEC_TTY only): a pty of the jail's devpts
+ * as 0-2, its master sent to hutch; after setsid, the controlling tty. */
+void tty_prepare(const struct spec *sp);
+void tty_take_controlling(const struct spec *sp);
 
 /* netdev.c (phase 2): hostname, loopback. */
 void set_hostname(const struct spec *sp);

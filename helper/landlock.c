@@ -98,6 +98,11 @@ static __u64 rights_for(const struct spec_mount *m)
 		return LANDLOCK_ACCESS_FS_READ_FILE;
 	case HUTCH_MOUNT_DIR:
 		return LANDLOCK_ACCESS_FS_READ_DIR;
+	case HUTCH_MOUNT_DEVPTS:
+		/* the jail's own terminals: open, read, write, ioctl (seccomp
+		 * still refuses TIOCSTI and TIOCLINUX) */
+		return LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_READ_FILE |
+		       LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
 	case HUTCH_MOUNT_SYMLINK:
 	case HUTCH_MOUNT_KIND_MAX:
 		break;

@@ -48,7 +48,7 @@ static void make_mirror_pipe(int *ret_rd)
 /* Whether pid 1 will send anything on the control socket. */
 static bool spec_uses_control(const struct spec *sp)
 {
-	if (sp->flags & HUTCH_SPEC_SECCOMP_NOTIFY)
+	if (sp->flags & (HUTCH_SPEC_SECCOMP_NOTIFY | HUTCH_SPEC_TTY))
 		return true;
 	for (uint32_t i = 0; i < sp->n_mounts; i++)
 		if (sp->mounts[i].flags & HUTCH_MF_SEND_FD)
@@ -85,6 +85,7 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 	parent_death_guard();		/* a credential change cleared it */
 	set_no_new_privs();		/* Landlock and seccomp both require it */
 	landlock_enforce(ruleset_fd);
+	tty_prepare(sp);		/* --tty: from the jail's devpts, before 0-2 are final */
 	/* chdir inside the jail and check where we landed: an inherited
 	 * directory fd or cwd must not leave us outside (runc CVE-2024-21626). */
 	if (chdir(sp->cwd) < 0)
@@ -102,6 +103,7 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 		fail(STAGE_CLOSE_FDS, SITE_CLOSE_FDS_RANGE, errno);
 	if (setsid() < 0)	/* no controlling terminal: TIOCSTI needs one */
 		fail(STAGE_SETSID, SITE_SETSID_SESSION, errno);
+	tty_take_controlling(sp);	/* --tty: the jail's own pty, never the caller's */
 	seccomp_enforce(sp);		/* last: base filter, then the spec's */
 	close(HUTCH_CONTROL_FD);	/* everything is sent; the target never sees it */
 
@@ -135,6 +137,7 @@ int main(void)
 
 	/* Phase 2: enact. No malloc, no stdio, async-signal-safe calls only. */
 	make_mirror_pipe(&mirror_rd);
+	idmap_prepare(&sp);		/* needs our privileges over the host's filesystems */
 	child = clone_into_namespaces(&sp);	/* pid 1 of the new pid namespace */
 	if (child == 0) {
 		close(mirror_rd);
@@ -142,6 +145,7 @@ int main(void)
 	}
 	if (ruleset_fd >= 0)
 		close(ruleset_fd);
+	idmap_close(&sp);		/* pid 1 holds its own copies */
 	if (spec_uses_control(&sp))
 		close(HUTCH_CONTROL_FD);	/* pid 1's business */
 	close(HUTCH_MIRROR_FD);	/* the status pipe stays: see reaper.c */

@@ -49,6 +49,14 @@ static void clone_bind_source(const struct spec_mount *m, uint32_t i)
 	int fd = (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how));
 
 	tree_fd[i] = -1;
+	if (m->flags & HUTCH_MF_IDMAP) {
+		/* made and flagged by the outer process (idmap.c) */
+		if (fd >= 0)
+			close(fd);
+		tree_fd[i] = idmap_tree(i);
+		tree_is_dir[i] = 1;
+		return;
+	}
 	if (fd < 0 && errno == ENOENT && (m->flags & HUTCH_MF_OPTIONAL))
 		return;
 	if (fd < 0 || fstat(fd, &st) < 0)
@@ -271,6 +279,11 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 		break;
 	case HUTCH_MOUNT_DIR:
 		close(make_dir(dir_fd, name, m->mode, i));
+		break;
+	case HUTCH_MOUNT_DEVPTS:
+		target_fd = make_dir(dir_fd, name, 0755, i);
+		attach(devpts_new(m, i), target_fd, i);
+		close(target_fd);
 		break;
 	case HUTCH_MOUNT_KIND_MAX:
 		fail(STAGE_MOUNT, i, EINVAL);

@@ -15,6 +15,7 @@
 /* What pid 1 sends on HUTCH_CONTROL_FD, one tagged byte with one fd each. */
 #define HUTCH_CONTROL_WORKDIR 'w'	/* the work dir's tmpfs, for collect */
 #define HUTCH_CONTROL_LISTENER 's'	/* the seccomp listener, for denial reports */
+#define HUTCH_CONTROL_PTY 't'		/* --tty: the master of the jail's own pty */
 
 /* Exit status of hutch-exec when jail setup failed (EX_OSERR). */
 #define HUTCH_EXIT_SETUP 71

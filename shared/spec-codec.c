@@ -48,6 +48,11 @@ static int check_mount(const struct spec_mount *m)
 		return 0;
 	if ((m->flags & HUTCH_MF_SEND_FD) && m->kind != HUTCH_MOUNT_TMPFS)
 		return 0;
+	/* only a writable bind is idmapped, never with optional or dev */
+	if ((m->flags & HUTCH_MF_IDMAP) &&
+	    (m->kind != HUTCH_MOUNT_BIND || !(m->flags & HUTCH_MF_RW) ||
+	     (m->flags & (HUTCH_MF_OPTIONAL | HUTCH_MF_DEV))))
+		return 0;
 	/* tmpfs reads nr_inodes=0 as unlimited: a tmpfs always says its bound. */
 	if ((m->kind == HUTCH_MOUNT_TMPFS) != (m->inodes > 0))
 		return 0;
@@ -68,6 +73,10 @@ static int check_mount(const struct spec_mount *m)
 	case HUTCH_MOUNT_PROC:
 	case HUTCH_MOUNT_DIR:
 		return m->source[0] == '\0' && m->data_len == 0;
+	case HUTCH_MOUNT_DEVPTS:
+		/* never nodev-free by a flag: the instance is the jail's own */
+		return m->source[0] == '\0' && m->data_len == 0 && m->flags == 0 &&
+		       (m->mode & ~0666u) == 0;
 	case HUTCH_MOUNT_KIND_MAX:
 		break;
 	}

@@ -43,7 +43,8 @@ enum {
 	HUTCH_SPEC_LANDLOCK_NET = 1u << 8,	/* deny TCP bind/connect (ABI >= 4) */
 	HUTCH_SPEC_SECCOMP = 1u << 9,		/* a filter follows and must load */
 	HUTCH_SPEC_SECCOMP_NOTIFY = 1u << 10,	/* send its listener on HUTCH_CONTROL_FD */
-	HUTCH_SPEC_FLAGS_ALL = (1u << 11) - 1,
+	HUTCH_SPEC_TTY = 1u << 11,		/* a pty of the jail's devpts is 0-2 (--tty) */
+	HUTCH_SPEC_FLAGS_ALL = (1u << 12) - 1,
 };
 
 /* Limits the helper sets; HUTCH_RLIM_INFINITY leaves one unlimited.
@@ -65,6 +66,7 @@ enum hutch_mount_kind {
 	HUTCH_MOUNT_SYMLINK,	/* source: the link text */
 	HUTCH_MOUNT_FILE,	/* data: contents, mode */
 	HUTCH_MOUNT_DIR,	/* mode */
+	HUTCH_MOUNT_DEVPTS,	/* a new devpts instance; mode: its ptmx node's */
 	HUTCH_MOUNT_KIND_MAX
 };
 
@@ -74,7 +76,8 @@ enum {
 	HUTCH_MF_DEV = 1u << 2,		/* device nodes honoured (binds of /dev nodes) */
 	HUTCH_MF_OPTIONAL = 1u << 3,	/* skip a bind whose source does not exist */
 	HUTCH_MF_SEND_FD = 1u << 4,	/* tmpfs: send its root fd on HUTCH_CONTROL_FD */
-	HUTCH_MF_ALL = (1u << 5) - 1,
+	HUTCH_MF_IDMAP = 1u << 5,	/* rw bind: idmapped, its owner as the jail's user */
+	HUTCH_MF_ALL = (1u << 6) - 1,
 };
 
 struct spec_mount {

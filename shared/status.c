@@ -47,6 +47,8 @@ static const char *const stage_names[STAGE_MAX] = {
 	[STAGE_HELPER_EXEC] = "helper_exec",
 	[STAGE_JAIL_INIT] = "jail_init",
 	[STAGE_USER_COUNTS] = "user_counts",
+	[STAGE_BIND_IDMAP] = "bind_idmap",
+	[STAGE_TTY] = "tty",
 };
 
 static const char *const code_names[HUTCH_STATUS_CODE_MAX] = {
@@ -207,6 +209,14 @@ static const char *const helper_exec_sites[SITE_HELPER_EXEC_MAX] = {
 static const char *const jail_init_sites[SITE_JAIL_INIT_MAX] = {
 	[SITE_JAIL_INIT_WAIT] = "pid 1 of the jail",
 };
+static const char *const tty_sites[SITE_TTY_MAX] = {
+	[SITE_TTY_OPEN_PTMX] = "opening the jail's /dev/pts/ptmx for --tty",
+	[SITE_TTY_UNLOCK] = "unlocking the jail's pty for --tty",
+	[SITE_TTY_PEER] = "opening the jail's pty slave for --tty",
+	[SITE_TTY_SEND] = "sending the jail's pty to hutch for --tty",
+	[SITE_TTY_STDIO] = "making the jail's pty the command's standard streams",
+	[SITE_TTY_CONTROLLING] = "making the jail's pty the controlling terminal",
+};
 
 #define SITES(a) { a, sizeof(a) / sizeof(a[0]) }
 static const struct {
@@ -241,6 +251,7 @@ static const struct {
 	[STAGE_EXEC] = SITES(exec_sites),
 	[STAGE_HELPER_EXEC] = SITES(helper_exec_sites),
 	[STAGE_JAIL_INIT] = SITES(jail_init_sites),
+	[STAGE_TTY] = SITES(tty_sites),
 };
 
 /* The user counts as the files under /proc/sys/user the helper writes. */
@@ -335,6 +346,9 @@ static void say_mount_kind(struct words *w, const struct spec *sp, uint32_t i)
 	case HUTCH_MOUNT_DIR:
 		say(w, "creating the directory ");
 		break;
+	case HUTCH_MOUNT_DEVPTS:
+		say(w, "mount of devpts at ");
+		break;
 	case HUTCH_MOUNT_KIND_MAX:
 		say(w, "mounting ");
 		break;
@@ -351,6 +365,11 @@ static int say_indexed(struct words *w, const struct hutch_status *st, const str
 	switch (st->stage) { /* a number off the wire: default is real */
 	case STAGE_BIND_SOURCE:
 		say(w, "bind of ");
+		say_mount(w, sp, i, 1);
+		return 1;
+	case STAGE_BIND_IDMAP:
+		say(w, "idmapped mount (mount_setattr MOUNT_ATTR_IDMAP) for a root caller's --rw "
+		       "bind of ");
 		say_mount(w, sp, i, 1);
 		return 1;
 	case STAGE_MOUNT_TARGET:

@@ -57,6 +57,8 @@ enum hutch_stage {
 	STAGE_HELPER_EXEC,	/* written by the frontend's child: execve of hutch-exec */
 	STAGE_JAIL_INIT,	/* pid 1 of the jail, seen from the outer process */
 	STAGE_USER_COUNTS,	/* item: enum hutch_user_count */
+	STAGE_BIND_IDMAP,	/* item: mount index */
+	STAGE_TTY,
 	STAGE_MAX
 };
 
@@ -179,6 +181,15 @@ enum site_seccomp {
 enum site_exec { SITE_EXEC_EXECVE, SITE_EXEC_MAX };
 enum site_helper_exec { SITE_HELPER_EXEC_EXECVE, SITE_HELPER_EXEC_MAX };
 enum site_jail_init { SITE_JAIL_INIT_WAIT, SITE_JAIL_INIT_MAX };	/* err: a signal */
+enum site_tty {
+	SITE_TTY_OPEN_PTMX,		/* /dev/pts/ptmx of the jail's devpts */
+	SITE_TTY_UNLOCK,		/* TIOCSPTLCK */
+	SITE_TTY_PEER,			/* TIOCGPTPEER: the slave */
+	SITE_TTY_SEND,			/* the master to hutch */
+	SITE_TTY_STDIO,			/* the slave onto 0, 1 and 2 */
+	SITE_TTY_CONTROLLING,		/* TIOCSCTTY after setsid */
+	SITE_TTY_MAX
+};
 
 /* STAGE_USER_COUNTS: the count under /proc/sys/user that failed to open
  * or to be written. */

@@ -4,45 +4,87 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "errors.h"
 #include "cli/cmd-policy.h"
 #include "doc/json-util.h"
+#include "doc/policy-extends.h"
 #include "doc/policy.h"
 #include "run/execute.h"
 
 static const char policy_usage[] =
 	"Usage: hutch policy list\n"
 	"       hutch policy show NAME|FILE\n"
-	"       hutch policy check FILE\n"
+	"       hutch policy check FILE|NAME\n"
 	"       hutch policy digest NAME|FILE\n"
 	"\n"
 	"list    the policies found, admin directory first, and where each comes from\n"
-	"show    the canonical form of a policy (what its digest covers)\n"
-	"check   validate a policy file; every error with its JSON pointer\n"
+	"show    the resolved policy (extends applied) in canonical form, what its digest covers\n"
+	"check   validate a policy file (a path, or a file in the current directory),\n"
+	"        else the installed policy of that name; every error with its file and pointer\n"
 	"digest  the policy's digest (sha256 of the canonical form and hutch-exec's identity)\n";
+
+/* Every error on its own line: the file it is in (the policy, or the
+ * parent in its extends chain that holds the member; the policy's own
+ * file as the caller typed it), the pointer in that file, and why. */
+static int report(const char *typed, const char *loaded, int r, const struct verrors *e)
+{
+	char real[PATH_MAX];
+	bool have_real = strchr(loaded, '/') && realpath(loaded, real);
+
+	if (r == -ENOENT && e->n == 0) {
+		fprintf(stderr, "hutch policy: %s\n", policy_missing_reason(typed));
+		return r;
+	}
+	for (size_t i = 0; i < e->n; i++) {
+		const char *f = e->items[i].file ? e->items[i].file : typed;
+
+		if (have_real && strcmp(f, real) == 0)
+			f = typed;
+		fprintf(stderr, "hutch policy: %s: %s: %s\n", f,
+			e->items[i].pointer[0] ? e->items[i].pointer : "/", e->items[i].reason);
+	}
+	if (e->dropped)
+		fprintf(stderr, "hutch policy: %s: %zu more errors not shown\n", typed, e->dropped);
+	if (e->n == 0)
+		fprintf(stderr, "hutch policy: %s: cannot be read\n", typed);
+	return r;
+}
+
+/* typed: the argument as given; loaded: what is loaded for it. */
+static int load_as(const char *typed, const char *loaded, struct policy *pol)
+{
+	struct verrors e = { 0 };
+	int r = policy_load(loaded, pol, &e);
+
+	return r < 0 ? report(typed, loaded, r, &e) : 0;
+}
 
 static int load_or_report(const char *name, struct policy *pol)
 {
-	struct verrors e = { 0 };
-	int r = policy_load(name, pol, &e);
+	return load_as(name, name, pol);
+}
 
-	if (r == -ENOENT && e.n == 0) {
-		fprintf(stderr, "hutch policy: %s: no such policy\n", name);
-		return r;
-	}
-	if (r < 0) {
-		for (size_t i = 0; i < e.n; i++)
-			fprintf(stderr, "hutch policy: %s: %s: %s\n", name,
-				e.items[i].pointer[0] ? e.items[i].pointer : "/", e.items[i].reason);
-		if (e.n == 0)
-			fprintf(stderr, "hutch policy: %s: cannot be read\n", name);
-		return r;
-	}
-	return 0;
+/* check FILE: a file that exists is a file even without a slash (as
+ * ./FILE); anything else is looked up as a policy name. */
+static int check(const char *arg, struct policy *pol)
+{
+	char local[PATH_MAX];
+	struct stat st;
+
+	if (!strchr(arg, '/') && lstat(arg, &st) < 0 && !policy_name_valid(arg))
+		return fprintf(stderr, "hutch policy: %s: no such file\n", arg), -ENOENT;
+	if (strchr(arg, '/') || lstat(arg, &st) < 0)
+		return load_or_report(arg, pol);
+	if (snprintf(local, sizeof(local), "./%s", arg) >= (int)sizeof(local))
+		return fprintf(stderr, "hutch policy: check: path too long\n"), -ENAMETOOLONG;
+	return load_as(arg, local, pol);
 }
 
 static int list(void)
@@ -100,7 +142,7 @@ int cmd_policy(int argc, char **argv)
 								  JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	} else if (strcmp(argv[1], "check") == 0) {
-		if (load_or_report(strchr(argv[2], '/') ? argv[2] : argv[2], &pol) < 0)
+		if (check(argv[2], &pol) < 0)
 			return HUTCH_EXIT_FAILURE;
 		printf("%s: valid\n", argv[2]);
 	} else if (strcmp(argv[1], "digest") == 0) {

@@ -14,6 +14,7 @@
 #include "errors.h"
 #include "cli/cmd-probe.h"
 #include "doc/json-util.h"
+#include "doc/policy-extends.h"
 #include "doc/policy.h"
 #include "run/execute.h"
 #include "run/probe.h"
@@ -82,8 +83,12 @@ int cmd_probe(int argc, char **argv)
 
 	r = policy_load(policy_name, &pol, &e);
 	if (r < 0) {
-		fprintf(stderr, "hutch probe: %s: %s\n", policy_name,
-			r == -ENOENT ? "no such policy" : e.n ? e.items[0].reason : "cannot be read");
+		fprintf(stderr, "hutch probe: %s: %s%s%s\n",
+			e.n && e.items[0].file ? e.items[0].file : "--policy",
+			e.n && e.items[0].pointer[0] ? e.items[0].pointer : "",
+			e.n && e.items[0].pointer[0] ? ": " : "",
+			r == -ENOENT && !e.n ? policy_missing_reason(policy_name)
+			: e.n ? e.items[0].reason : "cannot be read");
 		return HUTCH_EXIT_FAILURE;
 	}
 	policy_digest(&pol, execute_helper_path(), digest);

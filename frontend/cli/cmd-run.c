@@ -20,6 +20,8 @@
 #include "fd-util.h"
 #include "spec.h"
 #include "cli/cmd-run.h"
+#include "cli/run-output-dir.h"
+#include "cli/run-tty.h"
 #include "doc/json-util.h"
 #include "doc/policy-choice.h"
 #include "doc/policy.h"
@@ -56,7 +58,9 @@ static const char usage[] =
 	"  --ro PATH[:DEST]       bind a host path read-only\n"
 	"  --rw PATH[:DEST]       bind a host path read-write\n"
 	"  --input NAME=FILE      stage FILE into the working directory as NAME\n"
-	"  --collect NAME         return the file NAME from the working directory\n"
+	"  --collect NAME         return the file or directory NAME from the working directory\n"
+	"  --output-dir DIR       without --json, write collected files into DIR (default: .)\n"
+	"  -t, --tty              give the command a terminal of the jail's own, relayed to ours\n"
 	"  --cwd DIR              working directory inside the jail\n"
 	"  --frame                stdout must be exactly one length-prefixed frame\n"
 	"  --request FILE|-       read a JSON request document (implies --json)\n"
@@ -96,6 +100,8 @@ enum {
 	OPT_DRY_RUN,
 	OPT_ALLOW_POLICIES,
 	OPT_EXPLAIN,
+	/* outputs to the host (run-output-dir.c) */
+	OPT_OUTPUT_DIR,
 };
 
 static const struct option options[] = {
@@ -123,6 +129,10 @@ static const struct option options[] = {
 	{ "result-fd", required_argument, NULL, OPT_RESULT_FD },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
+	/* outputs to the host */
+	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
+	/* interactive use (run-tty.c) */
+	{ "tty", no_argument, NULL, 't' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -154,6 +164,11 @@ struct run_cli {
 	struct json_object *doc;	/* built from options */
 	const struct policy *pol;	/* once chosen: its maxima for messages */
 	bool oom;			/* json-c could not allocate a member */
+	/* outputs to the host: where --collect writes without --json */
+	const char *output_dir;
+	int output_dir_fd;
+	/* interactive use: --tty */
+	bool tty;
 };
 
 /* One line naming the option or argument and the problem, then a hint. */
@@ -327,7 +342,7 @@ static bool is_request_option(int opt)
 {
 	return opt != OPT_POLICY && opt != OPT_ALLOW_POLICIES && opt != OPT_REQUEST &&
 	       opt != OPT_JSON && opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h' &&
-	       opt != OPT_EXPLAIN;
+	       opt != OPT_EXPLAIN && opt != OPT_OUTPUT_DIR && opt != 't';
 }
 
 static int add_env(struct run_cli *c, const char *arg)
@@ -416,6 +431,8 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_RESULT_FD: return set_result_fd(c, arg);
 	case OPT_DRY_RUN: c->dry_run = true; return 0;
 	case OPT_EXPLAIN: return set_explain(c);
+	case OPT_OUTPUT_DIR: c->output_dir = arg; return 0;
+	case 't': c->tty = true; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	default: return -EINVAL; /* option_error said which */
 	}
@@ -450,12 +467,13 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 	c->doc = json_object_new_object();
 	jset(c, c->doc, "version", json_object_new_int(1));
 	c->result_fd = -1;
+	c->output_dir_fd = -1;
 	optind = 1;
 	opterr = 0; /* option_error says it, naming hutch run */
 	/* '+': the first non-option ends option parsing, so the command's own
 	 * options are never ours (CVE-2024-32462). ':': a missing value is
 	 * told apart from an unknown option. */
-	while ((opt = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+:ht", options, NULL)) != -1) {
 		if (opt == '?' || opt == ':')
 			return option_error(opt, argv);
 		if (is_request_option(opt))
@@ -597,11 +615,21 @@ static bool say_as_typed(const struct run_cli *c, const struct verror *v)
 static int fail_with(struct run_cli *c, const struct verrors *e, const struct jail_report *jr)
 {
 	const struct verror *v = &e->items[0];
-	struct json_object *doc = result_for_error(v->code, v->pointer[0] ? v->pointer : NULL,
-						   v->reason, v->detail[0] ? v->detail : NULL, jr);
+	char detail[PATH_MAX + 80];
+	struct json_object *doc;
 	int status;
 
-	if (!doc || !say_as_typed(c, v))
+	/* An error inside a policy file names the file of its extends chain;
+	 * its pointer is into that policy, not the request, so it is never
+	 * said as an option. */
+	if (v->file)
+		snprintf(detail, sizeof(detail), "%s%sin %s", v->detail, v->detail[0] ? ", " : "",
+			 v->file);
+	else
+		snprintf(detail, sizeof(detail), "%s", v->detail);
+	doc = result_for_error(v->code, v->pointer[0] ? v->pointer : NULL, v->reason,
+			       detail[0] ? detail : NULL, jr);
+	if (!doc || v->file || !say_as_typed(c, v))
 		return finish(c, doc);
 	status = result_exit_status(doc); /* said above: the document only goes to --result-fd */
 	emit(c, doc);
@@ -645,10 +673,12 @@ struct run_job {
 	struct verrors e;
 	struct jail_report jr;
 	char digest[72];
+	struct exec_early *early;	/* the helper, started first; NULL once used */
 };
 
 static void run_job_done(struct run_job *j)
 {
+	exec_early_discard(j->early);
 	plan_free(&j->plan);
 	policy_free(&j->pol);
 	request_free(&j->req);
@@ -736,6 +766,34 @@ static enum hutch_err job_probe_gate(const struct run_job *j, char *why, size_t 
 	return HUTCH_ERR_NONE;
 }
 
+/* Step 5b, outputs to the host: without --json, --collect writes into
+ * --output-dir (default "."), opened before any jail exists. */
+static int job_open_output_dir(struct run_cli *c, const struct run_job *j)
+{
+	if (c->output_dir && c->json)
+		return usage_error("--output-dir", "has no effect with --json or --request "
+						   "(the files are in the result document)");
+	if (c->json || (!c->output_dir && j->plan.n_collect == 0))
+		return 0;
+	return run_output_dir_open(c->output_dir ? c->output_dir : ".", &c->output_dir_fd);
+}
+
+/* Step 5c, interactive use: --tty needs our stdin to be a terminal and
+ * output that is the terminal's, not a document or a frame. */
+static int job_check_tty(const struct run_cli *c, const struct run_job *j)
+{
+	if (!c->tty)
+		return 0;
+	if (c->json || c->result_fd >= 0)
+		return usage_error("--tty", "cannot go with --json, --request or --result-fd "
+					    "(the terminal is the output)");
+	if (j->plan.stdout_mode == STDOUT_FRAME)
+		return usage_error("--tty", "cannot go with --frame");
+	if (!isatty(0))
+		return usage_error("--tty", "standard input is not a terminal; run without --tty");
+	return 0;
+}
+
 /* Step 6: run the plan and emit its result. Frame mode passes output
  * through only once the frame is whole and the command succeeded: the
  * payload, without its header. */
@@ -744,21 +802,36 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 	struct exec_opts eo = {
 		.passthrough = !c->json || c->result_fd >= 0,
 		.forward_stdin = !c->request_file && !j->plan.stdin_given,
+		.early = TAKE_PTR(j->early),
 		.explain = c->explain,
+		.collect_dirs = c->output_dir_fd >= 0,
+		.tty = c->tty,
 	};
 	struct outcome o;
 	struct collected files;
 	struct json_object *doc;
 	size_t off, len;
 	int status;
+	bool unwritten;
 
+	if (c->tty && run_tty_enter(0) < 0) {
+		fputs("hutch run: --tty: cannot set the terminal's mode\n", stderr);
+		return HUTCH_EXIT_FAILURE;
+	}
 	execute_plan(&j->plan, &eo, &o, &files);
+	run_tty_restore();
+	/* Before the error line, so it comes last; a file asked for and
+	 * not written fails a run that otherwise succeeded. */
+	unwritten = c->output_dir_fd >= 0 &&
+		    run_output_dir_write(c->output_dir_fd, &j->plan, &o, &files) > 0;
 	doc = result_for_outcome(&j->plan, &o, &files, &j->jr);
 	if (eo.passthrough && j->plan.stdout_mode == STDOUT_FRAME &&
 	    o.status == OUTCOME_EXITED && o.exit_code == 0 &&
 	    result_check_frame(&o.out, &off, &len) == HUTCH_ERR_NONE)
 		(void)fd_write_all(1, o.out.buf + off, len);
 	status = finish(c, doc);
+	if (unwritten && status == EXIT_SUCCESS)
+		status = HUTCH_EXIT_FAILURE;
 	outcome_free(&o);
 	collected_free(&files);
 	return status;
@@ -777,6 +850,9 @@ int cmd_run(int argc, char **argv)
 		json_object_put(c.doc);
 		return r > 0 ? EXIT_SUCCESS : HUTCH_EXIT_FAILURE;
 	}
+	/* The helper's exec overlaps everything up to job_execute. */
+	if (!c.dry_run && !c.request_file)
+		j.early = exec_early_start();
 	if (job_read_request(&c, &j) < 0)
 		return fail_with(&c, &j.e, NULL);
 	if (job_choose_policy(&c, &j) < 0)
@@ -787,8 +863,14 @@ int cmd_run(int argc, char **argv)
 		return fail_with(&c, &j.e, &j.jr);
 	if (c.dry_run)
 		return print_plan(&j);
+	if (job_check_tty(&c, &j) < 0 || job_open_output_dir(&c, &j) < 0)
+		return HUTCH_EXIT_FAILURE;
 	pe = job_probe_gate(&j, why, sizeof(why));
-	if (pe != HUTCH_ERR_NONE)
-		return finish(&c, result_for_error(pe, NULL, NULL, why, &j.jr));
-	return job_execute(&c, &j);
+	if (pe == HUTCH_ERR_NONE)
+		r = job_execute(&c, &j);
+	else
+		r = finish(&c, result_for_error(pe, NULL, NULL, why, &j.jr));
+	if (c.output_dir_fd >= 0)
+		close(c.output_dir_fd);
+	return r;
 }

@@ -114,15 +114,19 @@ struct outcome {
 };
 
 struct collected_file {
-	char *name;
-	uint8_t *data;	/* NULL when error is set */
+	char *name;	/* relative to the work dir; a walked entry's full path */
+	uint8_t *data;	/* NULL when error is set or for a directory */
 	size_t len;
-	const char *error;	/* NULL, "missing", "not_regular", "too_large", "unreadable" */
+	const char *error;	/* NULL, "missing", "not_regular", "too_large",
+				 * "too_many", "unreadable" */
+	bool is_dir;		/* a directory collected whole (walked) */
+	bool executable;	/* the jail's file had its owner's execute bit */
+	const char *write_error;	/* writing it to the host: NULL or why not */
 };
 
 struct collected {
 	struct collected_file *files;
-	size_t n;
+	size_t n, alloc;
 };
 
 #endif

@@ -69,6 +69,7 @@ struct plan {
 	bool overflow_truncate;	/* a cap truncates instead of killing */
 	bool require_cgroup;
 	uint64_t collect_max_bytes;
+	uint64_t collect_max_count;	/* entries, a collected directory's included */
 	char *digest;	/* "sha256:..." */
 };
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "doc/policy-choice.h"
+#include "doc/policy-extends.h"
 
 #define VIOLATION HUTCH_ERR_POLICY_VIOLATION
 
@@ -55,8 +56,7 @@ static int load(const char *which, struct policy *ret, struct verrors *e)
 
 	if (r < 0 && e->n == 0)
 		verror_add(e, HUTCH_ERR_POLICY_INVALID, "/policy",
-			   r == -ENOENT ? "no such policy (hutch policy list shows the installed ones)"
-					: "cannot be read");
+			   r == -ENOENT ? policy_missing_reason(which) : "cannot be read");
 	return r;
 }
 

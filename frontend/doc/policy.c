@@ -18,6 +18,7 @@
 #include "fd-util.h"
 #include "spec.h"
 #include "doc/json-util.h"
+#include "doc/policy-extends.h"
 #include "doc/policy.h"
 #include "doc/strv.h"
 #include "doc/syscall-names.h"
@@ -818,11 +819,12 @@ bool policy_name_valid(const char *s)
 	return true;
 }
 
-/* shown_path is what the result reports as the policy's file. */
+/* shown_path is what the result reports as the policy's file; dir_index
+ * the search directory it is in (-1: named by path). */
 static int load_file(int dir_fd, const char *path, const char *shown_path, const char *name,
-		     struct policy *ret, struct verrors *e)
+		     int dir_index, struct policy *ret, struct verrors *e)
 {
-	_cleanup_close_ int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_close_ int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	_cleanup_free_ char *text = NULL;
 	struct stat st;
 	size_t len;
@@ -839,7 +841,9 @@ static int load_file(int dir_fd, const char *path, const char *shown_path, const
 		return verror_add(e, INVALID, "", "larger than 256 KiB");
 	if (r < 0)
 		return r;
-	r = policy_parse(text, len, name, ret, e);
+	r = policy_resolve(text, len, name,
+			   &(struct policy_source){ shown_path, st.st_dev, st.st_ino, dir_index },
+			   ret, e);
 	if (r < 0)
 		return r;
 	if (!(ret->file = strdup(shown_path))) {
@@ -861,7 +865,7 @@ int policy_load(const char *name_or_path, struct policy *ret, struct verrors *e)
 		if ((dot = strstr(name, ".json")) && dot[5] == '\0')
 			*dot = '\0';
 		return load_file(AT_FDCWD, name_or_path,
-				 realpath(name_or_path, real) ? real : name_or_path, name, ret, e);
+				 realpath(name_or_path, real) ? real : name_or_path, name, -1, ret, e);
 	}
 	if (!policy_name_valid(name_or_path))
 		return -ENOENT;
@@ -874,7 +878,8 @@ int policy_load(const char *name_or_path, struct policy *ret, struct verrors *e)
 			continue;
 		snprintf(file, sizeof(file), "%s.json", name_or_path);
 		snprintf(shown, sizeof(shown), "%s/%s", *d, file);
-		r = load_file(dir_fd, file, shown, name_or_path, ret, e);
+		r = load_file(dir_fd, file, shown, name_or_path, (int)(d - policy_search_dirs()),
+			      ret, e);
 		if (r != -ENOENT)
 			return r; /* the first directory that has it decides */
 	}

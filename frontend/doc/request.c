@@ -30,6 +30,28 @@ bool request_name_ok(const char *s)
 	return true;
 }
 
+bool request_relpath_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > REQ_MAX_RELPATH)
+		return false;
+	for (const char *p = s;; p++) {
+		size_t len = strcspn(p, "/");
+		char comp[REQ_MAX_NAME + 1];
+
+		if (len > REQ_MAX_NAME)
+			return false;
+		memcpy(comp, p, len);
+		comp[len] = '\0';
+		if (!request_name_ok(comp))
+			return false;
+		p += len;
+		if (*p == '\0')
+			return true;
+	}
+}
+
 static bool path_ok(const char *s)
 {
 	for (const char *p = s; *p; p++)
@@ -206,8 +228,10 @@ static int parse_collect(struct json_object *a, struct request *r, struct verror
 
 		if (!json_object_is_type(s, json_type_string) || !json_string_is_clean(s))
 			return verror_add_index(e, BAD, "/collect", i, "must be a string");
-		if (!request_name_ok(json_object_get_string(s)))
-			return verror_add_index(e, BAD, "/collect", i, "must be a bare file name");
+		if (!request_relpath_ok(json_object_get_string(s)))
+			return verror_add_index(e, BAD, "/collect", i,
+						"must be a relative path under the working directory "
+						"(no '.' or '..' component, no leading or doubled '/')");
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(r->collect[j], json_object_get_string(s)) == 0)
 				return verror_add_index(e, BAD, "/collect", i, "duplicate name");

@@ -71,5 +71,8 @@ void request_free(struct request *r);
 
 /* Bare file names: no '/', not "." or "..", no control bytes, <= 255. */
 bool request_name_ok(const char *s);
+/* Collect names: bare names joined by single '/', <= REQ_MAX_RELPATH. */
+#define REQ_MAX_RELPATH 1024u
+bool request_relpath_ok(const char *s);
 
 #endif

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "doc/verror.h"
@@ -46,6 +47,7 @@ int verror_add(struct verrors *e, enum hutch_err code, const char *pointer, cons
 	e->items[e->n].code = code;
 	snprintf(e->items[e->n].pointer, sizeof(e->items[e->n].pointer), "%s", pointer);
 	e->items[e->n].reason = reason;
+	e->items[e->n].file = NULL;
 	e->items[e->n].detail[0] = '\0';
 	e->n++;
 	return -EINVAL;
@@ -78,4 +80,19 @@ void verror_detail(struct verrors *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(e->items[e->n - 1].detail, sizeof(e->items[e->n - 1].detail), fmt, ap);
 	va_end(ap);
+}
+
+#define INTERN_MAX 128
+
+const char *verror_intern(const char *s)
+{
+	static char *pool[INTERN_MAX];
+	static size_t n;
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(pool[i], s) == 0)
+			return pool[i];
+	if (n == INTERN_MAX || !(pool[n] = strdup(s)))
+		return NULL;
+	return pool[n++];
 }

@@ -18,6 +18,7 @@ struct verror {
 	enum hutch_err code;
 	char pointer[VERROR_POINTER_MAX];
 	const char *reason;	/* fixed text: "unknown field", "must be an integer" */
+	const char *file;	/* the policy file the pointer is in, or NULL */
 	char detail[64];	/* "" or a number of the policy's: "3600000" */
 };
 
@@ -40,6 +41,13 @@ int verror_add_index(struct verrors *e, enum hutch_err code, const char *parent,
 /* Note a detail on the error added last ("3600000" after "above the
  * policy's maximum"): the policy's numbers, never the request's content. */
 void verror_detail(struct verrors *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A stable copy of s for a reason or file name composed at run time
+ * (a policy's name, the directories searched, a chain of files): kept
+ * for the process's life in a small pool, so a verror may point at it.
+ * NULL when the pool is full or memory is short; callers then use fixed
+ * text. */
+const char *verror_intern(const char *s);
 
 /* Build a child pointer into buf (truncated safely when too long). */
 void pointer_join_key(char *buf, size_t cap, const char *parent, const char *key);

@@ -184,8 +184,20 @@ static int add_etc(struct layout *l, const struct plan *plan, uint32_t uid, uint
 	return 0;
 }
 
+static int add_devpts(struct layout *l)
+{
+	struct spec_mount *pts = add(l, HUTCH_MOUNT_DEVPTS, "/dev/pts");
+
+	if (!pts)
+		return -E2BIG;
+	pts->mode = 0666;
+	return add_symlink(l, "pts/ptmx", "/dev/ptmx");
+}
+
 /* null, zero, full, random, urandom bound from the host (a user namespace
- * cannot mknod); no block devices, no tty, no /dev/mem. /dev itself is a
+ * cannot mknod); no block devices, no host tty, no /dev/mem. Terminals come
+ * from a devpts instance of the jail's own at /dev/pts, whose ptmx the jail
+ * user may open (/dev/ptmx links to it). /dev itself is a
  * directory of the root tmpfs, read-only with it; /dev/shm is /tmp, so
  * shared memory counts against /tmp's size and costs no tmpfs of its own. */
 static int add_dev(struct layout *l)
@@ -206,6 +218,8 @@ static int add_dev(struct layout *l)
 		r = add_bind(l, nodes[i], nodes[i], HUTCH_MF_RW | HUTCH_MF_DEV);
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]) && r == 0; i++)
 		r = add_symlink(l, links[i][0], links[i][1]);
+	if (r == 0)
+		r = add_devpts(l);
 	return r;
 }
 
@@ -250,6 +264,14 @@ static void layout_settings(struct layout *l, const struct plan *plan, bool is_r
 	l->sp.envp = plan->envp;
 }
 
+/* A root caller's jail runs as the policy's user, not as the caller: its
+ * --rw binds are idmapped so that user acts as each bind's owner there
+ * (hutch-exec's idmap.c). An unprivileged caller's jail is the caller. */
+static uint16_t rw_idmap(const struct layout *l)
+{
+	return l->is_root ? HUTCH_MF_IDMAP : 0;
+}
+
 /* The mounts, in the order the file's opening comment gives. */
 static int layout_mounts(struct layout *l, const struct plan *plan)
 {
@@ -287,7 +309,7 @@ static int layout_mounts(struct layout *l, const struct plan *plan)
 	/* The request's binds last: they may land inside the working dir. */
 	for (size_t i = 0; i < plan->n_mounts && r == 0; i++)
 		r = add_bind(l, plan->mounts[i].source, plan->mounts[i].target,
-			     (plan->mounts[i].rw ? HUTCH_MF_RW : 0) |
+			     (plan->mounts[i].rw ? HUTCH_MF_RW | rw_idmap(l) : 0) |
 				     (plan->mounts[i].exec ? HUTCH_MF_EXEC : 0));
 	return r;
 }
@@ -300,6 +322,7 @@ int layout_build(const struct plan *plan, bool is_root, uint8_t **filter, size_t
 	memset(ret, 0, sizeof(*ret));
 	ret->sp.mounts = ret->mounts;
 	layout_settings(ret, plan, is_root);
+	ret->is_root = is_root;
 	r = layout_mounts(ret, plan);
 	if (r < 0) {
 		layout_free(ret); /* its strings; the filter was never taken */

@@ -15,6 +15,7 @@ struct layout {
 	char *strings[2 * HUTCH_SPEC_MAX_MOUNTS + 8];	/* owned, freed by layout_free */
 	unsigned n_strings;
 	uint8_t *filter;	/* owned once layout_build succeeded */
+	bool is_root;		/* the caller is root: --rw binds are idmapped */
 };
 
 /* Fill *ret from plan. is_root: the caller's euid is 0. *filter and

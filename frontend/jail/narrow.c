@@ -177,6 +177,7 @@ static int build_files(const struct request *req, const struct policy *pol, stru
 		return -ENOMEM;
 	p->n_collect = req->n_collect;
 	p->collect_max_bytes = pol->collect_max_bytes;
+	p->collect_max_count = pol->collect_max_count;
 	return 0;
 }
 

@@ -18,6 +18,7 @@ static const char *kind_name(uint8_t k)
 	case HUTCH_MOUNT_SYMLINK: return "symlink";
 	case HUTCH_MOUNT_FILE: return "file";
 	case HUTCH_MOUNT_DIR: return "dir";
+	case HUTCH_MOUNT_DEVPTS: return "devpts";
 	case HUTCH_MOUNT_KIND_MAX: break;
 	}
 	return "unknown";
@@ -101,6 +102,8 @@ struct json_object *plan_to_json(const struct plan *plan, const struct policy *p
 				json_object_object_add(mj, "writable", json_object_new_boolean(m->flags & HUTCH_MF_RW));
 				json_object_object_add(mj, "exec", json_object_new_boolean(m->flags & HUTCH_MF_EXEC));
 			}
+			if (m->flags & HUTCH_MF_IDMAP) /* a root caller's --rw bind */
+				json_object_object_add(mj, "idmapped", json_object_new_boolean(true));
 			json_object_array_add(a, mj);
 		}
 		layout_free(&l);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fd-util.h"
 #include "doc/result.h"
 #include "jail/cgroup.h"
 #include "jail/filter.h"
@@ -41,6 +42,8 @@ struct exec_run {
 	struct cgroup_run cg;
 	bool have_cgroup;
 	bool reaped;		/* supervise() waited for the helper */
+	bool collect_dirs;	/* eo->collect_dirs */
+	bool tty;		/* eo->tty: the spec asks pid 1 for a pty */
 };
 
 static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
@@ -130,6 +133,8 @@ static int prepare_spec(struct exec_run *x, bool explain, uint8_t **ret_spec, si
 				    "binds, one per input file and one per bind)");
 	if (r < 0)
 		return start_failed(plan, x->res, HUTCH_ERR_INTERNAL, r, NULL);
+	if (x->tty)
+		x->layout.sp.flags |= HUTCH_SPEC_TTY;
 	r = spec_encode(&x->layout.sp, ret_spec, ret_len);
 	if (r == -E2BIG)
 		return start_failed(plan, x->res, HUTCH_ERR_INVALID_REQUEST, r,
@@ -192,6 +197,70 @@ static int spawn_jail(struct exec_run *x, const uint8_t *spec, size_t spec_len,
 	return 0;
 }
 
+/* A helper started before its plan existed (exec_early_start). */
+struct exec_early {
+	struct jail_proc jp;
+	int spec_wr;		/* the helper waits on this for its spec */
+	int control_sock;	/* our end; the helper has the other */
+};
+
+struct exec_early *exec_early_start(void)
+{
+	struct spawn_stdio io = { .pipe_stdin = true, .control_sock = -1, .cgroup_fd = -1 };
+	struct exec_early *e;
+	struct cgroup_info ci;
+	char why[256];
+	int sock[2], r;
+
+	/* A delegated cgroup is joined at clone time, with the plan's limits:
+	 * then exec_start spawns as ever. */
+	if (access(execute_helper_path(), X_OK) < 0 || cgroup_detect(&ci, why, sizeof(why)) == 0)
+		return NULL;
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0) {
+		free(e);
+		return NULL;
+	}
+	e->spec_wr = -1;
+	e->control_sock = sock[0];
+	e->jp = (struct jail_proc){ .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
+				    .stdout_rd = -1, .stderr_rd = -1 };
+	io.control_sock = sock[1];
+	r = spawn_helper_early(execute_helper_path(), &io, &e->jp, &e->spec_wr);
+	close(sock[1]);
+	if (r < 0) {
+		close(sock[0]);
+		free(e);
+		return NULL;
+	}
+	return e;
+}
+
+void exec_early_discard(struct exec_early *e)
+{
+	if (!e)
+		return;
+	fd_close(&e->spec_wr);
+	fd_close(&e->control_sock);
+	(void)jail_kill_and_reap(&e->jp, 0, NULL); /* it never had a spec: no jail */
+	jail_proc_close(&e->jp);
+	free(e);
+}
+
+/* Step 4, when a helper already waits for its spec and fits the run: it
+ * gets the spec, and x the helper and the control socket. */
+static void adopt_early(struct exec_run *x, struct exec_early *e, const uint8_t *spec,
+			size_t spec_len)
+{
+	x->jp = e->jp;
+	x->control_sock = e->control_sock;
+	(void)fd_write_all(e->spec_wr, spec, spec_len); /* a dead helper: its status says */
+	close(e->spec_wr);
+	free(e);
+}
+
 /* Step 5: what the supervisor watches for, from the plan and the caller. */
 static void set_supervise_opts(struct exec_run *x, const struct exec_opts *eo)
 {
@@ -228,6 +297,8 @@ static void set_supervise_opts(struct exec_run *x, const struct exec_opts *eo)
 	}
 	if (eo->unbounded_stdout)
 		so->stdout_bytes = 0;
+	so->tty = eo->tty;
+	so->tty_size_fd = eo->tty ? eo->stdin_fd : -1;
 }
 
 /* Everything up to a running jail, in the steps above. On failure *res
@@ -239,6 +310,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	_cleanup_(run_freep) struct exec_run *x = NULL;
 	_cleanup_free_ uint8_t *spec = NULL;
 	_cleanup_close_ int child_control = -1;
+	struct exec_early *early = eo->early; /* ours from here, used or discarded */
 	struct spawn_stdio io = { .pipe_stdin = eo->forward_stdin || plan->stdin_given,
 				  .control_sock = -1, .cgroup_fd = -1 };
 	size_t spec_len = 0;
@@ -249,15 +321,27 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	res->workdir_fd = -1;
 	io.null_stdin = !io.pipe_stdin;
 	if (access(execute_helper_path(), X_OK) < 0)
-		return start_failed(plan, res, HUTCH_ERR_HELPER_NOT_FOUND, -ENOENT, NULL);
-	x = run_new(plan, res);
-	if (!x)
-		return start_failed(plan, res, HUTCH_ERR_INTERNAL, -ENOMEM, NULL);
-	if ((r = prepare_spec(x, eo->explain, &spec, &spec_len)) < 0 || (r = prepare_cgroup(x, &io)) < 0 ||
-	    (r = open_control(x, &child_control)) < 0)
-		return r;
-	io.control_sock = child_control;
-	r = spawn_jail(x, spec, spec_len, &io);
+		r = start_failed(plan, res, HUTCH_ERR_HELPER_NOT_FOUND, -ENOENT, NULL);
+	else if (!(x = run_new(plan, res)))
+		r = start_failed(plan, res, HUTCH_ERR_INTERNAL, -ENOMEM, NULL);
+	else {
+		x->collect_dirs = eo->collect_dirs;
+		x->tty = eo->tty;
+		r = prepare_spec(x, eo->explain, &spec, &spec_len);
+	}
+	if (r == 0)
+		r = prepare_cgroup(x, &io);
+	/* --tty keeps the path its terminal hand-over was proven on */
+	if (r == 0 && early && io.pipe_stdin && io.cgroup_fd < 0 && !x->tty) {
+		adopt_early(x, TAKE_PTR(early), spec, spec_len);
+	} else if (r == 0) {
+		exec_early_discard(TAKE_PTR(early));
+		if ((r = open_control(x, &child_control)) == 0) {
+			io.control_sock = child_control;
+			r = spawn_jail(x, spec, spec_len, &io);
+		}
+	}
+	exec_early_discard(early);
 	if (r < 0)
 		return r;
 	set_supervise_opts(x, eo);
@@ -308,9 +392,14 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 	classify_outcome(x->plan, &x->layout.sp, res);
 	explain_finish(x->plan, res);
 	/* The helper has exited: the jail is empty, its work dir frozen. */
-	if (x->plan->n_collect)
-		collect_files(res->workdir_fd, x->plan->collect, x->plan->n_collect,
-			      x->plan->collect_max_bytes, ret_files);
+	if (x->plan->n_collect) {
+		struct collect_limits lim = { .max_count = x->plan->collect_max_count,
+					      .max_bytes = x->plan->collect_max_bytes,
+					      .walk_dirs = x->collect_dirs };
+
+		collect_files(res->workdir_fd, x->plan->collect, x->plan->n_collect, &lim,
+			      ret_files);
+	}
 	if (res->workdir_fd >= 0)
 		close(res->workdir_fd);
 	res->workdir_fd = -1;

@@ -16,7 +16,10 @@ struct exec_opts {
 	int stdin_fd;		/* what to forward: 0 in pass-through mode */
 	uint64_t kill_grace_ms;
 	bool unbounded_stdout;	/* keep all stdout: the caller consumes it (sessions) */
+	struct exec_early *early; /* from exec_early_start, or NULL; always consumed */
 	bool explain;		/* --explain: log what the jail withholds (run/explain.h) */
+	bool collect_dirs;	/* collect a directory whole (run/collect-host.c writes it) */
+	bool tty;		/* --tty: a pty of the jail's own, relayed to stdin_fd and fd 1 */
 };
 
 /* Always fills *ret (a refused jail is an outcome too; a failure of our
@@ -34,6 +37,16 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	       struct exec_run **ret);
 struct jail_watch *exec_watch(struct exec_run *x);
 void exec_finish(struct exec_run *x, struct collected *ret_files);
+
+/* hutch-exec started before the plan is made (the CLI, first thing), so
+ * its exec and libc start-up run on another core while the policy is
+ * read: it waits for its spec. Only for the usual shape of a run (stdin
+ * through a pipe, no cgroup to join at clone time); NULL otherwise, or on
+ * any failure, and exec_start then spawns as ever. exec_start uses or
+ * discards it; exec_early_discard kills and reaps one never used. */
+struct exec_early;
+struct exec_early *exec_early_start(void);
+void exec_early_discard(struct exec_early *e);
 
 /* Where the helper is: $HUTCH_EXEC when the build allows a test override,
  * else the configured path. */

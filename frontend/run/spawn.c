@@ -50,11 +50,13 @@ static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[
 	/* Out of the terminal's process group: a ^C reaches us alone, and we
 	 * forward it once (the jail has no terminal of its own). */
 	setpgid(0, 0);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Handlers to defaults before unblocking: a vforked child shares our
+	 * memory and must never run one of our handlers. */
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
 			sigaction(s, &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Move every source above the targets first, so no dup2 clobbers a
 	 * source another dup2 still needs. */
 	for (int i = 0; i < 7; i++) {
@@ -106,8 +108,44 @@ static pid_t clone_helper(int cgroup_fd, int *ret_pidfd)
 	return pid;
 }
 
-int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
-		 const struct spawn_stdio *io, struct jail_proc *ret)
+struct child_args {
+	const char *helper_path;
+	pid_t parent;
+	int *fds;
+	int status_wr;
+};
+
+static int child_start(void *p) /* as-safe */
+{
+	const struct child_args *a = p;
+
+	child_exec(a->helper_path, a->parent, a->fds, a->status_wr);
+}
+
+/* No cgroup to join: the child borrows our memory until its execve
+ * (CLONE_VM | CLONE_VFORK, as posix_spawn does), so no page table is
+ * copied and none of our pages turns copy-on-write; we wait only until
+ * its execve has begun. All signals stay blocked across it. */
+static pid_t vfork_helper(struct child_args *a, int *ret_pidfd)
+{
+	static char stack[64 << 10] __attribute__((aligned(16)));
+	sigset_t all, old;
+	pid_t pid;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid = clone(child_start, stack + sizeof(stack), CLONE_VM | CLONE_VFORK | CLONE_PIDFD | SIGCHLD,
+		    a, ret_pidfd);
+	if (pid < 0)
+		pid = -errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return pid;
+}
+
+/* spawn_helper, or with ret_spec_wr the same without the spec: the write
+ * end is handed back and the helper waits on it (spawn_helper_early). */
+static int spawn(const char *helper_path, const uint8_t *spec, size_t spec_len,
+		 const struct spawn_stdio *io, struct jail_proc *ret, int *ret_spec_wr)
 {
 	int spec_p[2] = { -1, -1 }, status_p[2] = { -1, -1 }, in_p[2] = { -1, -1 },
 	    out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, null_fd = -1;
@@ -137,7 +175,10 @@ int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
 	fds[HUTCH_MIRROR_FD] = -1;
 	fds[HUTCH_CONTROL_FD] = io->control_sock;
 
-	pid = clone_helper(io->cgroup_fd, &ret->pidfd);
+	struct child_args args = { helper_path, parent, fds, status_p[1] };
+
+	pid = io->cgroup_fd < 0 ? vfork_helper(&args, &ret->pidfd)
+				: clone_helper(io->cgroup_fd, &ret->pidfd);
 	if (pid < 0) {
 		r = pid;
 		goto out;
@@ -153,7 +194,10 @@ int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
 	fd_close(&spec_p[0]);
 	/* One write for the usual small spec; a dead helper is EPIPE (we
 	 * ignore SIGPIPE) and is then told by its status record. */
-	(void)fd_write_all(spec_p[1], spec, spec_len);
+	if (ret_spec_wr)
+		*ret_spec_wr = TAKE_FD(spec_p[1]);
+	else
+		(void)fd_write_all(spec_p[1], spec, spec_len);
 out:
 	fd_close(&spec_p[0]);
 	fd_close(&spec_p[1]);
@@ -167,4 +211,16 @@ out:
 	fd_close(&err_p[1]);
 	fd_close(&null_fd);
 	return r;
+}
+
+int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
+		 const struct spawn_stdio *io, struct jail_proc *ret)
+{
+	return spawn(helper_path, spec, spec_len, io, ret, NULL);
+}
+
+int spawn_helper_early(const char *helper_path, const struct spawn_stdio *io,
+		       struct jail_proc *ret, int *ret_spec_wr)
+{
+	return spawn(helper_path, NULL, 0, io, ret, ret_spec_wr);
 }

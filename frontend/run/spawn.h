@@ -31,6 +31,12 @@ struct spawn_stdio {
 int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
 		 const struct spawn_stdio *io, struct jail_proc *ret);
 
+/* The same, but the spec is written later on *ret_spec_wr (the caller's
+ * to write whole and close): the helper's exec and start-up overlap
+ * whatever the caller does meanwhile, and it does nothing before the spec
+ * has arrived. */
+int spawn_helper_early(const char *helper_path, const struct spawn_stdio *io,
+		       struct jail_proc *ret, int *ret_spec_wr);
 void jail_proc_close(struct jail_proc *jp);
 
 #endif

@@ -30,6 +30,7 @@
 #include "doc/result.h"
 #include "run/explain.h"
 #include "run/memfd-notify.h"
+#include "run/pty-relay.h"
 #include "run/supervise.h"
 
 #define IO_CHUNK (64u << 10)
@@ -270,6 +271,7 @@ struct jail_watch {
 	size_t notif_size, resp_size;
 	struct explain_watch ex;	/* --explain's calls on the same listener */
 	struct sink sink_out, sink_err;
+	bool tty_attached;	/* --tty: the pty's master is our stdin/stdout */
 	uint8_t in_buf[IO_CHUNK];
 };
 
@@ -521,6 +523,11 @@ static int read_control(struct jail_watch *l)
 	}
 	if (tag == HUTCH_CONTROL_WORKDIR && l->res->workdir_fd < 0)
 		l->res->workdir_fd = fd;
+	else if (tag == HUTCH_CONTROL_PTY && l->o.tty && !l->tty_attached) {
+		l->tty_attached = true;
+		if (pty_relay_attach(fd, l->o.tty_size_fd, &l->jp->stdout_rd, &l->jp->stdin_wr) < 0)
+			request_kill(l, HUTCH_ERR_INTERNAL, NULL);
+	}
 	else if (tag == HUTCH_CONTROL_LISTENER && l->listener_fd < 0) {
 		l->listener_fd = fd;
 		l->res->denials_attributed = true;
@@ -768,6 +775,13 @@ void watch_forward_signal(struct jail_watch *l, int sig)
 	}
 }
 
+void watch_tty_resize(struct jail_watch *l)
+{
+	if (l->tty_attached)
+		pty_relay_resize(l->o.tty_size_fd,
+				 l->jp->stdin_wr >= 0 ? l->jp->stdin_wr : l->jp->stdout_rd);
+}
+
 void watch_finish(struct jail_watch *l)
 {
 	struct outcome *ret = l->res;
@@ -824,11 +838,39 @@ int supervise_block_signals(sigset_t *ret_old)
 	return fd;
 }
 
+/* --tty: SIGWINCH as an event of its own; -1 without --tty. The old mask
+ * (*ret_old) is the caller's to put back. */
+static int block_winch(const struct supervise_opts *o, sigset_t *ret_old)
+{
+	sigset_t set;
+	int fd;
+
+	if (!o->tty)
+		return -1;
+	sigemptyset(&set);
+	sigaddset(&set, SIGWINCH);
+	if (sigprocmask(SIG_BLOCK, &set, ret_old) < 0)
+		return -1;
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0)
+		sigprocmask(SIG_SETMASK, ret_old, NULL);
+	return fd;
+}
+
+static void read_winch(struct jail_watch *l, int fd)
+{
+	struct signalfd_siginfo si;
+
+	while (read(fd, &si, sizeof(si)) == sizeof(si))
+		;
+	watch_tty_resize(l);
+}
+
 int supervise(struct jail_proc *jp, const struct supervise_opts *o, struct outcome *ret)
 {
 	struct jail_watch *l = watch_start(jp, o, ret);
-	sigset_t old;
-	int sig_fd, r = 0;
+	sigset_t old, old_winch;
+	int sig_fd, winch_fd, r = 0;
 
 	if (!l) {
 		struct rusage ru;
@@ -840,12 +882,15 @@ int supervise(struct jail_proc *jp, const struct supervise_opts *o, struct outco
 	sig_fd = supervise_block_signals(&old);
 	if (sig_fd < 0)
 		r = sig_fd;
+	winch_fd = block_winch(o, &old_winch);
 	while (r == 0 && !watch_done(l)) {
-		struct pollfd p[8];
-		int n = watch_pollfds(l, p, 0), isig = n;
+		struct pollfd p[WATCH_MAX_FDS + 2];
+		int n = watch_pollfds(l, p, 0), isig = n, iwinch = -1;
 		int k;
 
 		p[n++] = (struct pollfd){ .fd = sig_fd, .events = POLLIN };
+		if (winch_fd >= 0)
+			iwinch = n, p[n++] = (struct pollfd){ .fd = winch_fd, .events = POLLIN };
 		k = poll(p, (nfds_t)n, watch_timeout_ms(l));
 		if (k < 0 && errno != EINTR) {
 			r = -errno;
@@ -857,9 +902,15 @@ int supervise(struct jail_proc *jp, const struct supervise_opts *o, struct outco
 			if (read(sig_fd, &si, sizeof(si)) == sizeof(si))
 				watch_forward_signal(l, (int)si.ssi_signo);
 		}
+		if (k > 0 && iwinch >= 0 && p[iwinch].revents)
+			read_winch(l, winch_fd);
 		watch_dispatch(l, p);
 	}
 	watch_finish(l);
+	if (winch_fd >= 0) {
+		fd_close(&winch_fd);
+		sigprocmask(SIG_SETMASK, &old_winch, NULL);
+	}
 	if (sig_fd >= 0) {
 		fd_close(&sig_fd);
 		sigprocmask(SIG_SETMASK, &old, NULL);

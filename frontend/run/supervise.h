@@ -31,6 +31,11 @@ struct supervise_opts {
 	bool explain;			/* --explain (run/explain.h) */
 	const char *explain_calls[FILTER_EXPLAIN_MAX];	/* its watched calls */
 	size_t n_explain_calls;
+	/* --tty: pid 1 sends the master of the jail's pty, which replaces
+	 * the stdin and stdout pipes (run/pty-relay.c); window sizes come
+	 * from tty_size_fd, the caller's terminal. */
+	bool tty;
+	int tty_size_fd;
 };
 
 /* The watch of one run, for callers with their own event loop (serve):
@@ -47,6 +52,7 @@ int watch_timeout_ms(struct jail_watch *w);				/* -1: none */
 bool watch_done(struct jail_watch *w);
 void watch_kill(struct jail_watch *w, enum hutch_err why);
 void watch_forward_signal(struct jail_watch *w, int sig);
+void watch_tty_resize(struct jail_watch *w);	/* --tty: SIGWINCH */
 void watch_finish(struct jail_watch *w);
 #define WATCH_MAX_FDS 8
 

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,6 +26,7 @@
 #include "cleanup.h"
 #include "errors.h"
 #include "doc/json-util.h"
+#include "doc/policy-extends.h"
 #include "doc/result.h"
 #include "doc/text.h"
 #include "run/jail-report.h"
@@ -726,9 +728,17 @@ static int load_policy(struct srv *s, const char *policy)
 	int r;
 
 	r = policy_load(policy, &s->pol, &e);
+	if (r < 0 && e.n) {
+		char where[PATH_MAX + VERROR_POINTER_MAX + 4];
+
+		/* The file of the extends chain that holds the member, and where. */
+		snprintf(where, sizeof(where), "%s%s%s", e.items[0].file ? e.items[0].file : policy,
+			 e.items[0].pointer[0] ? ": " : "", e.items[0].pointer);
+		return serve_error(where, e.items[0].reason);
+	}
 	if (r < 0)
-		return serve_error(policy, r == -ENOENT ? "no such policy"
-					   : e.n ? e.items[0].reason : "cannot be read");
+		return serve_error("--policy",
+				   r == -ENOENT ? policy_missing_reason(policy) : "cannot be read");
 	if (policy_digest(&s->pol, execute_helper_path(), s->digest) < 0) {
 		policy_free(&s->pol);
 		return serve_error("hutch-exec", "not found");

@@ -110,7 +110,7 @@ else
 	diag "bash-completion is not installed: only the bare-bash fallback is tested"
 fi
 
-run_opts=$("$HUTCH" run --help | sed -n 's/^ \{1,\}\(-h, \)\{0,1\}\(--[a-z-]*\).*/\2/p' | tr '\n' ' ')
+run_opts=$("$HUTCH" run --help | sed -n 's/^ \{1,\}\(-[a-z], \)\{0,1\}\(--[a-z-]*\).*/\2/p' | tr '\n' ' ')
 
 for m in $modes; do
 	expect_only "$m" "run" "$HUTCH" ru

@@ -130,8 +130,11 @@ check "/dev is not a writable mount" dev_ro
 check "every mount is nosuid" test "$(awk '$6 !~ /(^|,)nosuid(,|$)/' "$tmp/mountinfo" | wc -l)" = 0
 check "nothing but /usr is mounted executable" \
 	test "$(awk '$6 !~ /(^|,)noexec(,|$)/ { print $5 }' "$tmp/mountinfo" | grep -v '^/usr$' | wc -l)" = 0
-check "only the /dev nodes are mounted without nodev" \
-	test "$(awk '$6 !~ /(^|,)nodev(,|$)/ { print $5 }' "$tmp/mountinfo" | grep -v -E '^/dev/(null|zero|full|random|urandom)$' | wc -l)" = 0
+check "only the /dev nodes and the jail's devpts are mounted without nodev" \
+	test "$(awk '$6 !~ /(^|,)nodev(,|$)/ { print $5 }' "$tmp/mountinfo" | grep -v -E '^/dev/(null|zero|full|random|urandom|pts)$' | wc -l)" = 0
+check "/dev/pts is a devpts of the jail's own (ptmxmode=666, max=64, noexec)" \
+	test "$(opts /dev/pts | cut -d' ' -f2)" = devpts -a \
+	-n "$(grep ' /dev/pts .*noexec.* - devpts .*ptmxmode=666,max=64' "$tmp/mountinfo")"
 check "no host path is mounted (/root, /home, /var, /srv, /opt, /boot)" \
 	test "$(awk '$5 ~ /^\/(root|home|var|srv|opt|boot|mnt|run|sys)(\/|$)/' "$tmp/mountinfo" | wc -l)" = 0
 out=$(jsh 'for p in /root /home /var /srv /opt /boot /mnt /run /sys /etc/shadow /etc/hostname; do [ -e "$p" ] && echo "$p"; done; :')
@@ -167,11 +170,11 @@ check "pid 1 in the jail is the helper, not the target" \
 	test "$(jsh 'tr "\0" " " </proc/1/cmdline; echo')" = "hutch-exec "
 check "the target is pid 2" test "$(jsh 'tr "\0" " " </proc/2/cmdline | cut -d" " -f1; echo')" = /bin/sh
 out=$(jsh 'ls -A /dev | sort | tr "\n" " "')
-check "/dev holds exactly fd full null random shm stderr stdin stdout urandom zero" \
-	test "$out" = "fd full null random shm stderr stdin stdout urandom zero "
-[ "$out" = "fd full null random shm stderr stdin stdout urandom zero " ] || diag "/dev: $out"
+check "/dev holds exactly fd full null ptmx pts random shm stderr stdin stdout urandom zero" \
+	test "$out" = "fd full null ptmx pts random shm stderr stdin stdout urandom zero "
+[ "$out" = "fd full null ptmx pts random shm stderr stdin stdout urandom zero " ] || diag "/dev: $out"
 check "no tty, console, mem or block device" \
-	test "$(jsh 'for d in /dev/tty /dev/console /dev/mem /dev/kmem /dev/port /dev/vda /dev/sda /dev/ptmx /dev/pts; do [ -e $d ] && echo $d; done; :')" = ""
+	test "$(jsh 'for d in /dev/tty /dev/console /dev/mem /dev/kmem /dev/port /dev/vda /dev/sda /dev/pts/0 /dev/pts/1; do [ -e $d ] && echo $d; done; :')" = ""
 check "no block device anywhere under /dev" test "$(jsh 'find /dev -type b | wc -l')" = 0
 check "writing /dev/null works" test "$(jsh 'echo x > /dev/null && echo ok')" = ok
 check "reading /dev/zero works" test "$(jsh 'head -c 4 /dev/zero | od -An -tx1 | tr -d " "')" = 00000000

@@ -24,7 +24,6 @@ cat >"$tmp/refusals" <<'EOF'
 ^test_mmap\..*\.test_access_parameter$	PROT_EXEC of a file in /tmp: nothing writable executes under default (noexec)
 ^test_shutil\..*TestWhich.*\.test_	executes a script it wrote to /tmp: noexec under default (the build policy allows it)
 ^test_os\..*\.test_chown_without_permission$	chown to an unmapped uid is EINVAL in the jail's user namespace
-^test_os\..*\.test_openpty$	no /dev/pts in this branch: the per-jail devpts instance (issue 11 section 7) lands with the --tty work; remove this line then
 ^test_resource\..*\.test_fsize_ismax$	RLIMIT_FSIZE is the policy's file_size_bytes, not unlimited
 ^test_resource\..*\.test_setrusage_refcount$	raising a hard limit the jail lowered is refused
 EOF

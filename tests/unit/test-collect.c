@@ -82,15 +82,24 @@ static void remove_work_dir(void)
 	memcpy(dir_path + strlen(dir_path) - 6, "XXXXXX", 6);
 }
 
-static struct collected collect(char *const *names, size_t n, uint64_t max_bytes)
+static struct collected collect_with(char *const *names, size_t n,
+				     const struct collect_limits *lim)
 {
 	struct collected c = { 0 };
 	int fd = work_dir();
 
-	CU_ASSERT_EQUAL(collect_files(fd, names, n, max_bytes, &c), 0);
-	CU_ASSERT_EQUAL(c.n, n);
+	CU_ASSERT_EQUAL(collect_files(fd, names, n, lim, &c), 0);
 	close(fd);
 	remove_work_dir();
+	return c;
+}
+
+static struct collected collect(char *const *names, size_t n, uint64_t max_bytes)
+{
+	struct collect_limits lim = { .max_count = 256, .max_bytes = max_bytes };
+	struct collected c = collect_with(names, n, &lim);
+
+	CU_ASSERT_EQUAL(c.n, n);
 	return c;
 }
 
@@ -134,6 +143,32 @@ static void test_directory_not_regular(void)
 	struct collected c = collect(names, 1, 1024);
 
 	CU_ASSERT(c.n == 1 && is_error(&c.files[0], "sub", "not_regular"));
+	collected_free(&c);
+}
+
+/* A path whose first component is the link: not followed on the way. */
+static void test_symlink_on_the_way(void)
+{
+	char *names[] = { "link/x" };
+	struct collected c = collect(names, 1, 1024);
+
+	CU_ASSERT(c.n == 1 && c.files[0].error && strcmp(c.files[0].error, "missing") != 0 &&
+		  c.files[0].data == NULL);
+	collected_free(&c);
+}
+
+/* Walking (host output): a directory is an entry of its own, then what
+ * it holds; the count budget covers every entry. */
+static void test_walk_counts_entries(void)
+{
+	char *names[] = { "sub", "a.txt", "b.txt" };
+	struct collect_limits lim = { .max_count = 2, .max_bytes = 1024, .walk_dirs = true };
+	struct collected c = collect_with(names, ARRAY_SIZE(names), &lim);
+
+	CU_ASSERT_FATAL(c.n == 3);
+	CU_ASSERT(c.files[0].is_dir && !c.files[0].error && strcmp(c.files[0].name, "sub") == 0);
+	CU_ASSERT(is_file(&c.files[1], "a.txt", "hello"));
+	CU_ASSERT(is_error(&c.files[2], "b.txt", "too_many"));
 	collected_free(&c);
 }
 
@@ -200,7 +235,9 @@ static void test_no_work_dir(void)
 	char *names[] = { "a.txt", "b.txt" };
 	struct collected c = { 0 };
 
-	CU_ASSERT_EQUAL(collect_files(-1, names, ARRAY_SIZE(names), 1024, &c), 0);
+	struct collect_limits lim = { .max_count = 256, .max_bytes = 1024 };
+
+	CU_ASSERT_EQUAL(collect_files(-1, names, ARRAY_SIZE(names), &lim, &c), 0);
 	CU_ASSERT_FATAL(c.n == 2);
 	CU_ASSERT(is_error(&c.files[0], "a.txt", "missing"));
 	CU_ASSERT(is_error(&c.files[1], "b.txt", "missing"));
@@ -220,6 +257,8 @@ static const struct unit_case cases[] = {
 	{ "regular file", test_regular_file },
 	{ "symlink not followed", test_symlink_not_followed },
 	{ "directory not regular", test_directory_not_regular },
+	{ "symlink on the way not followed", test_symlink_on_the_way },
+	{ "walking counts every entry", test_walk_counts_entries },
 	{ "missing", test_missing },
 	{ "too large", test_too_large },
 	{ "budget exact", test_budget_exact },

@@ -89,12 +89,14 @@ static const struct {
 	{ HUTCH_MOUNT_SYMLINK, "/dev/stdout", "/proc/self/fd/1", 0, 0 },
 	{ HUTCH_MOUNT_SYMLINK, "/dev/stderr", "/proc/self/fd/2", 0, 0 },
 	{ HUTCH_MOUNT_SYMLINK, "/dev/shm", "/tmp", 0, 0 },
+	{ HUTCH_MOUNT_DEVPTS, "/dev/pts", NULL, 0, 0666 },
+	{ HUTCH_MOUNT_SYMLINK, "/dev/ptmx", "pts/ptmx", 0, 0 },
 	/* /tmp and the work dir, which sends its root fd: files are collected */
 	{ HUTCH_MOUNT_TMPFS, "/tmp", NULL, HUTCH_MF_RW, 01777 },
 	{ HUTCH_MOUNT_TMPFS, "/work", NULL, HUTCH_MF_RW | HUTCH_MF_SEND_FD, 0755 },
 	/* the staged input file, then the request's bind */
 	{ HUTCH_MOUNT_FILE, "/work/in.txt", NULL, 0, 0644 },
-	{ HUTCH_MOUNT_BIND, "/data", "/srv/data", HUTCH_MF_RW, 0 },
+	{ HUTCH_MOUNT_BIND, "/data", "/srv/data", HUTCH_MF_RW | HUTCH_MF_IDMAP, 0 },
 };
 
 static void test_small_plan(void)
@@ -128,16 +130,16 @@ static void test_small_plan(void)
 		CU_ASSERT_EQUAL(m->mode, want_mounts[i].mode);
 	}
 	/* sizes: both bounds of each tmpfs, the bytes of each file */
-	CU_ASSERT_EQUAL(sp->mounts[18].size_bytes, 1 << 20);
+	CU_ASSERT_EQUAL(sp->mounts[20].size_bytes, 1 << 20);
 	/* passwd and group list root first; nsswitch asks only files */
 	CU_ASSERT_NSTRING_EQUAL(sp->mounts[2].data, "root:x:0:0:root:/root:/bin/sh\n", 30);
 	CU_ASSERT_NSTRING_EQUAL(sp->mounts[3].data, "root:x:0:\n", 10);
 	CU_ASSERT_NSTRING_EQUAL(sp->mounts[5].data, "passwd: files\ngroup: files\n", 27);
-	CU_ASSERT_EQUAL(sp->mounts[18].inodes, 500);
-	CU_ASSERT_EQUAL(sp->mounts[19].size_bytes, 2 << 20);
-	CU_ASSERT_EQUAL(sp->mounts[19].inodes, 300);
-	CU_ASSERT_EQUAL(sp->mounts[20].data_len, 3);
-	CU_ASSERT_EQUAL(memcmp(sp->mounts[20].data, "hi\n", 3), 0);
+	CU_ASSERT_EQUAL(sp->mounts[20].inodes, 500);
+	CU_ASSERT_EQUAL(sp->mounts[21].size_bytes, 2 << 20);
+	CU_ASSERT_EQUAL(sp->mounts[21].inodes, 300);
+	CU_ASSERT_EQUAL(sp->mounts[22].data_len, 3);
+	CU_ASSERT_EQUAL(memcmp(sp->mounts[22].data, "hi\n", 3), 0);
 	CU_ASSERT_EQUAL(sp->mounts[2].data_len, strlen((const char *)sp->mounts[2].data));
 	CU_ASSERT_EQUAL(strncmp((const char *)sp->mounts[2].data,
 				"root:x:0:0:root:/root:/bin/sh\n"
@@ -174,7 +176,7 @@ static void test_small_plan(void)
 		CU_ASSERT_EQUAL_FATAL(spec_encode(sp, &buf, &len), 0);
 		CU_ASSERT_EQUAL_FATAL(spec_decode(buf, len, &back), 0);
 		CU_ASSERT_EQUAL(back.n_mounts, sp->n_mounts);
-		CU_ASSERT_STRING_EQUAL(back.mounts[21].source, "/srv/data");
+		CU_ASSERT_STRING_EQUAL(back.mounts[23].source, "/srv/data");
 		spec_release(&back);
 		free(buf);
 	}
@@ -210,7 +212,7 @@ static void test_unprivileged_unlimited(void)
 	CU_ASSERT_EQUAL(l->sp.rlimit[HUTCH_RLIM_NPROC], HUTCH_RLIM_INFINITY);
 	CU_ASSERT_EQUAL(l->sp.rlimit[HUTCH_RLIM_FSIZE], 0);
 	CU_ASSERT_EQUAL(l->sp.n_mounts, ARRAY_SIZE(want_mounts) - 1); /* no input file */
-	CU_ASSERT_EQUAL(l->sp.mounts[19].flags, HUTCH_MF_RW);	      /* nothing collected */
+	CU_ASSERT_EQUAL(l->sp.mounts[21].flags, HUTCH_MF_RW);	      /* nothing collected */
 	layout_free(l);
 	free(l);
 }

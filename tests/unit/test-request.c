@@ -252,7 +252,13 @@ static const struct bad_doc bad_docs[] = {
 	BAD(DOC("\"collect\":[[\"a\"]]"), "/collect/0"),
 	BAD(DOC("\"collect\":[\"a\",\"a\"]"), "/collect/1"),
 	BAD(DOC("\"collect\":[\"a\",\"b\",\"a\"]"), "/collect/2"),
-	BAD(DOC("\"collect\":[\"a/b\"]"), "/collect/0"),
+	BAD(DOC("\"collect\":[\"a/b\",\"a/b\"]"), "/collect/1"),
+	BAD(DOC("\"collect\":[\"a/../b\"]"), "/collect/0"),
+	BAD(DOC("\"collect\":[\"../b\"]"), "/collect/0"),
+	BAD(DOC("\"collect\":[\"/etc/shadow\"]"), "/collect/0"),
+	BAD(DOC("\"collect\":[\"a//b\"]"), "/collect/0"),
+	BAD(DOC("\"collect\":[\"a/\"]"), "/collect/0"),
+	BAD(DOC("\"collect\":[\"a/./b\"]"), "/collect/0"),
 	BAD(DOC("\"collect\":[\"..\"]"), "/collect/0"),
 	BAD(DOC("\"collect\":[\".\"]"), "/collect/0"),
 	BAD(DOC("\"collect\":[\"\"]"), "/collect/0"),
@@ -599,6 +605,32 @@ static void test_name_ok(void)
 	CU_ASSERT_FALSE(request_name_ok(long_name));
 }
 
+/* Collect names: relative paths of bare names, never leaving the dir. */
+static void test_relpath_ok(void)
+{
+	static const struct {
+		const char *name;
+		bool ok;
+	} names[] = {
+		{ "a", true },		{ "a/b", true },	{ "a/b/c.txt", true },
+		{ ".a/..b/...", true },	{ "out/", false },	{ "/a", false },
+		{ "a//b", false },	{ "a/./b", false },	{ "a/../b", false },
+		{ "..", false },	{ "../a", false },	{ "a/..", false },
+		{ "", false },		{ "/", false },		{ "a/\n", false },
+	};
+	char long_path[REQ_MAX_RELPATH + 2];
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		CU_ASSERT_EQUAL(request_relpath_ok(names[i].name), names[i].ok);
+	for (size_t i = 0; i < sizeof(long_path) - 1; i++)
+		long_path[i] = i % 2 ? '/' : 'a';
+	long_path[REQ_MAX_RELPATH - 1] = '\0'; /* ends in a name */
+	CU_ASSERT_TRUE(request_relpath_ok(long_path));
+	long_path[REQ_MAX_RELPATH - 1] = 'a';
+	long_path[REQ_MAX_RELPATH + 1] = '\0';
+	CU_ASSERT_FALSE(request_relpath_ok(long_path));
+}
+
 /* ---- base64 ---- */
 
 static void test_base64_vectors(void)
@@ -687,6 +719,7 @@ static const struct unit_case cases[] = {
 	{ "good: variants", test_good_variants },
 	{ "request_from_json", test_from_json },
 	{ "request_name_ok", test_name_ok },
+	{ "request_relpath_ok", test_relpath_ok },
 	{ "base64 RFC 4648 vectors", test_base64_vectors },
 	{ "base64 round trips", test_base64_round_trip },
 	{ "base64 rejections", test_base64_rejects },

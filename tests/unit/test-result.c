@@ -234,7 +234,7 @@ static struct collected_file one_file[] = {
 	{ .name = (char *)"out.txt", .data = (uint8_t *)"SECRET-FILE", .len = 11, .error = NULL },
 	{ .name = (char *)"gone", .data = NULL, .len = 0, .error = "missing" },
 };
-static const struct collected files = { one_file, 2 };
+static const struct collected files = { .files = one_file, .n = 2 };
 
 /* A synthetic run as a document: settled as exec_finish settles a real
  * one once its status is known, then written. */

@@ -214,6 +214,9 @@ static void test_site_numbers_stable(void)
 		{ SITE_SECCOMP_BASE_FILTER, 2 }, { SITE_SECCOMP_NO_FILTER, 3 },
 		{ SITE_EXEC_EXECVE, 0 }, { SITE_HELPER_EXEC_EXECVE, 0 }, { SITE_JAIL_INIT_WAIT, 0 },
 		{ HUTCH_UC_USER_NS, 0 }, { HUTCH_UC_TIME_NS, 7 }, { HUTCH_UC_FANOTIFY_MARKS, 11 },
+		{ STAGE_BIND_IDMAP, 36 }, { STAGE_TTY, 37 },
+		{ SITE_TTY_OPEN_PTMX, 0 }, { SITE_TTY_UNLOCK, 1 }, { SITE_TTY_PEER, 2 },
+		{ SITE_TTY_SEND, 3 }, { SITE_TTY_STDIO, 4 }, { SITE_TTY_CONTROLLING, 5 },
 	};
 
 	for (size_t i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
@@ -267,6 +270,8 @@ static const struct {
 	{ STAGE_HELPER_EXEC, 0, SITE_HELPER_EXEC_MAX, 0 },
 	{ STAGE_JAIL_INIT, 0, SITE_JAIL_INIT_MAX, 0 },
 	{ STAGE_USER_COUNTS, 0, HUTCH_USER_COUNT_MAX, 0 },
+	{ STAGE_BIND_IDMAP, 0, 0, 1 },
+	{ STAGE_TTY, 0, SITE_TTY_MAX, 0 },
 };
 
 /* The words for one record, asserting they were not cut. */

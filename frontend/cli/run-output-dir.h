@@ -1,0 +1,22 @@
+/* run-output-dir.h: `hutch run --output-dir` and --collect without --json:
+ * the output directory opened before the run, the collected files written
+ * into it after, and one line on stderr for each one that was not.
+ * Frontend only. */
+#ifndef HUTCH_RUN_OUTPUT_DIR_H
+#define HUTCH_RUN_OUTPUT_DIR_H
+
+#include <stddef.h>
+
+#include "doc/outcome.h"
+#include "doc/plan.h"
+
+/* The directory (default "."), its final component not a symbolic link.
+ * 0 with *ret_fd, or -EINVAL after saying why on stderr. */
+int run_output_dir_open(const char *dir, int *ret_fd);
+
+/* Write what was collected (nothing when the outcome withholds output)
+ * and say which entries were not written. Returns how many were not. */
+size_t run_output_dir_write(int out_fd, const struct plan *plan, const struct outcome *o,
+			    struct collected *files);
+
+#endif
