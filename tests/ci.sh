@@ -30,12 +30,6 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	# the man-page lint (mandoc).
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		debhelper dpkg-dev fakeroot lintian bash-completion mandoc man-db >/dev/null
-	# The VM matrix (tests/vm/README).
-	if [ "${HUTCH_VM:-1}" = 1 ]; then
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-			mmdebstrap qemu-system-x86 qemu-utils cpio kmod xz-utils e2fsprogs \
-			debian-archive-keyring >/dev/null
-	fi
 	# The real jobs of the build and convert policies (jobs-build.sh,
 	# jobs-convert.sh) and CPython's regression tests (python-regrtest.sh).
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -44,6 +38,12 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	# jobs-convert.sh checks that gs in the jail honours /etc/papersize:
 	# A4, unlike what gs falls back to without the file.
 	[ -f /etc/papersize ] || echo a4 >/etc/papersize
+	# The VM matrix (tests/vm/README).
+	if [ "${HUTCH_VM:-1}" = 1 ]; then
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			mmdebstrap qemu-system-x86 qemu-utils cpio kmod xz-utils e2fsprogs \
+			debian-archive-keyring >/dev/null
+	fi
 fi
 
 cd "$top"

@@ -56,8 +56,10 @@ static const char *const seccomp_names[] = { [SECCOMP_DENY_LIST] = "deny-list",
 static const char *const landlock_names[] = { [LANDLOCK_OFF] = "off",
 					      [LANDLOCK_BEST_EFFORT] = "best-effort",
 					      [LANDLOCK_REQUIRED] = "required" };
-static const char *const requirement_names[] = { "user_namespaces", "seccomp", "landlock",
-						 "cgroup" };
+static const char *const requirement_names[] = { "user_namespaces",  "seccomp",
+						 "landlock",	     "cgroup",
+						 "landlock_network", "landlock_scoping" };
+#define N_REQUIREMENTS (sizeof(requirement_names) / sizeof(requirement_names[0]))
 
 const char *net_mode_name(enum net_mode m)
 {
@@ -474,12 +476,13 @@ static void parse_requires(struct ctx *c, struct json_object *arr)
 	for (size_t i = 0; i < json_object_array_length(arr); i++) {
 		struct json_object *s = json_object_array_get_idx(arr, i);
 		int m = json_object_is_type(s, json_type_string)
-				? pick(json_object_get_string(s), requirement_names, 4)
+				? pick(json_object_get_string(s), requirement_names, N_REQUIREMENTS)
 				: -1;
 
 		if (m < 0)
 			verror_add_index(c->e, INVALID, "/requires", i,
-					 "must be user_namespaces, seccomp, landlock or cgroup");
+					 "must be user_namespaces, seccomp, landlock, cgroup, "
+					 "landlock_network or landlock_scoping");
 		else
 			c->p->requires |= 1u << m;
 	}
@@ -650,7 +653,7 @@ static struct json_object *jrequires(const struct policy *p)
 {
 	struct json_object *x = json_object_new_array();
 
-	for (int i = 0; i < 4; i++)
+	for (size_t i = 0; i < N_REQUIREMENTS; i++)
 		if (p->requires & (1u << i))
 			json_object_array_add(x, json_object_new_string(requirement_names[i]));
 	return x;
@@ -751,8 +754,10 @@ int policy_parse(const char *text, size_t len, const char *name, struct policy *
 		parse_user(&c, v);
 	if ((v = need(&c, root, "requires", json_type_array, "")))
 		parse_requires(&c, v);
-	if ((p.requires & REQ_LANDLOCK) && p.landlock != LANDLOCK_REQUIRED)
-		verror_add(e, INVALID, "/landlock", "must be required when requires lists landlock");
+	if ((p.requires & (REQ_LANDLOCK | REQ_LANDLOCK_NETWORK | REQ_LANDLOCK_SCOPING)) &&
+	    p.landlock != LANDLOCK_REQUIRED)
+		verror_add(e, INVALID, "/landlock",
+			   "must be required when requires lists a landlock mechanism");
 	if ((v = need(&c, root, "on_limit", json_type_object, "")))
 		parse_on_limit(&c, v);
 	s = NULL;

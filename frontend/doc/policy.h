@@ -60,6 +60,8 @@ enum requirement {
 	REQ_SECCOMP = 1u << 1,
 	REQ_LANDLOCK = 1u << 2,
 	REQ_CGROUP = 1u << 3,
+	REQ_LANDLOCK_NETWORK = 1u << 4,	/* Landlock TCP rules: ABI 4 */
+	REQ_LANDLOCK_SCOPING = 1u << 5,	/* Landlock signal/socket scoping: ABI 6 */
 };
 
 struct policy {

@@ -137,6 +137,32 @@ static void userns_reason(int err, char *why, size_t cap)
 			 strerrorname_np(err) ? strerrorname_np(err) : "unknown error");
 }
 
+/* A Landlock right the policy requires and the kernel's ABI lacks: the
+ * run is refused, never made with fewer rights than the policy asked. */
+static int landlock_right_missing(const struct policy *pol, char *why, size_t cap)
+{
+	static const struct {
+		unsigned req;
+		int abi;
+		const char *name, *what;
+	} rights[] = {
+		{ REQ_LANDLOCK_NETWORK, 4, "landlock_network", "TCP bind and connect rules" },
+		{ REQ_LANDLOCK_SCOPING, 6, "landlock_scoping", "signal and abstract socket scoping" },
+	};
+	int abi = probe_landlock_abi();
+
+	for (size_t i = 0; i < sizeof(rights) / sizeof(rights[0]); i++)
+		if ((pol->requires & rights[i].req) && abi < rights[i].abi) {
+			snprintf(why, cap,
+				 "%s: the kernel's Landlock ABI is %d; %s need ABI %d (run on a "
+				 "newer kernel, or use a policy that does not require %s)",
+				 rights[i].name, abi, rights[i].what, rights[i].abi,
+				 rights[i].name);
+			return 1;
+		}
+	return 0;
+}
+
 int probe_requirements(const struct policy *pol, char *why, size_t cap)
 {
 	if ((pol->requires & REQ_LANDLOCK) && probe_landlock_abi() < 1) {
@@ -144,6 +170,8 @@ int probe_requirements(const struct policy *pol, char *why, size_t cap)
 				   "CONFIG_SECURITY_LANDLOCK and add landlock to the lsm= boot option)");
 		return PROBE_UNAVAILABLE;
 	}
+	if (landlock_right_missing(pol, why, cap))
+		return PROBE_UNAVAILABLE;
 	if (pol->requires & REQ_CGROUP) {
 		struct cgroup_info ci;
 

@@ -11,10 +11,10 @@
 # "default strict network"), HUTCH_ESCAPE_ONLY (comma-separated probes),
 # HUTCH_ESCAPE_LOG (append untruncated rows to this file),
 # HUTCH_ESCAPE_WIDTH (evidence column width, 0 = full; default 160),
+# HUTCH_ESCAPE_EXTRA_ARGS (options every jailed `hutch run` gets too,
+# split on spaces: "--explain" runs the suite with explain's listener),
 # HUTCH_ESCAPE_PROBES (a probes binary built beforehand from probes*.c, for
 # a machine without a compiler: the VM guests of tests/vm).
-# HUTCH_ESCAPE_EXTRA_ARGS (options every jailed `hutch run` gets too,
-# split on spaces: "--explain" runs the suite with explain's listener).
 # Runs as root or as any user; writes only in its own mktemp directories.
 set -u
 

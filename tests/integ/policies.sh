@@ -105,6 +105,31 @@ policy_error "seccomp mode bogus" /seccomp/mode 'd["seccomp"]["mode"] = "bogus"'
 policy_error "version 2" /version 'd["version"] = 2'
 policy_error "unknown requirement" /requires/0 'd["requires"] = ["telepathy"]'
 policy_error "uid 0 for the jail user" /user/uid 'd["user"]["uid"] = 0'
+policy_error "landlock_network with landlock best-effort" /landlock 'd["requires"] = ["landlock_network"]'
+
+# --- Landlock rights a policy requires ----------------------------------------------------
+
+# tests/policy/landlock-rights.json requires network rules (ABI 4) and
+# scoping (ABI 6): run where the kernel has them, refused with 71 naming
+# the right and the kernel's ABI where it does not (tests/vm runs it on 6.1).
+rights_policy="$here/../policy/landlock-rights.json"
+[ -f "$rights_policy" ] || rights_policy="${HUTCH_SRCDIR:-$here/../..}/tests/policy/landlock-rights.json"
+abi=$("$py" -c 'import ctypes; l = ctypes.CDLL(None); l.syscall.restype = ctypes.c_long
+print(max(0, l.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1))))' 2>/dev/null || echo 0)
+out=$("$HUTCH" run --policy "$rights_policy" -- /bin/echo ran 2>"$tmp/err")
+rc=$?
+if [ "$abi" -ge 6 ]; then
+	check "Landlock ABI $abi: a policy requiring network rules and scoping runs" \
+		test "$rc" = 0 -a "$out" = ran
+else
+	want=landlock_network
+	[ "$abi" -ge 4 ] && want=landlock_scoping
+	check "Landlock ABI $abi: a policy requiring network rules and scoping is refused (71)" \
+		test "$rc" = 71 -a -z "$out"
+	check "... naming $want and the kernel's ABI $abi" \
+		grep -q "$want: the kernel's Landlock ABI is $abi" "$tmp/err"
+	[ -n "$(grep "$want" "$tmp/err")" ] || diag "$(head -c 300 "$tmp/err")"
+fi
 printf '{"version": 1,' >"$tmp/trunc.json"
 "$HUTCH" policy check "$tmp/trunc.json" >/dev/null 2>"$tmp/err"
 check "policy check on a file that is not JSON: non-zero and a message" test $? = 125 -a -s "$tmp/err"

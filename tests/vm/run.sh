@@ -7,6 +7,9 @@
 # build tree of the same source: its test programs go into the guest, which
 # has no compiler. Prints the failures and one count per kernel and suite,
 # and ends with "vm: N passed, N failed"; exit 1 when anything failed.
+# HUTCH_VM_SUITES names the suites to run (default: all); HUTCH_VM_OUT, a
+# directory, keeps each kernel's results there (OUT/KERNEL/SUITE.tap, .err,
+# job.log, console.log).
 set -eu
 . "$(dirname "$0")/lib.sh"
 [ $# -ge 1 ] || vm_die "usage: tests/vm/run.sh BUILDDIR [DEB]"
@@ -17,6 +20,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/hutch-vm.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 passed=0
 failed=0
+# The default subsets: what fits the 10-minute CI budget under TCG on
+# 2 cores (README). HUTCH_VM_INTEG="all" and HUTCH_ESCAPE_ONLY= (empty)
+# run everything.
+vm_integ="helper-base-filter jail-user-counts"
+vm_escape=host-read,host-write,host-traverse,proc-signal,ptrace,tcp-egress,unix-abstract
+vm_escape=$vm_escape,unix-path,outlive,fork-bomb,userns,mount,setuid,new-mount-api
+vm_escape=$vm_escape,io-uring,bpf,ro-write,uid-root,caps,memfd-exec
 
 # suite_of LABEL: the Debian suite and package a kernel label comes from.
 suite_of() {
@@ -28,8 +38,12 @@ suite_of() {
 }
 
 # cached: the root image and each kernel's bundle, rebuilt when missing or
-# built from another recipe than the one in this tree.
+# built from another recipe than the one in this tree; under a lock, so
+# that two runs sharing the cache build each piece once.
 cached() {
+	mkdir -p "$vm_cache"
+	exec 7>"$vm_cache/lock"
+	flock 7
 	want=$(vm_recipe_digest "$vm_here/image.sh" "$vm_here/guest/job-runner" \
 		"$vm_here/guest/hutch-vm-job.service")
 	if [ "$(cat "$vm_cache/rootfs.recipe" 2>/dev/null)" != "$want" ]; then
@@ -45,6 +59,8 @@ cached() {
 			sh "$vm_here/kernel.sh" "$k" $from
 		fi
 	done
+	flock -u 7
+	exec 7>&-
 }
 
 # stage DEB: the job every VM gets (guest/job.sh says what is in it).
@@ -54,7 +70,9 @@ stage() {
 		"$t/tests/vm/suites" "$t/examples"
 	cp "$top"/tests/integ/*.sh "$t/tests/integ/"
 	cp "$top"/tests/policy/*.json "$t/tests/policy/"
-	cp "$top"/tests/vm/suites/*.sh "$t/tests/vm/suites/"
+	for s in ${HUTCH_VM_SUITES:-$(cd "$top/tests/vm/suites" && echo *.sh)}; do
+		cp "$top/tests/vm/suites/${s%.sh}.sh" "$t/tests/vm/suites/"
+	done
 	cp -r "$top/contrib" "$top/policy" "$t/"
 	make -C "$build" tests/progs/try-syscall tests/progs/spec-send examples/hutch-client \
 		>"$work/make.log" 2>&1 || { tail -n 20 "$work/make.log" >&2; vm_die "the test programs do not build"; }
@@ -63,6 +81,14 @@ stage() {
 	cp "$top"/tests/escape/run.sh "$top"/tests/escape/*.py "$t/tests/escape/"
 	${CC:-cc} -static-pie -O2 -o "$t/tests/escape/probes" "$top"/tests/escape/probes*.c
 	cp "$vm_here/guest/job.sh" "$work/job/"
+	# What the suites run, chosen on the host (README: the CI budget).
+	{
+		printf "HUTCH_MUST_WORK='%s'\n" "${HUTCH_MUST_WORK:-0}"
+		printf "HUTCH_VM_SUITE_TIMEOUT='%s'\n" "${HUTCH_VM_SUITE_TIMEOUT:-900}"
+		printf "HUTCH_VM_INTEG='%s'\n" "${HUTCH_VM_INTEG:-$vm_integ}"
+		printf "HUTCH_ESCAPE_POLICIES='%s'\n" "${HUTCH_ESCAPE_POLICIES:-default}"
+		printf "HUTCH_ESCAPE_ONLY='%s'\n" "${HUTCH_ESCAPE_ONLY-$vm_escape}"
+	} >"$work/job/settings"
 	cp "$1" "$work/job/hutch.deb"
 }
 
@@ -116,6 +142,11 @@ for k in $kernels; do
 		sed "s|^|[vm $k] |" "$work/$k.boot"
 	fi
 	echo "[vm $k] kernel $(cat "$vm_cache/kernels/$k/version"): $(cat "$work/$k.time") s wall"
+	if [ -n "${HUTCH_VM_OUT:-}" ] && [ -d "$work/out-$k" ]; then
+		rm -rf "${HUTCH_VM_OUT:?}/$k"
+		mkdir -p "$HUTCH_VM_OUT"
+		cp -r "$work/out-$k" "$HUTCH_VM_OUT/$k"
+	fi
 done
 echo "vm: $passed passed, $failed failed"
 [ "$failed" = 0 ]
