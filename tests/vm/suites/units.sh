@@ -32,7 +32,7 @@ as hclient "$py" "$client" --socket "$sock" run -- /bin/sh -c 'echo ran; id -u' 
 same "a member of hutch: a run answered" "exited 0" "$(field "$tmp/r1" 'd["status"], d["exit_code"]' | tr -d "(),'")"
 # Unprivileged, the service can map only its own uid into a jail's user
 # namespace: the jail runs as hutch-serve (DESIGN.md: 65534 is for root).
-same "... its output: the service's own uid, not root" "ran $(id -u hutch-serve)" "$(field "$tmp/r1" 'd["stdout"]["text"]' | tr '\n' ' ' | sed 's/ $//')"
+same "... its output: the service's own uid, not root" "ran $(id -u hutch-serve)" "$(field "$tmp/r1" 'd["stdout"]["text"]' | tr '\n' ' ' | sed 's/ *$//')"
 same "... the jail under the unit's sandboxing: namespaces, Landlock" \
 	"7 True" "$(field "$tmp/r1" 'len(d["jail"]["namespaces"]), d["jail"]["landlock_abi"] > 0' | tr -d "(),")"
 [ -s "$tmp/e1" ] && diag "client stderr ends: $(tail -n 2 "$tmp/e1" | tr "\n" " ")"
