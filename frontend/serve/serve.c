@@ -27,6 +27,7 @@
 #include "errors.h"
 #include "doc/json-util.h"
 #include "doc/policy-extends.h"
+#include "doc/policy-load.h"
 #include "doc/result.h"
 #include "doc/text.h"
 #include "run/jail-report.h"
