@@ -699,6 +699,21 @@ static char *canonical_json(const struct policy *p)
 
 /* ---- entry points ---- */
 
+static void parse_landlock(struct ctx *c, struct json_object *root)
+{
+	const char *s = NULL;
+	int m;
+
+	if (json_get_string(root, "landlock", 16, INVALID, "", c->e, &s) == 0)
+		verror_add(c->e, INVALID, "/landlock", "missing");
+	if (!s)
+		return;
+	if ((m = pick(s, landlock_names, 3)) < 0)
+		verror_add(c->e, INVALID, "/landlock", "must be off, best-effort or required");
+	else
+		c->p->landlock = (enum landlock_mode)m;
+}
+
 int policy_parse(const char *text, size_t len, const char *name, struct policy *ret,
 		 struct verrors *e)
 {
@@ -738,17 +753,7 @@ int policy_parse(const char *text, size_t len, const char *name, struct policy *
 		parse_env(&c, v);
 	if ((v = need(&c, root, "seccomp", json_type_object, "")))
 		parse_seccomp(&c, v);
-	s = NULL;
-	if (json_get_string(root, "landlock", 16, INVALID, "", e, &s) == 0)
-		verror_add(e, INVALID, "/landlock", "missing");
-	if (s) {
-		int m = pick(s, landlock_names, 3);
-
-		if (m < 0)
-			verror_add(e, INVALID, "/landlock", "must be off, best-effort or required");
-		else
-			p.landlock = (enum landlock_mode)m;
-	}
+	parse_landlock(&c, root);
 	if ((v = need(&c, root, "user", json_type_object, "")))
 		parse_user(&c, v);
 	if ((v = need(&c, root, "requires", json_type_array, "")))
