@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "doc/policy-extends.h"
+#include "doc/policy-load.h"
 #include "doc/policy.h"
 #include "doc/verror.h"
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/policy-load.h"
 #include "doc/policy.h"
 #include "doc/verror.h"
 

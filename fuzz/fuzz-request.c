@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "doc/plan.h"
+#include "doc/policy-load.h"
 #include "doc/policy.h"
 #include "doc/request.h"
 #include "doc/verror.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "spec.h"
+#include "doc/policy-load.h"
 #include "doc/policy.h"
 #include "doc/request.h"
 #include "jail/layout.h"

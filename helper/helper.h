@@ -49,6 +49,10 @@ void idmap_close(const struct spec *sp);	/* the outer process's copies */
  * namespaces and write its id maps. Returns its pid to us, 0 to it (once
  * its maps are written). */
 pid_t clone_into_namespaces(const struct spec *sp);
+/* Also namespaces.c, for idmap.c: v in decimal at p (no NUL), returning
+ * the end; SIGKILL a child of ours and reap it. Async-signal-safe. */
+char *fmt_u32(char *p, uint32_t v);
+void kill_child(pid_t child);
 
 /* user-counts.c (phase 2, pid 1): the jail's user namespace may make no
  * namespaces and bounds the inotify, fanotify counts it charges to the

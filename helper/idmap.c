@@ -32,27 +32,6 @@
 
 static int idmapped_fd[HUTCH_SPEC_MAX_MOUNTS];
 
-static char *fmt_u32(char *p, uint32_t v)
-{
-	char tmp[10];
-	int n = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
-}
-
-static void reap(pid_t pid)
-{
-	kill(pid, SIGKILL);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-}
-
 /* /proc/PID/NAME <- "INSIDE OUTSIDE 1\n"; -errno or 0. */
 static int write_map(pid_t pid, const char *name, uint32_t inside, uint32_t outside)
 {
@@ -112,7 +91,7 @@ static int make_userns(const struct stat *owner, const struct spec *sp, uint32_t
 		r = fd < 0 ? -errno : 0;
 	}
 	close(hold[1]);
-	reap(pid);
+	kill_child(pid);
 	if (r < 0)
 		fail_code(HUTCH_MECH_UNAVAILABLE, STAGE_BIND_IDMAP, i, -r);
 	return fd;

@@ -22,7 +22,7 @@
 #include "helper.h"
 #include "hutch-abi.h"
 
-static char *fmt_u32(char *p, uint32_t v)
+char *fmt_u32(char *p, uint32_t v)
 {
 	char tmp[10];
 	int n = 0;
@@ -38,7 +38,7 @@ static char *fmt_u32(char *p, uint32_t v)
 
 /* The child must not live on after a failure here, nor hold the status
  * pipe after we exit: our exit is the frontend's "the jail is gone". */
-static void kill_child(pid_t child)
+void kill_child(pid_t child)
 {
 	kill(child, SIGKILL);
 	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)

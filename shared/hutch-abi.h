@@ -22,8 +22,12 @@
 
 /* Sent by the frontend to hutch-exec: kill the whole jail, then exit. Any
  * other forwarded signal (HUP INT QUIT TERM USR1 USR2 WINCH) goes to the
- * target as it is. A realtime signal so that no target signal is taken. */
-#define HUTCH_SIG_KILL_JAIL (SIGRTMIN + 2)
+ * target as it is. A realtime signal so that no target signal is taken,
+ * and a fixed number, not SIGRTMIN + n: SIGRTMIN is 34 under glibc (the
+ * frontend) and 35 under musl (the helper), and a signal the helper does
+ * not handle kills it at once, leaving the jail to die on its own time.
+ * 40 is a realtime signal neither C library reserves. */
+#define HUTCH_SIG_KILL_JAIL 40
 
 /* The uid and gid a root invocation runs the jail as, outside and inside. */
 #define HUTCH_DEFAULT_JAIL_ID 65534u

@@ -15,6 +15,7 @@
 #include "cli/cmd-probe.h"
 #include "doc/json-util.h"
 #include "doc/policy-extends.h"
+#include "doc/policy-load.h"
 #include "doc/policy.h"
 #include "run/execute.h"
 #include "run/probe.h"

@@ -6,6 +6,7 @@
 
 #include "doc/policy-choice.h"
 #include "doc/policy-extends.h"
+#include "doc/policy-load.h"
 
 #define VIOLATION HUTCH_ERR_POLICY_VIOLATION
 

@@ -18,7 +18,6 @@
 #include "fd-util.h"
 #include "spec.h"
 #include "doc/json-util.h"
-#include "doc/policy-extends.h"
 #include "doc/policy.h"
 #include "doc/strv.h"
 #include "doc/syscall-names.h"
@@ -700,6 +699,21 @@ static char *canonical_json(const struct policy *p)
 
 /* ---- entry points ---- */
 
+static void parse_landlock(struct ctx *c, struct json_object *root)
+{
+	const char *s = NULL;
+	int m;
+
+	if (json_get_string(root, "landlock", 16, INVALID, "", c->e, &s) == 0)
+		verror_add(c->e, INVALID, "/landlock", "missing");
+	if (!s)
+		return;
+	if ((m = pick(s, landlock_names, 3)) < 0)
+		verror_add(c->e, INVALID, "/landlock", "must be off, best-effort or required");
+	else
+		c->p->landlock = (enum landlock_mode)m;
+}
+
 int policy_parse(const char *text, size_t len, const char *name, struct policy *ret,
 		 struct verrors *e)
 {
@@ -739,17 +753,7 @@ int policy_parse(const char *text, size_t len, const char *name, struct policy *
 		parse_env(&c, v);
 	if ((v = need(&c, root, "seccomp", json_type_object, "")))
 		parse_seccomp(&c, v);
-	s = NULL;
-	if (json_get_string(root, "landlock", 16, INVALID, "", e, &s) == 0)
-		verror_add(e, INVALID, "/landlock", "missing");
-	if (s) {
-		int m = pick(s, landlock_names, 3);
-
-		if (m < 0)
-			verror_add(e, INVALID, "/landlock", "must be off, best-effort or required");
-		else
-			p.landlock = (enum landlock_mode)m;
-	}
+	parse_landlock(&c, root);
 	if ((v = need(&c, root, "user", json_type_object, "")))
 		parse_user(&c, v);
 	if ((v = need(&c, root, "requires", json_type_array, "")))
@@ -817,73 +821,6 @@ bool policy_name_valid(const char *s)
 		if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || *p == '-' || *p == '_'))
 			return false;
 	return true;
-}
-
-/* shown_path is what the result reports as the policy's file; dir_index
- * the search directory it is in (-1: named by path). */
-static int load_file(int dir_fd, const char *path, const char *shown_path, const char *name,
-		     int dir_index, struct policy *ret, struct verrors *e)
-{
-	_cleanup_close_ int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	_cleanup_free_ char *text = NULL;
-	struct stat st;
-	size_t len;
-	int r;
-
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return verror_add(e, INVALID, "", "not a regular file");
-	r = fd_slurp(fd, POLICY_MAX_BYTES, &text, &len);
-	if (r == -EFBIG)
-		return verror_add(e, INVALID, "", "larger than 256 KiB");
-	if (r < 0)
-		return r;
-	r = policy_resolve(text, len, name,
-			   &(struct policy_source){ shown_path, st.st_dev, st.st_ino, dir_index },
-			   ret, e);
-	if (r < 0)
-		return r;
-	if (!(ret->file = strdup(shown_path))) {
-		policy_free(ret);
-		return -ENOMEM;
-	}
-	return 0;
-}
-
-int policy_load(const char *name_or_path, struct policy *ret, struct verrors *e)
-{
-	if (strchr(name_or_path, '/')) {
-		const char *base = strrchr(name_or_path, '/') + 1;
-		_cleanup_free_ char *name = strdup(base[0] ? base : "policy");
-		char *dot, real[PATH_MAX];
-
-		if (!name)
-			return -ENOMEM;
-		if ((dot = strstr(name, ".json")) && dot[5] == '\0')
-			*dot = '\0';
-		return load_file(AT_FDCWD, name_or_path,
-				 realpath(name_or_path, real) ? real : name_or_path, name, -1, ret, e);
-	}
-	if (!policy_name_valid(name_or_path))
-		return -ENOENT;
-	for (const char *const *d = policy_search_dirs(); *d; d++) {
-		_cleanup_close_ int dir_fd = open(*d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		char file[POLICY_NAME_MAX + 8], shown[PATH_MAX];
-		int r;
-
-		if (dir_fd < 0)
-			continue;
-		snprintf(file, sizeof(file), "%s.json", name_or_path);
-		snprintf(shown, sizeof(shown), "%s/%s", *d, file);
-		r = load_file(dir_fd, file, shown, name_or_path, (int)(d - policy_search_dirs()),
-			      ret, e);
-		if (r != -ENOENT)
-			return r; /* the first directory that has it decides */
-	}
-	return -ENOENT;
 }
 
 int policy_digest(const struct policy *p, const char *helper_path, char ret[72])

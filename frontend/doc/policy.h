@@ -106,12 +106,6 @@ struct policy {
 int policy_parse(const char *text, size_t len, const char *name, struct policy *ret,
 		 struct verrors *e);
 
-/* By name (searching the admin then the shipped directory, or
- * $HUTCH_POLICY_PATH) or by path (anything with a '/'). A file that says
- * "extends" is resolved with its parents (policy-extends.h). -ENOENT when
- * no such policy; -EINVAL with e filled when it is invalid. */
-int policy_load(const char *name_or_path, struct policy *ret, struct verrors *e);
-
 /* A policy name: 1-64 of [a-z0-9_-], starting with a letter or digit. */
 bool policy_name_valid(const char *s);
 

@@ -329,8 +329,13 @@ static int add_fifo_rules(scmp_filter_ctx ctx)
  * that request would: libraries fall back on ENOTTY, not on EPERM. */
 static int add_allow_list_shapes(scmp_filter_ctx ctx)
 {
-	static const unsigned long ioctls[] = { TCGETS,	    FIONREAD, FIOCLEX,
-						FIONCLEX,   FIONBIO,  TIOCGWINSZ };
+	/* The terminal requests act on the jail's own ptys (its devpts
+	 * instance) or on --tty's: job control and modes, never TIOCSTI. */
+	static const unsigned long ioctls[] = {
+		TCGETS,	    FIONREAD,	FIOCLEX,    FIONCLEX,  FIONBIO,   TIOCGWINSZ,
+		TCSETS,	    TCSETSW,	TCSETSF,    TIOCSWINSZ, TIOCGPTN, TIOCSPTLCK,
+		TIOCGPTPEER, TIOCGPGRP, TIOCSPGRP,  TIOCSCTTY, TIOCGSID,  TCFLSH,
+	};
 	int r;
 
 	r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
@@ -392,7 +397,7 @@ static void cache_name(enum seccomp_mode mode, char *const *names, size_t n_name
 	uint8_t d[SHA256_DIGEST_SIZE];
 	char head[128];
 
-	snprintf(head, sizeof(head), "hutch-filter-5 %s libseccomp %u.%u.%u mode %d ptrace %d%s\n",
+	snprintf(head, sizeof(head), "hutch-filter-6 %s libseccomp %u.%u.%u mode %d ptrace %d%s\n",
 		 HUTCH_VERSION, v->major, v->minor, v->micro, (int)mode, (int)allow_ptrace,
 		 explain ? " explain" : "");
 	sha256_init(&ctx);

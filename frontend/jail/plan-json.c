@@ -33,10 +33,44 @@ static struct json_object *jstrv(char *const *v, size_t n)
 	return a;
 }
 
+/* The jail's mounts as the layout would make them. */
+static struct json_object *jmount(const struct spec_mount *m)
+{
+	struct json_object *mj = json_object_new_object();
+
+	json_object_object_add(mj, "kind", json_object_new_string(kind_name(m->kind)));
+	json_object_object_add(mj, "target", json_object_new_string(m->target));
+	if (m->kind == HUTCH_MOUNT_BIND || m->kind == HUTCH_MOUNT_SYMLINK)
+		json_object_object_add(mj, "source", json_object_new_string(m->source));
+	if (m->kind == HUTCH_MOUNT_TMPFS)
+		json_object_object_add(mj, "size_bytes", json_object_new_int64((int64_t)m->size_bytes));
+	if (m->kind == HUTCH_MOUNT_FILE)
+		json_object_object_add(mj, "bytes", json_object_new_int64(m->data_len));
+	if (m->kind == HUTCH_MOUNT_BIND || m->kind == HUTCH_MOUNT_TMPFS) {
+		json_object_object_add(mj, "writable", json_object_new_boolean(m->flags & HUTCH_MF_RW));
+		json_object_object_add(mj, "exec", json_object_new_boolean(m->flags & HUTCH_MF_EXEC));
+	}
+	if (m->flags & HUTCH_MF_IDMAP) /* a root caller's --rw bind */
+		json_object_object_add(mj, "idmapped", json_object_new_boolean(true));
+	return mj;
+}
+
+static struct json_object *jmounts(const struct plan *plan, bool root)
+{
+	struct json_object *a = json_object_new_array();
+	struct layout l;
+
+	if (layout_build(plan, root, NULL, 0, &l) == 0) {
+		for (uint32_t i = 0; i < l.sp.n_mounts; i++)
+			json_object_array_add(a, jmount(&l.mounts[i]));
+		layout_free(&l);
+	}
+	return a;
+}
+
 struct json_object *plan_to_json(const struct plan *plan, const struct policy *pol)
 {
 	struct json_object *o = json_object_new_object(), *x, *a;
-	struct layout l;
 	bool root = geteuid() == 0;
 
 	json_object_object_add(o, "policy", json_object_new_string(pol->name));
@@ -84,31 +118,7 @@ struct json_object *plan_to_json(const struct plan *plan, const struct policy *p
 	json_object_object_add(x, "allow_ptrace", json_object_new_boolean(plan->allow_ptrace));
 	json_object_object_add(o, "seccomp", x);
 	json_object_object_add(o, "landlock", json_object_new_string(landlock_mode_name(plan->landlock)));
-	a = json_object_new_array();
-	if (layout_build(plan, root, NULL, 0, &l) == 0) {
-		for (uint32_t i = 0; i < l.sp.n_mounts; i++) {
-			const struct spec_mount *m = &l.mounts[i];
-			struct json_object *mj = json_object_new_object();
-
-			json_object_object_add(mj, "kind", json_object_new_string(kind_name(m->kind)));
-			json_object_object_add(mj, "target", json_object_new_string(m->target));
-			if (m->kind == HUTCH_MOUNT_BIND || m->kind == HUTCH_MOUNT_SYMLINK)
-				json_object_object_add(mj, "source", json_object_new_string(m->source));
-			if (m->kind == HUTCH_MOUNT_TMPFS)
-				json_object_object_add(mj, "size_bytes", json_object_new_int64((int64_t)m->size_bytes));
-			if (m->kind == HUTCH_MOUNT_FILE)
-				json_object_object_add(mj, "bytes", json_object_new_int64(m->data_len));
-			if (m->kind == HUTCH_MOUNT_BIND || m->kind == HUTCH_MOUNT_TMPFS) {
-				json_object_object_add(mj, "writable", json_object_new_boolean(m->flags & HUTCH_MF_RW));
-				json_object_object_add(mj, "exec", json_object_new_boolean(m->flags & HUTCH_MF_EXEC));
-			}
-			if (m->flags & HUTCH_MF_IDMAP) /* a root caller's --rw bind */
-				json_object_object_add(mj, "idmapped", json_object_new_boolean(true));
-			json_object_array_add(a, mj);
-		}
-		layout_free(&l);
-	}
-	json_object_object_add(o, "mounts", a);
+	json_object_object_add(o, "mounts", jmounts(plan, root));
 	json_object_object_add(o, "collect", jstrv(plan->collect, plan->n_collect));
 	json_object_object_add(o, "stdout_mode", json_object_new_string(plan->stdout_mode == STDOUT_FRAME ? "frame" : "stream"));
 	json_object_object_add(o, "partial_output", json_object_new_boolean(plan->partial_output));

@@ -242,7 +242,6 @@ static void add_command_exec(const struct plan *plan, struct outcome *o)
 	char path[PATH_MAX];
 	struct jail_where w;
 	enum explain_kind kind;
-	struct explain_event *ev;
 
 	if (!o->have_record || o->record.stage != STAGE_EXEC ||
 	    jail_command_path(plan, path, sizeof(path)) < 0 || strlen(path) >= EXPLAIN_PATH_MAX)
@@ -254,20 +253,9 @@ static void add_command_exec(const struct plan *plan, struct outcome *o)
 		kind = EXPLAIN_MISSING;
 	else
 		return;
-	for (size_t i = 0; i < log->n; i++)
-		if (log->events[i].kind == kind && strcmp(log->events[i].path, path) == 0)
-			return;
-	if (log->n >= EXPLAIN_EVENTS_MAX) {
-		log->dropped++;
-		return;
-	}
-	ev = &log->events[log->n++];
-	memset(ev, 0, sizeof(*ev));
-	ev->kind = kind;
-	ev->count = 1;
-	snprintf(ev->call, sizeof(ev->call), "execve");
-	for (size_t i = 0; path[i]; i++) /* as explain.c records: no control bytes */
-		ev->path[i] = (unsigned char)path[i] < 0x20 || path[i] == 0x7f ? '?' : path[i];
+	/* the listener may have seen this exec already: counted once */
+	if (!explain_log_find(log, kind, path))
+		explain_log_add(log, kind, "execve", path);
 }
 
 void explain_finish(const struct plan *plan, struct outcome *o)

@@ -240,17 +240,22 @@ static int open_in_jail(int root_fd, const char *path)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-static void record(struct explain_log *log, enum explain_kind kind, const struct seen *s)
+struct explain_event *explain_log_find(struct explain_log *log, enum explain_kind kind,
+				       const char *path)
+{
+	for (size_t i = 0; i < log->n; i++)
+		if (log->events[i].kind == kind &&
+		    strncmp(log->events[i].path, path, EXPLAIN_PATH_MAX - 1) == 0)
+			return &log->events[i];
+	return NULL;
+}
+
+void explain_log_add(struct explain_log *log, enum explain_kind kind, const char *call,
+		     const char *path)
 {
 	struct explain_event *ev;
-	size_t len = strlen(s->path);
+	size_t len = strlen(path);
 
-	for (size_t i = 0; i < log->n; i++)
-		if (log->events[i].kind == kind && strncmp(log->events[i].path, s->path,
-							   EXPLAIN_PATH_MAX - 1) == 0) {
-			log->events[i].count++;
-			return;
-		}
 	if (log->n >= EXPLAIN_EVENTS_MAX) {
 		log->dropped++;
 		return;
@@ -259,11 +264,21 @@ static void record(struct explain_log *log, enum explain_kind kind, const struct
 	memset(ev, 0, sizeof(*ev));
 	ev->kind = kind;
 	ev->count = 1;
-	snprintf(ev->call, sizeof(ev->call), "%s", s->call);
+	snprintf(ev->call, sizeof(ev->call), "%s", call);
 	/* It reaches a terminal and a log line: control bytes as '?'. */
 	for (size_t i = 0; i < len && i < EXPLAIN_PATH_MAX - 1; i++)
-		ev->path[i] = (unsigned char)s->path[i] < 0x20 || s->path[i] == 0x7f ? '?' : s->path[i];
+		ev->path[i] = (unsigned char)path[i] < 0x20 || path[i] == 0x7f ? '?' : path[i];
 	ev->path_cut = len >= EXPLAIN_PATH_MAX;
+}
+
+static void record(struct explain_log *log, enum explain_kind kind, const struct seen *s)
+{
+	struct explain_event *ev = explain_log_find(log, kind, s->path);
+
+	if (ev)
+		ev->count++;
+	else
+		explain_log_add(log, kind, s->call, s->path);
 }
 
 /* Step 2, after the answer: what of it the jail withholds. */

@@ -45,4 +45,12 @@ void explain_watch_answer(struct explain_watch *x, int listener_fd, const struct
  * the seccomp denials as events of their own. */
 void explain_finish(const struct plan *plan, struct outcome *o);
 
+/* The log's event of this kind and path, or NULL; explain_log_add adds
+ * one (counted as dropped past EXPLAIN_EVENTS_MAX), its path cut and with
+ * control bytes as '?'. For explain.c and explain-grant.c. */
+struct explain_event *explain_log_find(struct explain_log *log, enum explain_kind kind,
+				       const char *path);
+void explain_log_add(struct explain_log *log, enum explain_kind kind, const char *call,
+		     const char *path);
+
 #endif

@@ -138,55 +138,36 @@ static int request(struct forkserver *fs, const int slot_fd[FS_SLOTS], struct ja
 int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len,
 		     const struct spawn_stdio *io, struct jail_proc *ret)
 {
-	_cleanup_close_ int null_fd = -1;
-	int spec_p[2] = { -1, -1 }, status_p[2] = { -1, -1 }, in_p[2] = { -1, -1 },
-	    out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, exit_p[2] = { -1, -1 };
+	struct spawn_pipes sp;
+	int exit_p[2] = { -1, -1 };
 	int slot_fd[FS_SLOTS];
 	int r;
 
 	if (fs->pid < 0)
 		return -ENOTCONN;
-	if (pipe2(spec_p, O_CLOEXEC) < 0 || pipe2(status_p, O_CLOEXEC) < 0 ||
-	    pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0 ||
-	    pipe2(exit_p, O_CLOEXEC | O_NONBLOCK) < 0 ||
-	    (io->pipe_stdin && pipe2(in_p, O_CLOEXEC) < 0) ||
-	    (io->null_stdin && (null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)) {
+	if ((r = spawn_pipes_open(&sp, io)) < 0)
+		return r;
+	if (pipe2(exit_p, O_CLOEXEC | O_NONBLOCK) < 0) {
 		r = -errno;
 		goto out;
 	}
-	/* As spawn.c: larger pipes for bulk output, where the limit allows. */
-	fcntl(out_p[0], F_SETPIPE_SZ, 1 << 20);
-	fcntl(err_p[0], F_SETPIPE_SZ, 256 << 10);
-	slot_fd[FS_SLOT_STDIN] = io->pipe_stdin ? in_p[0] : io->null_stdin ? null_fd : 0;
-	slot_fd[FS_SLOT_STDOUT] = out_p[1];
-	slot_fd[FS_SLOT_STDERR] = err_p[1];
-	slot_fd[FS_SLOT_SPEC] = spec_p[0];
-	slot_fd[FS_SLOT_STATUS] = status_p[1];
+	slot_fd[FS_SLOT_STDIN] = spawn_pipes_stdin(&sp, io);
+	slot_fd[FS_SLOT_STDOUT] = sp.out[1];
+	slot_fd[FS_SLOT_STDERR] = sp.err[1];
+	slot_fd[FS_SLOT_SPEC] = sp.spec[0];
+	slot_fd[FS_SLOT_STATUS] = sp.status[1];
 	slot_fd[FS_SLOT_CONTROL] = io->control_sock;
 	slot_fd[FS_SLOT_CGROUP] = io->cgroup_fd;
 	slot_fd[FS_SLOT_EXIT] = exit_p[1];
 	r = request(fs, slot_fd, ret);
 	if (r < 0)
 		goto out;
-	ret->status_rd = TAKE_FD(status_p[0]);
-	ret->stdin_wr = io->pipe_stdin ? TAKE_FD(in_p[1]) : -1;
-	ret->stdout_rd = TAKE_FD(out_p[0]);
-	ret->stderr_rd = TAKE_FD(err_p[0]);
+	spawn_pipes_keep(&sp, ret);
 	ret->exit_rd = TAKE_FD(exit_p[0]);
-	fd_close(&spec_p[0]);
 	/* As spawn.c: a dead helper is EPIPE here and told by its status. */
-	(void)fd_write_all(spec_p[1], spec, spec_len);
+	(void)fd_write_all(sp.spec[1], spec, spec_len);
 out:
-	fd_close(&spec_p[0]);
-	fd_close(&spec_p[1]);
-	fd_close(&status_p[0]);
-	fd_close(&status_p[1]);
-	fd_close(&in_p[0]);
-	fd_close(&in_p[1]);
-	fd_close(&out_p[0]);
-	fd_close(&out_p[1]);
-	fd_close(&err_p[0]);
-	fd_close(&err_p[1]);
+	spawn_pipes_close(&sp);
 	fd_close(&exit_p[0]);
 	fd_close(&exit_p[1]);
 	return r;

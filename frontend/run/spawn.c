@@ -143,76 +143,92 @@ static pid_t vfork_helper(struct child_args *a, int *ret_pidfd)
 	return pid;
 }
 
+int spawn_pipes_open(struct spawn_pipes *sp, const struct spawn_stdio *io)
+{
+	*sp = (struct spawn_pipes){ { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }, -1 };
+	if (pipe2(sp->spec, O_CLOEXEC) < 0 || pipe2(sp->status, O_CLOEXEC) < 0 ||
+	    pipe2(sp->out, O_CLOEXEC) < 0 || pipe2(sp->err, O_CLOEXEC) < 0 ||
+	    (io->pipe_stdin && pipe2(sp->in, O_CLOEXEC) < 0) ||
+	    (io->null_stdin && (sp->null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)) {
+		int r = -errno;
+
+		spawn_pipes_close(sp);
+		return r;
+	}
+	/* Larger pipes for the target's output: fewer wake-ups for bulk
+	 * output (the limit, fs.pipe-max-size, may refuse: then as it is). */
+	fcntl(sp->out[0], F_SETPIPE_SZ, 1 << 20);
+	fcntl(sp->err[0], F_SETPIPE_SZ, 256 << 10);
+	return 0;
+}
+
+int spawn_pipes_stdin(const struct spawn_pipes *sp, const struct spawn_stdio *io)
+{
+	return io->pipe_stdin ? sp->in[0] : io->null_stdin ? sp->null_fd : 0;
+}
+
+void spawn_pipes_keep(struct spawn_pipes *sp, struct jail_proc *ret)
+{
+	ret->status_rd = TAKE_FD(sp->status[0]);
+	ret->stdin_wr = TAKE_FD(sp->in[1]); /* -1 when not piped */
+	ret->stdout_rd = TAKE_FD(sp->out[0]);
+	ret->stderr_rd = TAKE_FD(sp->err[0]);
+	fd_close(&sp->spec[0]);
+}
+
+void spawn_pipes_close(struct spawn_pipes *sp)
+{
+	int *all[] = { sp->spec, sp->status, sp->in, sp->out, sp->err };
+
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		fd_close(&all[i][0]);
+		fd_close(&all[i][1]);
+	}
+	fd_close(&sp->null_fd);
+}
+
 /* spawn_helper, or with ret_spec_wr the same without the spec: the write
  * end is handed back and the helper waits on it (spawn_helper_early). */
 static int spawn(const char *helper_path, const uint8_t *spec, size_t spec_len,
 		 const struct spawn_stdio *io, struct jail_proc *ret, int *ret_spec_wr)
 {
-	int spec_p[2] = { -1, -1 }, status_p[2] = { -1, -1 }, in_p[2] = { -1, -1 },
-	    out_p[2] = { -1, -1 }, err_p[2] = { -1, -1 }, null_fd = -1;
+	struct spawn_pipes sp;
 	int fds[7];
 	pid_t parent = getpid(), pid;
-	int r = 0;
+	int r = spawn_pipes_open(&sp, io);
 
-	if (pipe2(spec_p, O_CLOEXEC) < 0 || pipe2(status_p, O_CLOEXEC) < 0 ||
-	    pipe2(out_p, O_CLOEXEC) < 0 || pipe2(err_p, O_CLOEXEC) < 0 ||
-	    (io->pipe_stdin && pipe2(in_p, O_CLOEXEC) < 0)) {
-		r = -errno;
-		goto out;
-	}
-	/* Larger pipes for the target's output: fewer wake-ups for bulk
-	 * output (the limit, fs.pipe-max-size, may refuse: then as it is). */
-	fcntl(out_p[0], F_SETPIPE_SZ, 1 << 20);
-	fcntl(err_p[0], F_SETPIPE_SZ, 256 << 10);
-	if (io->null_stdin && (null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
-		r = -errno;
-		goto out;
-	}
-	fds[0] = io->pipe_stdin ? in_p[0] : io->null_stdin ? null_fd : 0;
-	fds[1] = out_p[1];
-	fds[2] = err_p[1];
-	fds[HUTCH_SPEC_FD] = spec_p[0];
-	fds[HUTCH_STATUS_FD] = status_p[1];
+	if (r < 0)
+		return r;
+	fds[0] = spawn_pipes_stdin(&sp, io);
+	fds[1] = sp.out[1];
+	fds[2] = sp.err[1];
+	fds[HUTCH_SPEC_FD] = sp.spec[0];
+	fds[HUTCH_STATUS_FD] = sp.status[1];
 	fds[HUTCH_MIRROR_FD] = -1;
 	fds[HUTCH_CONTROL_FD] = io->control_sock;
 
-	struct child_args args = { helper_path, parent, fds, status_p[1] };
+	struct child_args args = { helper_path, parent, fds, sp.status[1] };
 
 	pid = io->cgroup_fd < 0 ? vfork_helper(&args, &ret->pidfd)
 				: clone_helper(io->cgroup_fd, &ret->pidfd);
 	if (pid < 0) {
-		r = pid;
-		goto out;
+		spawn_pipes_close(&sp);
+		return pid;
 	}
 	if (pid == 0)
-		child_exec(helper_path, parent, fds, status_p[1]);
+		child_exec(helper_path, parent, fds, sp.status[1]);
 
 	ret->pid = pid;
-	ret->status_rd = TAKE_FD(status_p[0]);
-	ret->stdin_wr = io->pipe_stdin ? TAKE_FD(in_p[1]) : -1;
-	ret->stdout_rd = TAKE_FD(out_p[0]);
-	ret->stderr_rd = TAKE_FD(err_p[0]);
 	ret->exit_rd = -1;
-	fd_close(&spec_p[0]);
+	spawn_pipes_keep(&sp, ret);
 	/* One write for the usual small spec; a dead helper is EPIPE (we
 	 * ignore SIGPIPE) and is then told by its status record. */
 	if (ret_spec_wr)
-		*ret_spec_wr = TAKE_FD(spec_p[1]);
+		*ret_spec_wr = TAKE_FD(sp.spec[1]);
 	else
-		(void)fd_write_all(spec_p[1], spec, spec_len);
-out:
-	fd_close(&spec_p[0]);
-	fd_close(&spec_p[1]);
-	fd_close(&status_p[0]);
-	fd_close(&status_p[1]);
-	fd_close(&in_p[0]);
-	fd_close(&in_p[1]);
-	fd_close(&out_p[0]);
-	fd_close(&out_p[1]);
-	fd_close(&err_p[0]);
-	fd_close(&err_p[1]);
-	fd_close(&null_fd);
-	return r;
+		(void)fd_write_all(sp.spec[1], spec, spec_len);
+	spawn_pipes_close(&sp);
+	return 0;
 }
 
 int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,

@@ -26,6 +26,21 @@ struct spawn_stdio {
 	int cgroup_fd;		/* start the helper in this cgroup, or -1 */
 };
 
+/* The pipes between us and one helper: spec, status, the target's stdio.
+ * spawn_pipes_open makes them (larger pipes for bulk output, /dev/null
+ * for a null stdin); spawn_pipes_keep moves our ends into ret (stdin's
+ * only when piped) and closes the child's spec end; spawn_pipes_close
+ * closes whatever is still open. Shared by spawn.c and forkserver.c. */
+struct spawn_pipes {
+	int spec[2], status[2], in[2], out[2], err[2];
+	int null_fd;
+};
+int spawn_pipes_open(struct spawn_pipes *sp, const struct spawn_stdio *io);
+void spawn_pipes_keep(struct spawn_pipes *sp, struct jail_proc *ret);
+void spawn_pipes_close(struct spawn_pipes *sp);
+/* The fd the target reads as stdin: our pipe, /dev/null or our own 0. */
+int spawn_pipes_stdin(const struct spawn_pipes *sp, const struct spawn_stdio *io);
+
 /* Fork and exec helper_path with the spec on fd 3 and the status pipe on
  * fd 4; stdout and stderr always come back through pipes. The child asks
  * for SIGKILL when we die, so even a SIGKILLed frontend takes the jail

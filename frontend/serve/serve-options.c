@@ -31,6 +31,8 @@ static const char serve_usage[] =
 	"  --max-buffered SIZE    output held in memory for all runs together (default 256M)\n"
 	"  --idle-timeout DURATION  close a socket client idle this long; 0: never (default 60s)\n"
 	"  --max-conn-per-uid N   socket connections per client user (default 32)\n"
+	"  --no-forkserver        start one hutch-exec per run instead of forking each\n"
+	"                         from a long-lived one (slower; for a wrapped helper)\n"
 	"  -h, --help             show this help\n";
 
 static const struct option opts[] = {
@@ -47,6 +49,7 @@ static const struct option opts[] = {
 	{ "max-buffered", required_argument, NULL, 'B' },
 	{ "idle-timeout", required_argument, NULL, 'I' },
 	{ "max-conn-per-uid", required_argument, NULL, 'U' },
+	{ "no-forkserver", no_argument, NULL, 'N' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -152,6 +155,9 @@ static int parse_other(int opt, const char *arg, struct serve_options *o)
 		return 0;
 	case 'p':
 		o->policy = arg;
+		return 0;
+	case 'N':
+		o->no_forkserver = true;
 		return 0;
 	case 'h':
 		fputs(serve_usage, stdout);

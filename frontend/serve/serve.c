@@ -27,6 +27,7 @@
 #include "errors.h"
 #include "doc/json-util.h"
 #include "doc/policy-extends.h"
+#include "doc/policy-load.h"
 #include "doc/result.h"
 #include "doc/text.h"
 #include "run/jail-report.h"
@@ -826,8 +827,9 @@ int cmd_serve(int argc, char **argv)
 	else
 		r = open_clients(&s, &o);
 	/* One helper forks every jail (hutch-exec(8), FORKSERVER); without
-	 * one, each run starts its own, as `hutch run` does. */
-	if (r == 0 && forkserver_start(execute_helper_path(), &s.fs) == 0)
+	 * one (or with --no-forkserver), each run starts its own, as
+	 * `hutch run` does. */
+	if (r == 0 && !o.no_forkserver && forkserver_start(execute_helper_path(), &s.fs) == 0)
 		exec_use_forkserver(&s.fs);
 	if (r == 0)
 		r = loop(&s, sig_fd);

@@ -123,6 +123,7 @@ struct serve_options {
 	const char *sock_path;	/* --socket, or NULL */
 	long fd;		/* --fd, or -1 */
 	mode_t mode;		/* --mode */
+	bool no_forkserver;	/* --no-forkserver */
 };
 
 /* s's bounds (defaults, then the options) and *ret_opts. 0: serve;

@@ -201,6 +201,19 @@ def kill_pids(pids):
             pass
 
 
+def kill_marker(marker):
+    """SIGKILL every process named marker until none has been seen for a
+    few scans: a control's second lingerer may take its name only after
+    the first scan (it names itself after its fork). Cleanup only; the
+    verdict is made before."""
+    quiet, end = 0, time.monotonic() + 3
+    while quiet < 3 and time.monotonic() < end:
+        pids = lingering(marker)
+        kill_pids(pids)
+        quiet = 0 if pids else quiet + 1
+        time.sleep(0.1)
+
+
 def run_captured(argv, cwd, env, timeout, use_pty=False, pass_fds=()):
     """Run argv; returns (exit code or None if we had to kill it, output
     bytes, wall ms, bytes found in the pty's input queue)."""
@@ -478,7 +491,7 @@ class Harness:
                 pids = lingering(lmarker)
             if pids:
                 bad.append("%d processes named %s outlived the run (killed)" % (len(pids), lmarker))
-                kill_pids(pids)
+                kill_marker(lmarker)
         if probe == "sethostname" and socket.gethostname() != self.hostname:
             bad.append("the host's hostname changed to " + socket.gethostname())
         if probe == "helper-exe":
@@ -606,7 +619,7 @@ class Harness:
             left = lingering(lmarker)
         wall = int((time.monotonic() - t0) * 1000)
         if left:
-            kill_pids(left)
+            kill_marker(lmarker)
             return ("ESCAPED", "%d processes named %s outlived SIGKILL of %s by 5 s (killed)"
                     % (len(left), lmarker, what), wall)
         return ("CONTAINED", "%d lingerers seen; %s SIGKILLed; all gone %d ms later"

@@ -26,6 +26,8 @@ os.write(s, b"ping\n")
 print(os.ttyname(s), os.read(m, 100).decode().strip(), os.stat(os.ttyname(s)).st_uid == os.getuid())'
 same "os.openpty works in the jail, the slave is the jail user's" "/dev/pts/0 ping True" \
 	"$(jpy default "$openpty")"
+same "strict: os.openpty works too (its ioctl allow list has the pty requests)" \
+	"/dev/pts/0 ping True" "$(jpy strict "$openpty")"
 
 # In pty.fork's child the pty is the controlling terminal: TIOCSTI would
 # push input into it (the host allows that when dev.tty.legacy_tiocsti=1).

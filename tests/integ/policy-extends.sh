@@ -48,14 +48,14 @@ cat >"$pol/child.json" <<EOF
   "limits": {"wall_ms": {"default": 1000, "max": 2000}},
   "filesystem": {"binds": {"append": [{"path": "${extra:-/etc/hostname}", "exec": false}]}},
   "mounts": [],
-  "env": {"set": {"FROM_CHILD": "yes"}, "allow": {"append": ["HUTCH_EXTENDS_TEST"]}}
+  "env": {"allow_any": false, "set": {"FROM_CHILD": "yes"}, "allow": {"append": ["HUTCH_EXTENDS_TEST"]}}
 }
 EOF
 
 out=$("$HUTCH" run --policy child --env HUTCH_EXTENDS_TEST=v1 -- /bin/sh -c 'echo "$HUTCH_EXTENDS_TEST $FROM_CHILD"' 2>"$tmp/err" </dev/null)
 same "an appended env.allow name and an added env.set variable reach the jail" "v1 yes" "$out"
-"$HUTCH" run --policy default --env HUTCH_EXTENDS_TEST=v1 -- /bin/true 2>"$tmp/err" </dev/null
-same "... and the parent still refuses that name (125)" 125 $?
+"$HUTCH" run --policy child --env HUTCH_EXTENDS_OTHER=v1 -- /bin/true 2>"$tmp/err" </dev/null
+same "... and a name the child did not append is refused: its allow_any false replaced the parent's (125)" 125 $?
 
 "$HUTCH" run --json --policy child -- /bin/sleep 5 >"$tmp/doc" 2>"$tmp/err" </dev/null
 same "the child's lowered default wall limit kills a 5 s sleep: timeout" timeout \

@@ -88,9 +88,9 @@ check "... and says hutch probe, not getopt's 'probe:'" not grep -q "^probe:" "$
 
 # --- request errors name the option typed -----------------------------------------
 
-msg "--env a variable the policy refuses" 125 \
+msg "--env a variable the policy refuses (strict: a short allow list)" 125 \
 	"^hutch: policy_violation: --env SECRET_NAME: not allowed by the policy$" \
-	--env SECRET_NAME=SECRET-VALUE -- /bin/true
+	--policy strict --env SECRET_NAME=SECRET-VALUE -- /bin/true
 check "... never the value" not grep -q SECRET-VALUE "$tmp/err"
 msg "--ro of a missing source" 125 "^hutch: invalid_request: --ro $tmp/none: source: does not exist$" \
 	--ro "$tmp/none" -- /bin/true

@@ -82,7 +82,10 @@ else
 import json, os, socket, struct, subprocess, sys
 hutch, flag = sys.argv[1], sys.argv[2]
 a, b = socket.socketpair()
-p = subprocess.Popen([hutch, "serve", "--fd", str(b.fileno())], pass_fds=[b.fileno()])
+# --no-forkserver: the wrapper decides per run only when each run execs
+# it; a forkserver is exec'd once and forks every jail's helper itself.
+p = subprocess.Popen([hutch, "serve", "--no-forkserver", "--fd", str(b.fileno())],
+                     pass_fds=[b.fileno()])
 b.close()
 def recv_exact(n):
     buf = b""

@@ -19,7 +19,8 @@ if [ ! -x /bin/bash ] || ! "$py" -c 'import pty' 2>/dev/null; then
 fi
 
 # The driver: runs hutch on a new pty (40 rows, 100 columns), plays a
-# script of "send TEXT" / "expect TEXT" / "resize R C" / "kill SIG" steps
+# script of "send TEXT" / "expect TEXT" / "resize R C" / "pause S" /
+# "kill SIG" steps
 # from its argv after "--", then prints the transcript, whether the
 # terminal's settings came back as they were, and hutch's exit status.
 cat >"$tmp/drive.py" <<'PYEOF'
@@ -74,6 +75,8 @@ for op, arg in steps:
     elif op == "resize":
         r, c = arg.split()
         fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", int(r), int(c), 0, 0))
+    elif op == "pause":
+        time.sleep(float(arg))
     elif op == "kill":
         time.sleep(0.5)
         os.kill(pid, getattr(signal, arg.decode()))
@@ -90,7 +93,7 @@ has() { case $1 in *"$2"*) return 0 ;; *) return 1 ;; esac; }
 
 out=$(drive "expect $ " "send stty size; tty; ls /dev/pts | tr '\\\\n' ' '; echo\\r" "expect ptmx" \
 	"resize 33 111" "send stty size\\r" "expect 33 111" \
-	"send sleep 30\\r" "send \\x03" "send echo after-\$((6*7))\\r" "expect after-42" \
+	"send echo s-\$((2*3)); sleep 30\\r" "expect s-6" "pause 1" "send \\x03" "send echo after-\$((6*7))\\r" "expect after-42" \
 	"send exit 3\\r" -- "$HUTCH" run --tty -- /bin/bash --norc -i)
 check "bash -i under --tty gets a prompt and every expected answer" has "$out" "[expects met]"
 check "... the terminal is the jail's own pty: /dev/pts/0, the only one there" \

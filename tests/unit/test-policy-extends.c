@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "doc/policy-extends.h"
+#include "doc/policy-load.h"
 #include "doc/policy.h"
 
 #include "cunit-main.h"

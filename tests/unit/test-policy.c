@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "doc/json-util.h"
+#include "doc/policy-load.h"
 #include "doc/policy.h"
 
 #include "cunit-main.h"
