@@ -174,7 +174,10 @@ for n in $plain $setid $ns $enosys; do
 	*) same "host: $n succeeds" OK "$r" ;;
 	esac
 done
-same "host: the set-id files were made" "a,b,c,e,f,h,i,j,k,l" "$(result setid_files "$tmp/host.out")"
+# f comes from fchmodat2 (Linux 6.6): a kernel without it (6.1) makes none.
+want=a,b,c,e,f,h,i,j,k,l
+[ "$(result fchmodat2_suid "$tmp/host.out")" = ENOSYS ] && want=a,b,c,e,h,i,j,k,l
+same "host: the set-id files were made" "$want" "$(result setid_files "$tmp/host.out")"
 
 # ---- (b) in a jail whose spec filter allows everything ----
 # shellcheck disable=SC2086
