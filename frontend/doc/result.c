@@ -152,6 +152,20 @@ static struct json_object *jstream(const uint8_t *data, size_t len, bool text, u
 	return o;
 }
 
+/* jail.landlock_rights: the names of the LANDLOCK_RIGHT_* groups set. */
+static struct json_object *landlock_rights_json(unsigned rights, bool *ok)
+{
+	static const char *const names[] = { "fs", "fs_refer", "fs_truncate", "net_tcp",
+					     "fs_ioctl_dev", "scope_abstract_unix",
+					     "scope_signal" };
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (rights & (1u << i))
+			push(a, json_object_new_string(names[i]), ok);
+	return a;
+}
+
 static struct json_object *jjail(const struct jail_report *jr, const struct plan *plan, bool *ok)
 {
 	static const char *const ns[] = { "user", "mount", "pid", "ipc", "uts", "cgroup" };
@@ -172,6 +186,7 @@ static struct json_object *jjail(const struct jail_report *jr, const struct plan
 	put(o, "namespaces", a, ok);
 	put(o, "network", json_object_new_string(nets[net]), ok);
 	put(o, "landlock_abi", json_object_new_int(jr ? jr->landlock_abi : 0), ok);
+	put(o, "landlock_rights", landlock_rights_json(jr ? jr->landlock_rights : 0, ok), ok);
 	put(o, "seccomp", json_object_new_string(sc == SECCOMP_ALLOW_LIST ? "allow-list"
 									  : "deny-list"), ok);
 	put(o, "cgroup", json_object_new_string(jr && jr->cgroup ? jr->cgroup : "unavailable"), ok);

@@ -10,11 +10,24 @@
 #include "doc/plan.h"
 #include "doc/verror.h"
 
+/* The groups of Landlock rights a jail is under (jail.landlock_rights):
+ * what hutch-exec handles at the kernel's ABI for this plan. */
+enum {
+	LANDLOCK_RIGHT_FS = 1u << 0,		/* ABI 1: read, write, exec, make, remove */
+	LANDLOCK_RIGHT_FS_REFER = 1u << 1,	/* ABI 2: links and renames across dirs */
+	LANDLOCK_RIGHT_FS_TRUNCATE = 1u << 2,	/* ABI 3 */
+	LANDLOCK_RIGHT_NET_TCP = 1u << 3,	/* ABI 4, network none: TCP bind, connect */
+	LANDLOCK_RIGHT_FS_IOCTL_DEV = 1u << 4,	/* ABI 5 */
+	LANDLOCK_RIGHT_SCOPE_UNIX = 1u << 5,	/* ABI 6: abstract unix sockets */
+	LANDLOCK_RIGHT_SCOPE_SIGNAL = 1u << 6,	/* ABI 6: signals */
+};
+
 struct jail_report {
 	const char *policy;
 	const char *policy_file;	/* where the policy was loaded from, or NULL */
 	const char *digest;
 	int landlock_abi;	/* 0: not applied */
+	unsigned landlock_rights;	/* LANDLOCK_RIGHT_* in force */
 	const char *cgroup;	/* "unavailable", "applied" */
 	/* What the policy says, for documents made before a plan exists. */
 	bool have_modes;

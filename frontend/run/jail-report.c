@@ -20,5 +20,14 @@ void jail_report_from_policy(struct jail_report *jr, const struct policy *pol,
 
 void jail_report_add_plan(struct jail_report *jr, const struct plan *plan)
 {
-	jr->landlock_abi = plan->landlock == LANDLOCK_OFF ? 0 : probe_landlock_abi();
+	int abi = plan->landlock == LANDLOCK_OFF ? 0 : probe_landlock_abi();
+
+	jr->landlock_abi = abi;
+	/* As helper/landlock.c sizes the ruleset to the ABI. */
+	jr->landlock_rights = (abi >= 1 ? LANDLOCK_RIGHT_FS : 0) |
+			      (abi >= 2 ? LANDLOCK_RIGHT_FS_REFER : 0) |
+			      (abi >= 3 ? LANDLOCK_RIGHT_FS_TRUNCATE : 0) |
+			      (abi >= 4 && plan->network == NET_NONE ? LANDLOCK_RIGHT_NET_TCP : 0) |
+			      (abi >= 5 ? LANDLOCK_RIGHT_FS_IOCTL_DEV : 0) |
+			      (abi >= 6 ? LANDLOCK_RIGHT_SCOPE_UNIX | LANDLOCK_RIGHT_SCOPE_SIGNAL : 0);
 }

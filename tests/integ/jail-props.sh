@@ -315,4 +315,17 @@ check "the target carries on after kill -9 1" has "$out" "^still-here$"
 check "kill of a host pid from inside fails (not in the pid namespace)" \
 	test "$(jsh "kill -0 $$ 2>/dev/null && echo reached || echo refused")" = refused
 
+# jail.landlock_rights: exactly the groups the kernel's ABI gives, as the
+# helper handles them (TCP rules only where the network is none).
+abi=$("$HUTCH" run --json -- /bin/true 2>/dev/null | json_get 'd["jail"]["landlock_abi"]')
+for pol in default strict; do
+	want=$(ABI=${abi:-0} POL=$pol "$py" -c 'import os
+a, none = int(os.environ["ABI"]), os.environ["POL"] == "strict"
+r = [("fs", 1), ("fs_refer", 2), ("fs_truncate", 3), ("net_tcp", 4 if none else 99),
+     ("fs_ioctl_dev", 5), ("scope_abstract_unix", 6), ("scope_signal", 6)]
+import json; print(json.dumps([n for n, v in r if a >= v]))')
+	same "$pol: jail.landlock_rights are those of ABI ${abi:-?}" "$want" \
+		"$("$HUTCH" run --json --policy $pol -- /bin/true 2>/dev/null | json_get 'd["jail"]["landlock_rights"]')"
+done
+
 tap_done
