@@ -133,9 +133,12 @@ check "collect max_bytes 1024: a 1024-byte file is returned" \
 check "collect max_bytes 1024: a 1025-byte file is too_large" \
 	test "$(file_field over 'f[0].get("error")' <"$tmp/doc")" = too_large
 
-# Without --json the files are not printed, but the run is unchanged.
+# Without --json the files are not printed but written to --output-dir,
+# the current directory by default (collect-host.sh has the rest); the run
+# is unchanged. In $tmp: the tests run from the build tree.
 check "--collect without --json: output passes through, exit 0" \
-	test "$("$HUTCH" run --collect x -- /bin/sh -c 'echo out; echo data > x')" = out
+	test "$(cd "$tmp" && "$HUTCH" run --collect x -- /bin/sh -c 'echo out; echo data > x')" = out
+check "... and the file is written to the current directory" test "$(cat "$tmp/x")" = data
 
 # --- bad names --------------------------------------------------------------------
 
