@@ -20,7 +20,7 @@
 #include "run/execute.h"
 #include "run/explain.h"
 #include "run/forkserver.h"
-#include "run/probe.h"
+#include "run/probe-verdict.h"
 #include "run/spawn.h"
 
 const char *execute_helper_path(void)

@@ -29,6 +29,7 @@
 #include "run/execute.h"
 #include "run/memfd-notify.h"
 #include "run/probe.h"
+#include "run/probe-verdict.h"
 
 #ifndef LANDLOCK_CREATE_RULESET_VERSION
 #define LANDLOCK_CREATE_RULESET_VERSION (1U << 0)
@@ -295,40 +296,6 @@ out:
 	return r;
 }
 
-/* The cache entry of this digest's verdict. It holds for this caller in
- * this user namespace only: root in a rootless container is not root on
- * the host. False for a digest that is not ours. */
-static bool verdict_name(const char *digest, char *name, size_t cap)
-{
-	char ns[64] = "";
-	ssize_t k;
-
-	if (!digest || strncmp(digest, "sha256:", 7) != 0)
-		return false;
-	k = readlink("/proc/self/ns/user", ns, sizeof(ns) - 1);
-	ns[k > 0 ? k : 0] = '\0';
-	snprintf(name, cap, "probe-%.64s-%u-%.20s", digest + 7, (unsigned)geteuid(),
-		 ns[0] ? strchr(ns, '[') ? strchr(ns, '[') + 1 : ns : "x");
-	name[strcspn(name, "]")] = '\0';
-	return true;
-}
-
-static unsigned forgotten;
-
-void probe_forget(const char *digest)
-{
-	char name[128];
-
-	forgotten++;
-	if (verdict_name(digest, name, sizeof(name)))
-		cache_remove(name);
-}
-
-unsigned probe_generation(void)
-{
-	return forgotten;
-}
-
 int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t cap)
 {
 	char name[128];
@@ -336,7 +303,7 @@ int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t
 	size_t len = 0;
 	int r;
 
-	if (!verdict_name(digest, name, sizeof(name)))
+	if (!probe_verdict_name(digest, name, sizeof(name)))
 		return snprintf(why, cap, "canary: bad digest"), PROBE_FAILED;
 	if (cache_read(name, 16, &buf, &len) == 0) {
 		bool ok = len == 3 && memcmp(buf, "ok\n", 3) == 0;

@@ -32,12 +32,7 @@ int probe_requirements(const struct policy *pol, char *why, size_t cap);
  * PROBE_UNAVAILABLE or PROBE_FAILED. */
 int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t cap);
 
-/* The helper refused a jail under this digest at run time: its cached
- * verdict is dropped, so the next run probes again. probe_generation
- * counts these calls, for a caller that keeps verdicts in memory (serve):
- * a changed count means its verdict is stale too. */
-void probe_forget(const char *digest);
-unsigned probe_generation(void);
+/* probe_forget, probe_generation: run/probe-verdict.h. */
 
 /* Run the canary now, uncached: as probe_ensure. */
 int probe_canary(const struct policy *pol, char *why, size_t cap);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "jail/narrow.h"
+#include "run/probe-verdict.h"
 #include "run/probe.h"
 #include "serve/serve.h"
 
