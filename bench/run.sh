@@ -36,6 +36,13 @@ true_bin=/bin/true
 note() { printf '%s\n' "$*" >&2; }
 
 ${CC:-cc} -O2 -o "$tmp/bench-spawn" "$here/bench-spawn.c" -lm
+# floor.c is built the way hutch-exec is (static-pie against musl where
+# musl-gcc exists), so that its own exec costs what the helper's does.
+if command -v musl-gcc >/dev/null 2>&1; then
+	musl-gcc -O2 -static-pie -fPIE -o "$tmp/floor" "$here/floor.c"
+else
+	${CC:-cc} -O2 -o "$tmp/floor" "$here/floor.c"
+fi
 
 # Absolute path of a tool: $1 = override, $2 = name, $3 = fallback path
 # (passed on even if absent, so the driver reports the variant as skipped).
@@ -91,6 +98,9 @@ for d in /bin /lib /lib32 /lib64 /libx32 /sbin; do
 done
 set -- "$@" --proc /proc --dev /dev --tmpfs /tmp "$true_bin"
 
+# The floor: the same fresh namespaces, nothing else (floor.c).
+set -- "$@" :: floor "$tmp/floor" "$true_bin"
+
 set -- "$@" :: hutch "$hutch" run -- "$true_bin"
 
 # hutch-exec alone: the spec the frontend sends for this very command,
@@ -144,9 +154,11 @@ median_of() { # variant name -> its median in the JSON, or nothing
 	sed -n "s/.*\"name\": \"$1\",.*\"median\": \([0-9.]*\),.*/\1/p" "$spawn_json"
 }
 p=$(median_of plain) b=$(median_of bwrap) h=$(median_of hutch) x=$(median_of hutch-exec)
+f=$(median_of floor)
 {
 	printf '\nstart-up, same run:'
 	[ -n "$h" ] && [ -n "$b" ] && awk -v h="$h" -v b="$b" 'BEGIN { printf " hutch %.2fx bwrap strict;", h / b }'
+	[ -n "$f" ] && [ -n "$b" ] && awk -v f="$f" -v b="$b" 'BEGIN { printf " the namespace floor %.2fx bwrap strict;", f / b }'
 	[ -n "$x" ] && [ -n "$p" ] && awk -v x="$x" -v p="$p" 'BEGIN { printf " hutch-exec alone %.1fx plain;", x / p }'
 	[ -n "$h" ] && [ -n "$x" ] && awk -v h="$h" -v x="$x" 'BEGIN { printf " the frontend adds %.0f us", h - x }'
 	printf '\n'

@@ -15,7 +15,10 @@
 #                  HUTCH_BASE_EXEC its helper (default: next to it)
 #   BENCH_RUNS     runs per measurement (default 400)
 #   BENCH_ROUNDS   rounds (default 5)
-#   BENCH_SHAPES   which, of: cli c1x1 c1x8 c1x64 c8x1 c64x1 (default all)
+#   BENCH_SHAPES   which, of: cli c1x1 c1x8 c1x64 c8x1 c64x1 floor8
+#                  (default all; floor8 is floor.c's fresh namespaces
+#                  and nothing else, 8 at a time: what no server that
+#                  gives each run fresh namespaces can exceed here)
 set -eu
 hutch=${HUTCH:-$(command -v hutch || true)}
 [ -x "$hutch" ] || { echo "bench: no hutch (set HUTCH)" >&2; exit 1; }
@@ -30,11 +33,16 @@ client=${client:-$(command -v hutch-client || true)}
 [ -x "$client" ] || { echo "bench: no hutch-client (set HUTCH_CLIENT)" >&2; exit 1; }
 runs=${BENCH_RUNS:-400}
 rounds=${BENCH_ROUNDS:-5}
-shapes=${BENCH_SHAPES:-cli c1x1 c1x8 c1x64 c8x1 c64x1}
+shapes=${BENCH_SHAPES:-cli c1x1 c1x8 c1x64 c8x1 c64x1 floor8}
 variants="new"
 [ -n "${HUTCH_BASE:-}" ] && variants="base new"
 
 tmp=$(mktemp -d)
+if command -v musl-gcc >/dev/null 2>&1; then
+	musl-gcc -O2 -static-pie -fPIE -o "$tmp/floor" "$(dirname "$0")/floor.c"
+else
+	${CC:-cc} -O2 -o "$tmp/floor" "$(dirname "$0")/floor.c"
+fi
 srv_pid=
 cleanup() {
 	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null && wait "$srv_pid" 2>/dev/null
@@ -118,6 +126,7 @@ while [ "$r" -lt "$rounds" ]; do
 	for v in $variants; do
 		for s in $shapes; do
 			[ "$s" = cli ] && cli "$v" >>"$tmp/$v.cli"
+			[ "$s" = floor8 ] && "$tmp/floor" -n "$runs" -p 8 /bin/true >>"$tmp/$v.floor8"
 		done
 		serve_up "$v"
 		for s in $shapes; do
@@ -143,6 +152,7 @@ label() {
 	c1x64) echo "serve, 1 connection, 64 in flight (runs/s)" ;;
 	c8x1) echo "serve, 8 connections, 1 in flight each (runs/s)" ;;
 	c64x1) echo "serve, 64 connections, 1 in flight each (runs/s)" ;;
+	floor8) echo "the namespace floor, 8 at a time (runs/s, floor.c)" ;;
 	esac
 }
 echo "hutch serve benchmark: /bin/true, $runs runs per measurement, median of $rounds rounds"
