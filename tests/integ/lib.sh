@@ -142,14 +142,16 @@ tap_client_dir() {
 	done
 }
 
-# tap_pycases DIR: write DIR/tapcase.py, what the cases.py of serve.sh and
-# serve-sessions.sh share (they import it from their own directory).
+# tap_pycases DIR: write DIR/tapcase.py, what the cases.py of serve.sh,
+# serve-sessions.sh, serve-limits.sh and serve-load.sh share (they import
+# it from their own directory).
 tap_pycases() {
 	cat >"$1/tapcase.py" <<'PYEOF'
 # tapcase.py (written by lib.sh): one test case per run of a cases.py
 # (argv[1]); exit 0 when it passed, diagnostics as TAP comments. Every
 # wait is bounded. CLIENT_DIR, HUTCH and TMPD come from the environment.
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -226,6 +228,61 @@ def spawn(*opts, env=None):
     theirs.close()
     ours.settimeout(T)
     return HutchClient(ours, proc)
+
+
+def serve_socket(path, *opts, env=None):
+    """hutch serve --socket PATH, once it answers there."""
+    with open(LOG, "ab") as log:
+        proc = subprocess.Popen([HUTCH, "serve", "--socket", path, *opts],
+                                stdout=log, stderr=log, env=env)
+
+    def up():
+        if proc.poll() is not None:
+            return True
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            s.connect(path)
+            return True
+        except OSError:
+            return False
+        finally:
+            s.close()
+    wait_until(up, 10)
+    expect(proc.poll() is None, "serve --socket %s exited %s" % (path, proc.returncode))
+    return proc
+
+
+def stop(proc, sig=signal.SIGTERM):
+    """Signal the server and reap it; one that outlives T seconds fails."""
+    if proc.poll() is None:
+        proc.send_signal(sig)
+    try:
+        return proc.wait(T)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise Fail("the server did not exit within %ds of signal %d" % (T, sig))
+
+
+def vm_kb(pid, field):
+    """A kB field of /proc/PID/status (VmRSS, VmHWM), 0 once it is gone."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def sanitized(pid):
+    """Whether PID runs under AddressSanitizer (memory bounds do not hold)."""
+    try:
+        with open("/proc/%d/maps" % pid) as f:
+            return "libasan" in f.read()
+    except OSError:
+        return False
 
 
 def main(cases):

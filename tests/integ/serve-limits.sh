@@ -40,32 +40,13 @@ import subprocess
 import sys
 import time
 
-from tapcase import (HUTCH, LOG, T, TMP, Fail, HutchClient, diag, expect, main, now, spawn,
-                     wait_until)
+from tapcase import (HUTCH, T, TMP, Fail, HutchClient, diag, expect, main, now, sanitized,
+                     serve_socket, spawn, stop, vm_kb, wait_until)
 
 CCLIENT = os.environ.get("CCLIENT", "")
 CLIENT_DIR = os.environ["CLIENT_DIR"]
 NOBODY = 65534
 MiB = 1 << 20
-
-
-def vm_kb(pid, field):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def sanitized(pid):
-    try:
-        with open("/proc/%d/maps" % pid) as f:
-            return "libasan" in f.read()
-    except OSError:
-        return False
 
 
 def as_nobody():
@@ -80,36 +61,6 @@ def private_dir(name, mode=0o755):
     os.chmod(d, mode)
     return d
 
-
-def serve_socket(path, *opts):
-    """hutch serve --socket PATH, once it answers there."""
-    with open(LOG, "ab") as log:
-        proc = subprocess.Popen([HUTCH, "serve", "--socket", path, *opts],
-                                stdout=log, stderr=log)
-    def up():
-        if proc.poll() is not None:
-            return True
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            s.connect(path)
-            return True
-        except OSError:
-            return False
-        finally:
-            s.close()
-    wait_until(up, 10)
-    expect(proc.poll() is None, "serve --socket %s exited %s" % (path, proc.returncode))
-    return proc
-
-
-def stop(proc):
-    if proc.poll() is None:
-        proc.terminate()
-    try:
-        proc.wait(T)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
 
 
 def connect(path):

@@ -28,48 +28,17 @@ tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one case per invocation (argv[1]), run by tapcase.main.
 import os
-import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
 
-from tapcase import HUTCH, LOG, T, TMP, Fail, HutchClient, diag, expect, gone, main, now, wait_until
+from tapcase import (T, TMP, Fail, HutchClient, diag, expect, gone, main, now,
+                     serve_socket, stop, wait_until)
 
 CLIENTS, RUNS, IN_FLIGHT = 50, 20, 2
 RSS_TOLERANCE_KB = 1024  # a leak of 1 KiB a run (a request, a result), over 1000 runs
 
-
-def serve_socket(path, *opts, env=None):
-    with open(LOG, "ab") as log:
-        proc = subprocess.Popen([HUTCH, "serve", "--socket", path, *opts], stdout=log, stderr=log,
-                                env=env)
-
-    def up():
-        if proc.poll() is not None:
-            return True
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            s.connect(path)
-            return True
-        except OSError:
-            return False
-        finally:
-            s.close()
-    wait_until(up, 10)
-    expect(proc.poll() is None, "serve --socket %s exited %s" % (path, proc.returncode))
-    return proc
-
-
-def stop(proc):
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=T)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 def children(pid):

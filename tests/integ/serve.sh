@@ -48,7 +48,7 @@ import sys
 import time
 
 from tapcase import (HUTCH, LOG, T, TMP, Fail, HutchClient, diag, expect, gone, main, now,
-                     procs_with, spawn, wait_until)
+                     procs_with, sanitized, spawn, stop, vm_kb, wait_until)
 
 CCLIENT = os.environ.get("CCLIENT", "")
 
@@ -114,17 +114,6 @@ def connect(path, retry=True):
             if now() >= end:
                 raise
             time.sleep(0.02)
-
-
-def stop(proc, sig=signal.SIGTERM):
-    if proc.poll() is None:
-        proc.send_signal(sig)
-    try:
-        return proc.wait(T)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-        raise Fail("the server did not exit within %ds of signal %d" % (T, sig))
 
 
 def recv_or_eof(c):
@@ -675,25 +664,6 @@ def case_socket_activation():
         expect(rc == 0, "Accept=yes serve did not exit 0 when its connection closed: %s" % rc)
     finally:
         kill_child(pid)
-
-
-def vm_kb(pid, field):
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            for line in f:
-                if line.startswith(field + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def sanitized(pid):
-    try:
-        with open("/proc/%d/maps" % pid) as f:
-            return "libasan" in f.read()
-    except OSError:
-        return False
 
 
 def case_slow_reader():

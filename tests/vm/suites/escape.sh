@@ -9,6 +9,7 @@
 e=$HUTCH_SRCDIR/tests/escape
 
 for user in root nobody; do
+	t0=$(date +%s)
 	out=$(su "$user" -s /bin/sh -c "cd / && env -i PATH=/usr/bin:/bin \
 		HUTCH='$HUTCH' HUTCH_ESCAPE_PROBES='$e/probes' \
 		HUTCH_ESCAPE_POLICIES='${HUTCH_ESCAPE_POLICIES:-}' HUTCH_ESCAPE_ONLY='${HUTCH_ESCAPE_ONLY:-}' \
@@ -27,6 +28,6 @@ for user in root nobody; do
 	printf '%s\n' "$out" | grep -E '^(FAIL|not ok)' | sed "s|^|# [$user escape] |"
 	i=0
 	while [ $i -lt "$f" ]; do i=$((i + 1)); not_ok "[$user escape] failure $i of $f (rows above)"; done
-	diag "$user escape: $line"
+	diag "$user escape: $line, $(($(date +%s) - t0)) s"
 done
 tap_done

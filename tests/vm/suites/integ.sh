@@ -8,6 +8,7 @@
 
 # one USER SCRIPT: the script's TAP, renumbered into this suite's.
 one() {
+	t0=$(date +%s)
 	out=$(su "$1" -s /bin/sh -c "cd / && env -i PATH=/usr/bin:/bin \
 		HUTCH='$HUTCH' HUTCH_EXEC='$HUTCH_EXEC' HUTCH_PROGS='$HUTCH_PROGS' \
 		HUTCH_MUST_WORK='${HUTCH_MUST_WORK:-0}' HUTCH_INSTALLED=1 sh '$2'" 2>&1)
@@ -23,7 +24,7 @@ one() {
 		$out
 	EOF
 	[ "$p" != 0 ] || [ "$f" != 0 ] || not_ok "[$1 $(basename "$2")] ran nothing"
-	diag "$1 $(basename "$2"): $p passed, $f failed"
+	diag "$1 $(basename "$2"): $p passed, $f failed, $(($(date +%s) - t0)) s"
 }
 
 for user in root nobody; do
