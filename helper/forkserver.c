@@ -116,16 +116,8 @@ static pid_t spawn_child(const int slot_fd[FS_SLOTS], int *ret_pidfd)
 		child_start(slot_fd);
 	if (pid < 0)
 		return -errno;
-	*ret_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (*ret_pidfd < 0) {
-		int r = -errno;
-
-		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		return r;
-	}
-	return pid;
+	*ret_pidfd = pidfd_or_reap(pid);
+	return *ret_pidfd < 0 ? *ret_pidfd : pid;
 }
 
 static struct job *free_job(void)

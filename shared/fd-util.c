@@ -2,7 +2,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fd-util.h"
@@ -103,4 +106,17 @@ void fd_close(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
+}
+
+int pidfd_or_reap(pid_t child)
+{
+	int fd = (int)syscall(SYS_pidfd_open, child, 0), r;
+
+	if (fd >= 0)
+		return fd;
+	r = -errno;
+	kill(child, SIGKILL);
+	while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+		;
+	return r;
 }

@@ -4,6 +4,7 @@
 #define HUTCH_FD_UTIL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Read exactly n bytes. 0 on success; -EPIPE when EOF comes first (a record
  * cut short); -errno otherwise. */
@@ -18,6 +19,11 @@ int fd_write_all(int fd, const void *buf, size_t n); /* as-safe */
 /* Whole file or pipe into a fresh NUL-terminated buffer, at most max bytes
  * (-EFBIG past that). Writes *ret_buf and *ret_len on success. */
 int fd_slurp(int fd, size_t max, char **ret_buf, size_t *ret_len);
+
+/* A pidfd for CHILD, a process we just forked (the clone3 fallback):
+ * when the kernel will not give one, the child is killed and reaped
+ * (nothing may run that we cannot signal) and -errno returned. */
+int pidfd_or_reap(pid_t child);
 
 /* Close *fd if open and mark it closed (-1), for descriptors a struct
  * owns and gives up before the struct goes. */

@@ -97,16 +97,8 @@ static pid_t clone_helper(int cgroup_fd, int *ret_pidfd)
 	pid = fork();
 	if (pid <= 0)
 		return pid < 0 ? -errno : 0;
-	*ret_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	if (*ret_pidfd < 0) {
-		int r = -errno;
-
-		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		return r;
-	}
-	return pid;
+	*ret_pidfd = pidfd_or_reap(pid);
+	return *ret_pidfd < 0 ? *ret_pidfd : pid;
 }
 
 /* AddressSanitizer cannot follow a child running on a borrowed stack
