@@ -32,9 +32,10 @@
 #include "run/forkserver.h"
 #include "run/memfd-notify.h"
 #include "run/pty-relay.h"
+#include "run/sink.h"
 #include "run/supervise.h"
 
-#define IO_CHUNK (64u << 10)
+#define IO_CHUNK SINK_CHUNK /* a read lands in the sink's buffer */
 #define SPLICE_CHUNK (1u << 20)
 #define DRAIN_MS 2000u
 
@@ -153,100 +154,6 @@ void outcome_free(struct outcome *o)
 	o->explain.n = 0;
 	o->out.buf = o->errc.buf = NULL;
 	o->out.alloc = o->errc.alloc = o->out.len = o->errc.len = 0;
-}
-
-/* Where pass-through output goes. A reader that stops reading must not
- * stop this loop, or no deadline fires while it stalls (issue 9, finding
- * 7): every write to a sink is non-blocking; while it is full we stop
- * reading the target, which then blocks on its own pipe, and poll the
- * sink for POLLOUT instead. Our fds 1 and 2 may share their description
- * with other processes (a shell, a pipeline), so O_NONBLOCK is set on it
- * only as the last resort, and put back:
- *  - a pipe, a FIFO or a terminal is reopened through /proc/self/fd: a
- *    description of our own, non-blocking, that nobody else sees;
- *  - a socket (cannot be reopened) gets send(MSG_DONTWAIT) per call;
- *  - a regular file, a block device or another device is written as
- *    before: it does not wait for a reader;
- *  - a pipe or terminal we may not reopen (another user's) is made
- *    non-blocking for the run and its flags restored in watch_finish. */
-struct sink {
-	int fd;			/* where we write; -1: no pass-through */
-	int own_fd;		/* our reopened description, or -1 */
-	int restore_fd;		/* shared description made non-blocking, or -1 */
-	int restore_flags;
-	bool is_socket, no_splice;
-	bool waiting;		/* full: wait for POLLOUT before reading more */
-	bool broken;		/* the reader is gone: output is counted, dropped */
-	size_t off, len;	/* undelivered bytes in buf */
-	uint8_t buf[IO_CHUNK];
-};
-
-static bool may_stall(int fd, const struct stat *st)
-{
-	return S_ISFIFO(st->st_mode) || (S_ISCHR(st->st_mode) && isatty(fd));
-}
-
-static void sink_open(struct sink *s, int fd)
-{
-	struct stat st;
-	char path[32];
-	int fl;
-
-	s->fd = fd;
-	s->own_fd = s->restore_fd = -1;
-	if (fd < 0 || fstat(fd, &st) < 0)
-		return;
-	if (S_ISSOCK(st.st_mode)) {
-		s->is_socket = s->no_splice = true;
-		return;
-	}
-	if (!may_stall(fd, &st))
-		return;
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	s->own_fd = open(path, O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (s->own_fd >= 0) {
-		s->fd = s->own_fd;
-		return;
-	}
-	fl = fcntl(fd, F_GETFL);
-	if (fl >= 0 && !(fl & O_NONBLOCK) && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0) {
-		s->restore_fd = fd;
-		s->restore_flags = fl;
-	}
-}
-
-static void sink_close(struct sink *s)
-{
-	if (s->restore_fd >= 0)
-		(void)fcntl(s->restore_fd, F_SETFL, s->restore_flags);
-	fd_close(&s->own_fd);
-	s->restore_fd = s->fd = -1;
-}
-
-static bool sink_pending(const struct sink *s)
-{
-	return s->fd >= 0 && !s->broken && (s->waiting || s->off < s->len);
-}
-
-/* Deliver what is buffered, as far as the reader takes it now. */
-static void sink_flush(struct sink *s)
-{
-	while (s->off < s->len && !s->broken) {
-		size_t n = s->len - s->off;
-		ssize_t k = s->is_socket ? send(s->fd, s->buf + s->off, n, MSG_DONTWAIT | MSG_NOSIGNAL)
-					 : write(s->fd, s->buf + s->off, n);
-
-		if (k < 0 && (errno == EAGAIN || errno == EINTR)) {
-			s->waiting = true;
-			return;
-		}
-		if (k <= 0)
-			s->broken = true; /* EPIPE: nobody reads our output any more */
-		else
-			s->off += (size_t)k;
-	}
-	s->off = s->len = 0;
-	s->waiting = false;
 }
 
 /* Each notification costs the supervisor two ioctls and a poll turn that
