@@ -1,7 +1,8 @@
-/* test-policy.c: unit tests of policies (frontend/doc/policy.c): every shipped
- * policy loads; the canonical form and the digest are stable and change
- * when meaning or the helper changes; a table of one-mutation invalid
- * policies with the exact pointer; several problems reported at once. */
+/* test-policy.c: unit tests of policies (frontend/doc/policy.c): loading
+ * by path and name; the canonical form and the digest are stable and
+ * change when meaning or the helper changes; a table of one-mutation
+ * invalid policies with the exact pointer; several problems reported at
+ * once. The shipped policies themselves: test-policy-shipped.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,55 +22,7 @@
 
 #define INVALID HUTCH_ERR_POLICY_INVALID
 
-static const char *const shipped[] = { "default", "strict", "network", "build", "convert" };
-
-/* The text of policy/NAME.json in the source tree ($HUTCH_SRCDIR, which
- * `make check` exports), or NULL after a clear failure. */
-static char *read_policy(const char *name, size_t *ret_len)
-{
-	const char *src = getenv("HUTCH_SRCDIR");
-	char path[4096];
-	struct stat st;
-	char *text;
-	FILE *f;
-
-	if (!src || !src[0]) {
-		fprintf(stderr, "\n  HUTCH_SRCDIR is not set: run through `make check` or set it "
-				"to the source tree\n");
-		CU_FAIL_FATAL("HUTCH_SRCDIR unset");
-		return NULL;
-	}
-	snprintf(path, sizeof(path), "%s/policy/%s.json", src, name);
-	f = fopen(path, "re");
-	if (!f || fstat(fileno(f), &st) < 0) {
-		fprintf(stderr, "\n  cannot open %s: %s\n", path, strerror(errno));
-		CU_FAIL_FATAL("shipped policy unreadable");
-		return NULL;
-	}
-	text = malloc((size_t)st.st_size + 1);
-	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
-	*ret_len = fread(text, 1, (size_t)st.st_size, f);
-	CU_ASSERT_EQUAL(*ret_len, (size_t)st.st_size);
-	text[*ret_len] = '\0';
-	fclose(f);
-	return text;
-}
-
-static void print_errors(const char *what, const struct verrors *e)
-{
-	for (size_t i = 0; i < e->n; i++)
-		fprintf(stderr, "\n  %s: %s at \"%s\": %s", what, hutch_err_name(e->items[i].code),
-			e->items[i].pointer, e->items[i].reason);
-}
-
-static int parse_text(const char *text, const char *name, struct policy *p, struct verrors *e)
-{
-	int rc = policy_parse(text, strlen(text), name, p, e);
-
-	if (rc != 0)
-		print_errors(name, e);
-	return rc;
-}
+#include "policy-text.h"
 
 /* ---- failing one allocation ---- */
 
@@ -109,158 +62,6 @@ static void fail_calloc(size_t n, size_t size)
 	fail_size = size;
 	fail_hits = 0;
 	fail_armed = 1;
-}
-
-/* ---- the shipped policies ---- */
-
-static void test_shipped_valid(void)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(shipped); i++) {
-		struct policy p = { 0 }, again = { 0 };
-		struct verrors e = { 0 };
-		size_t len;
-		char *text = read_policy(shipped[i], &len);
-
-		CU_ASSERT_EQUAL_FATAL(policy_parse(text, len, shipped[i], &p, &e), 0);
-		CU_ASSERT_EQUAL(e.n, 0);
-		CU_ASSERT_STRING_EQUAL(p.name, shipped[i]);
-		CU_ASSERT_PTR_NOT_NULL_FATAL(p.canonical);
-		CU_ASSERT_STRING_EQUAL(p.work_dir, "/work");
-		CU_ASSERT_STRING_EQUAL(p.hostname, "hutch");
-		CU_ASSERT_EQUAL(p.uid, 65534);
-		CU_ASSERT_EQUAL(p.gid, 65534);
-		CU_ASSERT_TRUE(p.net_allowed[p.net_default]);
-		for (int l = 0; l < LIM_COUNT; l++) {
-			CU_ASSERT(p.limits[l].def <= p.limits[l].max);
-			CU_ASSERT(p.limits[l].def >= limit_defs[l].min);
-			CU_ASSERT(p.limits[l].max <= limit_defs[l].max);
-		}
-		CU_ASSERT(p.requires & REQ_USER_NAMESPACES);
-		CU_ASSERT(p.requires & REQ_SECCOMP);
-		CU_ASSERT_FALSE(p.partial_output);	/* fail closed */
-
-		/* The canonical form is itself a policy with the same form. */
-		CU_ASSERT_EQUAL_FATAL(parse_text(p.canonical, shipped[i], &again, &e), 0);
-		CU_ASSERT_STRING_EQUAL(again.canonical, p.canonical);
-		policy_free(&again);
-		policy_free(&p);
-		CU_ASSERT_PTR_NULL(p.canonical);
-		free(text);
-	}
-}
-
-/* build and convert: default's kernel surface, their own grants. */
-static void test_job_policies(const struct policy *d)
-{
-	struct policy b = { 0 }, c = { 0 };
-	struct verrors e = { 0 };
-	size_t len;
-	char *t;
-
-	t = read_policy("build", &len);
-	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "build", &b, &e), 0);
-	free(t);
-	t = read_policy("convert", &len);
-	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "convert", &c, &e), 0);
-	free(t);
-	CU_ASSERT_TRUE(b.writable_exec && b.request_exec && b.env_allow_any);
-	CU_ASSERT_EQUAL(b.net_default, NET_LOOPBACK);
-	CU_ASSERT(b.limits[LIM_PROCESSES].def > d->limits[LIM_PROCESSES].def);
-	CU_ASSERT(b.limits[LIM_WALL_MS].def > d->limits[LIM_WALL_MS].def);
-	CU_ASSERT_FALSE(c.writable_exec || c.request_exec);
-	CU_ASSERT_EQUAL(c.net_default, NET_LOOPBACK);
-	CU_ASSERT(c.n_binds > d->n_binds);
-	CU_ASSERT_EQUAL(b.seccomp_mode, SECCOMP_DENY_LIST);
-	CU_ASSERT_EQUAL(c.seccomp_mode, SECCOMP_DENY_LIST);
-	policy_free(&b);
-	policy_free(&c);
-}
-
-/* What each shipped policy promises (DESIGN.md "Policies"). */
-static void test_shipped_contents(void)
-{
-	struct policy d = { 0 }, s = { 0 }, n = { 0 };
-	struct verrors e = { 0 };
-	size_t len;
-	char *t;
-
-	t = read_policy("default", &len);
-	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "default", &d, &e), 0);
-	free(t);
-	t = read_policy("strict", &len);
-	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "strict", &s, &e), 0);
-	free(t);
-	t = read_policy("network", &len);
-	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "network", &n, &e), 0);
-	free(t);
-
-	CU_ASSERT_EQUAL(d.net_default, NET_LOOPBACK);
-	CU_ASSERT_TRUE(d.net_allowed[NET_NONE]);
-	CU_ASSERT_TRUE(d.net_allowed[NET_LOOPBACK]);
-	CU_ASSERT_FALSE(d.net_allowed[NET_HOST]);
-	CU_ASSERT_EQUAL(d.seccomp_mode, SECCOMP_DENY_LIST);
-	CU_ASSERT_EQUAL(d.landlock, LANDLOCK_BEST_EFFORT);
-	CU_ASSERT_EQUAL(d.requires, REQ_USER_NAMESPACES | REQ_SECCOMP);
-	CU_ASSERT_EQUAL(d.limits[LIM_WALL_MS].def, 30000);
-	CU_ASSERT_EQUAL(d.limits[LIM_WALL_MS].max, 3600000);
-	/* the shipped files state the built-in inode counts explicitly */
-	CU_ASSERT_EQUAL(d.limits[LIM_TMP_INODES].max, limit_defs[LIM_TMP_INODES].if_absent);
-	CU_ASSERT_EQUAL(d.limits[LIM_WORK_INODES].max, limit_defs[LIM_WORK_INODES].if_absent);
-	CU_ASSERT(strstr(d.canonical, "\"tmp_inodes\":{\"default\":32768,\"max\":32768}") != NULL);
-	CU_ASSERT(s.limits[LIM_TMP_INODES].max < d.limits[LIM_TMP_INODES].max);
-	CU_ASSERT(s.limits[LIM_WORK_INODES].max < d.limits[LIM_WORK_INODES].max);
-	CU_ASSERT_EQUAL(d.n_binds, 28);	/* /usr and the secret-free /etc list */
-	CU_ASSERT_FALSE(d.request_exec);
-	CU_ASSERT_TRUE(d.env_allow_any);
-	CU_ASSERT(strstr(d.canonical, "\"allow_any\":true") != NULL);
-	CU_ASSERT_STRING_EQUAL(d.binds[0].path, "/usr");
-	CU_ASSERT_TRUE(d.binds[0].exec);
-	CU_ASSERT_FALSE(d.binds[1].exec);
-	/* data locations only: never "/", /run, /proc, /sys or /dev */
-	CU_ASSERT_EQUAL(d.n_mount_rules, 8);
-	CU_ASSERT_STRING_EQUAL(d.mount_rules[0].prefix, "/home");
-	CU_ASSERT_TRUE(d.mount_rules[0].ro);
-	CU_ASSERT_TRUE(d.mount_rules[0].rw);
-	for (size_t i = 0; i < d.n_mount_rules; i++) {
-		const char *p = d.mount_rules[i].prefix;
-
-		CU_ASSERT(strcmp(p, "/") != 0 && strncmp(p, "/run", 4) != 0 &&
-			  strncmp(p, "/var/run", 8) != 0 && strncmp(p, "/proc", 5) != 0 &&
-			  strncmp(p, "/sys", 4) != 0 && strncmp(p, "/dev", 4) != 0);
-	}
-	CU_ASSERT_STRING_EQUAL(d.mount_rules[7].prefix, "/usr");
-	CU_ASSERT_FALSE(d.mount_rules[7].rw);
-	CU_ASSERT_EQUAL(d.n_env_set, 4);
-	CU_ASSERT_EQUAL(d.n_env_allow_prefixes, 1);
-	CU_ASSERT_STRING_EQUAL(d.env_allow_prefixes[0], "LC_");
-
-	/* strict: allow-list, Landlock required, no request mounts, no network */
-	CU_ASSERT_EQUAL(s.seccomp_mode, SECCOMP_ALLOW_LIST);
-	CU_ASSERT(s.n_syscalls > 100);
-	CU_ASSERT_EQUAL(s.landlock, LANDLOCK_REQUIRED);
-	CU_ASSERT(s.requires & REQ_LANDLOCK);
-	CU_ASSERT_EQUAL(s.n_mount_rules, 0);
-	CU_ASSERT_EQUAL(s.net_default, NET_NONE);
-	CU_ASSERT_FALSE(s.net_allowed[NET_LOOPBACK]);
-	CU_ASSERT_FALSE(s.net_allowed[NET_HOST]);
-	CU_ASSERT_EQUAL(s.n_env_allow_prefixes, 0);
-	CU_ASSERT_FALSE(s.env_allow_any);
-	CU_ASSERT_FALSE(s.request_exec);
-	for (int l = 0; l < LIM_COUNT; l++)
-		CU_ASSERT(s.limits[l].max <= d.limits[l].max);	/* smaller than default */
-
-	/* network: loopback by default, host on request */
-	CU_ASSERT_EQUAL(n.net_default, NET_LOOPBACK);
-	CU_ASSERT_TRUE(n.net_allowed[NET_HOST]);
-	CU_ASSERT_EQUAL(n.n_binds, 12);
-	CU_ASSERT_EQUAL(n.seccomp_mode, SECCOMP_DENY_LIST);
-
-	CU_ASSERT(strcmp(d.canonical, s.canonical) != 0);
-	CU_ASSERT(strcmp(d.canonical, n.canonical) != 0);
-	test_job_policies(&d);
-	policy_free(&d);
-	policy_free(&s);
-	policy_free(&n);
 }
 
 /* policy_load: by path (named after the file) and by name. */
@@ -967,8 +768,6 @@ static void test_array_alloc_fails(void)
 }
 
 static const struct unit_case cases[] = {
-	{ "shipped policies are valid", test_shipped_valid },
-	{ "shipped policies say what DESIGN.md says", test_shipped_contents },
 	{ "policy_load by path and by name", test_load },
 	{ "invalid policies: one mutation each", test_invalid_table },
 	{ "valid variants", test_valid_variants },
