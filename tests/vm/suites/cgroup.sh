@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/vm/suites/cgroup.sh: cgroup v2 limits under systemd's delegation,
-# as root in a system unit (systemd-run -p Delegate=yes) and as the user
-# tester in its systemd --user (systemd-run --user -p Delegate=yes, with
-# linger). In each: hutch probe says cgroup available; hutch moves itself
+# as root in a system unit (systemd-run -p Delegate=yes), as the user
+# tester in a system unit (-p User=tester -p Delegate=yes) and in its
+# systemd --user (systemd-run --user -p Delegate=yes, with linger). In each: hutch probe says cgroup available; hutch moves itself
 # into the leaf "supervisor" of the delegated cgroup and enables memory and
 # pids there; a run that allocates past --memory in several processes is
 # killed by memory.max (a 512 MiB mapping works: RLIMIT_AS is not 64 MiB;
@@ -225,6 +225,22 @@ i=0
 while [ $i -lt 50 ] && [ -d /sys/fs/cgroup/system.slice/hutch-vm-cgroup.service ]; do sleep 0.1; i=$((i + 1)); done
 check "system unit: its cgroup is gone once it ended" \
 	test ! -d /sys/fs/cgroup/system.slice/hutch-vm-cgroup.service
+
+# ---- the user tester, in a system unit (User=tester, Delegate=yes) ----
+# systemd hands the unit's cgroup to tester; hutch, unprivileged, cannot
+# read the system manager's trusted.delegate mark and relies on the
+# user.delegate one.
+# shellcheck disable=SC2086
+systemd-run -q --wait --pipe --unit=hutch-vm-cgroup-as-user -p Delegate=yes -p User=tester \
+	$envs /bin/sh "$scen" >"$tmp/sysuser.out" 2>&1 </dev/null
+report "system unit, User=tester" "$tmp/sysuser.out"
+i=0
+while [ $i -lt 50 ] && [ -d /sys/fs/cgroup/system.slice/hutch-vm-cgroup-as-user.service ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+check "system unit, User=tester: its cgroup is gone once it ended" \
+	test ! -d /sys/fs/cgroup/system.slice/hutch-vm-cgroup-as-user.service
 
 # A unit whose main process is hutch, killed with SIGKILL mid-run: the
 # jail dies with it, and systemd removes the unit's whole tree.
