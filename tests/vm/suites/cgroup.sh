@@ -2,7 +2,8 @@
 # tests/vm/suites/cgroup.sh: cgroup v2 limits under systemd's delegation,
 # as root in a system unit (systemd-run -p Delegate=yes), as the user
 # tester in a system unit (-p User=tester -p Delegate=yes) and in its
-# systemd --user (systemd-run --user -p Delegate=yes, with linger). In each: hutch probe says cgroup available; hutch moves itself
+# systemd --user (systemd-run --user -p Delegate=yes, with linger); and
+# one OOM run in a scope (systemd-run --scope -p Delegate=yes). In each: hutch probe says cgroup available; hutch moves itself
 # into the leaf "supervisor" of the delegated cgroup and enables memory and
 # pids there; a run that allocates past --memory in several processes is
 # killed by memory.max (a 512 MiB mapping works: RLIMIT_AS is not 64 MiB;
@@ -256,6 +257,17 @@ while [ $i -lt 100 ] && [ -d "$u" ]; do sleep 0.2; i=$((i + 1)); done
 check "SIGKILL of the unit's hutch: the unit's cgroup tree is gone" test ! -d "$u"
 check "... and no process of its jail is left" no_process "/bin/sleep 300" 5
 systemctl reset-failed hutch-vm-kill.service 2>/dev/null
+
+# A scope (systemd-run --scope: hutch itself is the unit's process, in
+# the caller's session): the same delegation, the same limit.
+systemd-run -q --scope --unit=hutch-vm-scope -p Delegate=yes "$HUTCH" run --json --memory 64M \
+	-- python3 -c 'b = bytearray(100 << 20)' >"$tmp/scope" 2>&1 </dev/null
+got=$(json_get '[d["jail"]["cgroup"], d["status"], d["usage"]["oom_killed"]]' <"$tmp/scope" 2>&1)
+check "a scope with Delegate=yes: 100 MiB under --memory 64M is an OOM kill in the run's cgroup" \
+	test "$got" = '["applied", "signaled", true]'
+diag "scope: $got"
+check "the scope's cgroup is gone once it ended" \
+	test -z "$(find /sys/fs/cgroup -name hutch-vm-scope.scope 2>/dev/null)"
 
 # Not delegated: probe says exactly what is missing, runs go on rlimits.
 systemd-run -q --wait --pipe --unit=hutch-vm-nodel $envs "$HUTCH" probe --json \
