@@ -26,7 +26,7 @@ failed=0
 vm_integ="helper-base-filter jail-user-counts"
 vm_escape=host-read,host-write,host-traverse,proc-signal,ptrace,tcp-egress,unix-abstract
 vm_escape=$vm_escape,unix-path,outlive,fork-bomb,userns,mount,setuid,new-mount-api
-vm_escape=$vm_escape,io-uring,bpf,ro-write,uid-root,caps,memfd-exec
+vm_escape=$vm_escape,io-uring,bpf,ro-write,uid-root,caps,memfd-exec,mem-bomb,mem-bomb-multi
 
 # suite_of LABEL: the Debian suite and package a kernel label comes from.
 suite_of() {
@@ -88,6 +88,7 @@ stage() {
 		printf "HUTCH_VM_INTEG='%s'\n" "${HUTCH_VM_INTEG:-$vm_integ}"
 		printf "HUTCH_ESCAPE_POLICIES='%s'\n" "${HUTCH_ESCAPE_POLICIES:-default}"
 		printf "HUTCH_ESCAPE_ONLY='%s'\n" "${HUTCH_ESCAPE_ONLY-$vm_escape}"
+		printf "HUTCH_ESCAPE_BOMB_MEM='%s'\n" "${HUTCH_ESCAPE_BOMB_MEM:-128}"
 	} >"$work/job/settings"
 	cp "$1" "$work/job/hutch.deb"
 }

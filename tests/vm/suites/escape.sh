@@ -2,7 +2,8 @@
 # tests/vm/suites/escape.sh: the escape suite (tests/escape/run.sh, every
 # probe under every shipped policy, with its no-jail control) as root and as
 # nobody, with the probes built on the host; HUTCH_ESCAPE_POLICIES and
-# HUTCH_ESCAPE_ONLY (set by run.sh: README) choose what runs. Its closing "N passed, N
+# HUTCH_ESCAPE_ONLY (set by run.sh: README) choose what runs, and
+# HUTCH_ESCAPE_BOMB_MEM the memory bombs' --memory (TCG is slow to fill 1 GiB). Its closing "N passed, N
 # failed" becomes that many TAP lines; each failed row is shown as a
 # comment above them.
 . "$HUTCH_SRCDIR/tests/integ/lib.sh"
@@ -13,6 +14,7 @@ for user in root nobody; do
 	out=$(su "$user" -s /bin/sh -c "cd / && env -i PATH=/usr/bin:/bin \
 		HUTCH='$HUTCH' HUTCH_ESCAPE_PROBES='$e/probes' \
 		HUTCH_ESCAPE_POLICIES='${HUTCH_ESCAPE_POLICIES:-}' HUTCH_ESCAPE_ONLY='${HUTCH_ESCAPE_ONLY:-}' \
+		HUTCH_ESCAPE_BOMB_MEM='${HUTCH_ESCAPE_BOMB_MEM:-}' \
 		sh '$e/run.sh'" 2>&1)
 	line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)
 	if [ -z "$line" ]; then
