@@ -22,7 +22,7 @@
  *  - a regular file, a block device or another device is written as
  *    before: it does not wait for a reader;
  *  - a pipe or terminal we may not reopen (another user's) is made
- *    non-blocking for the run and its flags restored in watch_finish. */
+ *    non-blocking for the run and its flags restored by sink_close. */
 struct sink {
 	int fd;			/* where we write; -1: no pass-through */
 	int own_fd;		/* our reopened description, or -1 */
