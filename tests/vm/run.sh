@@ -88,6 +88,9 @@ stage() {
 		printf "HUTCH_VM_INTEG='%s'\n" "${HUTCH_VM_INTEG:-$vm_integ}"
 		printf "HUTCH_ESCAPE_POLICIES='%s'\n" "${HUTCH_ESCAPE_POLICIES:-default}"
 		printf "HUTCH_ESCAPE_ONLY='%s'\n" "${HUTCH_ESCAPE_ONLY-$vm_escape}"
+		# nobody, what daemons run as: every probe of the policies above,
+		# unless HUTCH_ESCAPE_ONLY (or HUTCH_ESCAPE_ONLY_NOBODY) names some
+		printf "HUTCH_ESCAPE_ONLY_NOBODY='%s'\n" "${HUTCH_ESCAPE_ONLY_NOBODY-${HUTCH_ESCAPE_ONLY-}}"
 		printf "HUTCH_ESCAPE_BOMB_MEM='%s'\n" "${HUTCH_ESCAPE_BOMB_MEM:-128}"
 	} >"$work/job/settings"
 	cp "$1" "$work/job/hutch.deb"

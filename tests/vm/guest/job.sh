@@ -39,6 +39,7 @@ for suite in "$src"/tests/vm/suites/*.sh; do
 		HUTCH_MUST_WORK="$HUTCH_MUST_WORK" HUTCH_VM_INTEG="$HUTCH_VM_INTEG" \
 		HUTCH_ESCAPE_POLICIES="$HUTCH_ESCAPE_POLICIES" HUTCH_ESCAPE_ONLY="$HUTCH_ESCAPE_ONLY" \
 		HUTCH_ESCAPE_BOMB_MEM="${HUTCH_ESCAPE_BOMB_MEM:-}" \
+		HUTCH_ESCAPE_ONLY_NOBODY="${HUTCH_ESCAPE_ONLY_NOBODY:-}" \
 		HUTCH_VM_KERNEL="$(cat "$job/kernel")" \
 		timeout -k 10 "${HUTCH_VM_SUITE_TIMEOUT:-900}" sh "$suite") \
 		>"$out/$name.tap" 2>"$out/$name.err" </dev/null
