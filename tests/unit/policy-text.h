@@ -55,4 +55,15 @@ static int parse_text(const char *text, const char *name, struct policy *p, stru
 	return rc;
 }
 
+/* Parse the shipped policy NAME into *p; any error fails the test. */
+static inline void parse_shipped(const char *name, struct policy *p)
+{
+	struct verrors e = { 0 };
+	size_t len;
+	char *text = read_policy(name, &len);
+
+	CU_ASSERT_EQUAL_FATAL(policy_parse(text, len, name, p, &e), 0);
+	free(text);
+}
+
 #endif

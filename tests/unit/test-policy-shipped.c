@@ -55,16 +55,9 @@ static void test_shipped_valid(void)
 static void test_job_policies(const struct policy *d)
 {
 	struct policy b = { 0 }, c = { 0 };
-	struct verrors e = { 0 };
-	size_t len;
-	char *t;
 
-	t = read_policy("build", &len);
-	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "build", &b, &e), 0);
-	free(t);
-	t = read_policy("convert", &len);
-	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "convert", &c, &e), 0);
-	free(t);
+	parse_shipped("build", &b);
+	parse_shipped("convert", &c);
 	CU_ASSERT_TRUE(b.writable_exec && b.request_exec && b.env_allow_any);
 	CU_ASSERT_EQUAL(b.net_default, NET_LOOPBACK);
 	CU_ASSERT(b.limits[LIM_PROCESSES].def > d->limits[LIM_PROCESSES].def);
@@ -82,19 +75,10 @@ static void test_job_policies(const struct policy *d)
 static void test_shipped_contents(void)
 {
 	struct policy d = { 0 }, s = { 0 }, n = { 0 };
-	struct verrors e = { 0 };
-	size_t len;
-	char *t;
 
-	t = read_policy("default", &len);
-	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "default", &d, &e), 0);
-	free(t);
-	t = read_policy("strict", &len);
-	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "strict", &s, &e), 0);
-	free(t);
-	t = read_policy("network", &len);
-	CU_ASSERT_EQUAL_FATAL(policy_parse(t, len, "network", &n, &e), 0);
-	free(t);
+	parse_shipped("default", &d);
+	parse_shipped("strict", &s);
+	parse_shipped("network", &n);
 
 	CU_ASSERT_EQUAL(d.net_default, NET_LOOPBACK);
 	CU_ASSERT_TRUE(d.net_allowed[NET_NONE]);
