@@ -36,13 +36,7 @@ true_bin=/bin/true
 note() { printf '%s\n' "$*" >&2; }
 
 ${CC:-cc} -O2 -o "$tmp/bench-spawn" "$here/bench-spawn.c" -lm
-# floor.c is built the way hutch-exec is (static-pie against musl where
-# musl-gcc exists), so that its own exec costs what the helper's does.
-if command -v musl-gcc >/dev/null 2>&1; then
-	musl-gcc -O2 -static-pie -fPIE -o "$tmp/floor" "$here/floor.c"
-else
-	${CC:-cc} -O2 -o "$tmp/floor" "$here/floor.c"
-fi
+sh "$here/build-floor.sh" "$tmp/floor"
 
 # Absolute path of a tool: $1 = override, $2 = name, $3 = fallback path
 # (passed on even if absent, so the driver reports the variant as skipped).

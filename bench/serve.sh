@@ -38,11 +38,7 @@ variants="new"
 [ -n "${HUTCH_BASE:-}" ] && variants="base new"
 
 tmp=$(mktemp -d)
-if command -v musl-gcc >/dev/null 2>&1; then
-	musl-gcc -O2 -static-pie -fPIE -o "$tmp/floor" "$(dirname "$0")/floor.c"
-else
-	${CC:-cc} -O2 -o "$tmp/floor" "$(dirname "$0")/floor.c"
-fi
+sh "$(dirname "$0")/build-floor.sh" "$tmp/floor"
 srv_pid=
 cleanup() {
 	[ -n "$srv_pid" ] && kill "$srv_pid" 2>/dev/null && wait "$srv_pid" 2>/dev/null
