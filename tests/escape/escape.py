@@ -61,7 +61,8 @@ def landlock_abi():
     """The running kernel's Landlock ABI (0: none), as the jail gets it."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
-    abi = libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1))  # landlock_create_ruleset, VERSION
+    # landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)
+    abi = libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
     return max(int(abi), 0)
 
 

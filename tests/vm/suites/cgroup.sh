@@ -3,7 +3,8 @@
 # as root in a system unit (systemd-run -p Delegate=yes), as the user
 # tester in a system unit (-p User=tester -p Delegate=yes) and in its
 # systemd --user (systemd-run --user -p Delegate=yes, with linger); and
-# one OOM run in a scope (systemd-run --scope -p Delegate=yes). In each: hutch probe says cgroup available; hutch moves itself
+# one OOM run in a scope (systemd-run --scope -p Delegate=yes). In each
+# of the three units: hutch probe says cgroup available; hutch moves itself
 # into the leaf "supervisor" of the delegated cgroup and enables memory and
 # pids there; a run that allocates past --memory in several processes is
 # killed by memory.max (a 512 MiB mapping works: RLIMIT_AS is not 64 MiB;
@@ -200,6 +201,14 @@ EOF
 chmod 755 "$tmp"
 chmod 644 "$scen"
 
+# gone DIR: true once DIR is gone, waiting up to 5 s (a unit's cgroup
+# goes shortly after the unit ends).
+gone() {
+	i=0
+	while [ $i -lt 50 ] && [ -d "$1" ]; do sleep 0.1; i=$((i + 1)); done
+	[ ! -d "$1" ]
+}
+
 # report PREFIX FILE: the scenario's lines as TAP.
 report() {
 	if ! grep -q '^R ' "$2"; then
@@ -222,10 +231,8 @@ report() {
 systemd-run -q --wait --pipe --unit=hutch-vm-cgroup -p Delegate=yes $envs \
 	/bin/sh "$scen" >"$tmp/system.out" 2>&1 </dev/null
 report "system unit" "$tmp/system.out"
-i=0
-while [ $i -lt 50 ] && [ -d /sys/fs/cgroup/system.slice/hutch-vm-cgroup.service ]; do sleep 0.1; i=$((i + 1)); done
 check "system unit: its cgroup is gone once it ended" \
-	test ! -d /sys/fs/cgroup/system.slice/hutch-vm-cgroup.service
+	gone /sys/fs/cgroup/system.slice/hutch-vm-cgroup.service
 
 # ---- the user tester, in a system unit (User=tester, Delegate=yes) ----
 # systemd hands the unit's cgroup to tester; hutch, unprivileged, cannot
@@ -235,13 +242,8 @@ check "system unit: its cgroup is gone once it ended" \
 systemd-run -q --wait --pipe --unit=hutch-vm-cgroup-as-user -p Delegate=yes -p User=tester \
 	$envs /bin/sh "$scen" >"$tmp/sysuser.out" 2>&1 </dev/null
 report "system unit, User=tester" "$tmp/sysuser.out"
-i=0
-while [ $i -lt 50 ] && [ -d /sys/fs/cgroup/system.slice/hutch-vm-cgroup-as-user.service ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
 check "system unit, User=tester: its cgroup is gone once it ended" \
-	test ! -d /sys/fs/cgroup/system.slice/hutch-vm-cgroup-as-user.service
+	gone /sys/fs/cgroup/system.slice/hutch-vm-cgroup-as-user.service
 
 # A unit whose main process is hutch, killed with SIGKILL mid-run: the
 # jail dies with it, and systemd removes the unit's whole tree.
@@ -290,9 +292,7 @@ as_tester systemd-run --user -q --wait --pipe --unit=hutch-vm-cgroup -p Delegate
 	/bin/sh "$scen" >"$tmp/user.out" 2>&1 </dev/null
 report "user unit" "$tmp/user.out"
 uu=/sys/fs/cgroup/user.slice/user-1000.slice/user@1000.service/app.slice/hutch-vm-cgroup.service
-i=0
-while [ $i -lt 50 ] && [ -d "$uu" ]; do sleep 0.1; i=$((i + 1)); done
-check "user unit: its cgroup is gone once it ended" test ! -d "$uu"
+check "user unit: its cgroup is gone once it ended" gone "$uu"
 # shellcheck disable=SC2086
 as_tester systemd-run --user -q --wait --pipe --unit=hutch-vm-nodel $envs "$HUTCH" probe --json \
 	>"$tmp/unodel" 2>&1 </dev/null

@@ -1,12 +1,12 @@
 #!/bin/sh
 # tests/vm/suites/escape.sh: the escape suite (tests/escape/run.sh, every
 # probe under every shipped policy, with its no-jail control) as root and as
-# nobody, with the probes built on the host; HUTCH_ESCAPE_POLICIES,
+# nobody, with the probes built on the host. HUTCH_ESCAPE_POLICIES,
 # HUTCH_ESCAPE_ONLY (root) and HUTCH_ESCAPE_ONLY_NOBODY (set by run.sh:
-# README; empty: every probe) choose what runs, and
-# HUTCH_ESCAPE_BOMB_MEM the memory bombs' --memory (TCG is slow to fill 1 GiB). Its closing "N passed, N
-# failed" becomes that many TAP lines; each failed row is shown as a
-# comment above them.
+# README; empty: every probe) choose what runs, and HUTCH_ESCAPE_BOMB_MEM
+# the memory bombs' --memory (TCG is slow to fill 1 GiB). Its closing
+# "N passed, N failed" becomes that many TAP lines; each failed row is
+# shown as a comment above them.
 . "$HUTCH_SRCDIR/tests/integ/lib.sh"
 e=$HUTCH_SRCDIR/tests/escape
 
