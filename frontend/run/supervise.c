@@ -28,6 +28,7 @@
 #include "hutch-abi.h"
 #include "time-util.h"
 #include "doc/result.h"
+#include "run/event-loop.h"
 #include "run/explain.h"
 #include "run/forkserver.h"
 #include "run/memfd-notify.h"
@@ -164,6 +165,13 @@ void outcome_free(struct outcome *o)
 #define NOTIFY_WINDOW_MS 100
 #define NOTIFY_PER_WINDOW 500
 
+/* What a watch waits on, one loop watch each while wanted: the helper's
+ * control socket, the seccomp listener, the helper's exit, the status
+ * pipe, stdout and stderr (or, while their sink is full, the sink), the
+ * target's stdin and its source, and the rest of the spec. */
+enum slot { SLOT_CTL, SLOT_LIS, SLOT_EXIT, SLOT_STATUS, SLOT_OUT, SLOT_ERR, SLOT_IN, SLOT_SRC,
+	    SLOT_SPEC, SLOT_MAX };
+
 struct jail_watch {
 	struct jail_proc *jp;
 	struct supervise_opts o;
@@ -178,8 +186,13 @@ struct jail_watch {
 	bool stdin_src_open;
 	uint64_t frame_len;	/* declared, once the header is in */
 	bool frame_known;
-	int idx_pid, idx_status, idx_out, idx_err, idx_in, idx_src, idx_ctl, idx_lis;
-	int idx_sink_out, idx_sink_err;	/* a full sink, polled for POLLOUT */
+	struct evloop *loop;	/* watch_attach's; NULL before */
+	struct watch_slot {
+		struct jail_watch *l;
+		struct evwatch *ev;	/* registered on ev's fd, or NULL */
+	} slot[SLOT_MAX];
+	struct evtimer *timer;	/* the next deadline */
+	struct watch_hooks hooks;
 	int listener_fd;	/* seccomp user notifications of the jail */
 	uint64_t notif_window;	/* start of the current rate window, ms */
 	unsigned notif_in_window;	/* notifications answered in it */
@@ -192,6 +205,23 @@ struct jail_watch {
 	uint8_t in_buf[IO_CHUNK];
 };
 
+/* A descriptor leaves the loop before it is closed: its number may be
+ * reused at once, by this watch or another. */
+static void unwatch(struct jail_watch *l, int fd)
+{
+	for (int i = 0; i < SLOT_MAX && fd >= 0; i++)
+		if (l->slot[i].ev && evwatch_fd(l->slot[i].ev) == fd) {
+			evwatch_del(l->slot[i].ev);
+			l->slot[i].ev = NULL;
+		}
+}
+
+static void wclose(struct jail_watch *l, int *fd)
+{
+	unwatch(l, *fd);
+	fd_close(fd);
+}
+
 static void request_kill(struct jail_watch *l, enum hutch_err why, const char *limit)
 {
 	if (l->res->err == HUTCH_ERR_NONE) {
@@ -201,7 +231,7 @@ static void request_kill(struct jail_watch *l, enum hutch_err why, const char *l
 	if (!l->killing) {
 		l->killing = true;
 		send_signal(l->jp, HUTCH_SIG_KILL_JAIL);
-		l->kill_at = time_now_ms() + l->o.kill_grace_ms;
+		l->kill_at = time_add_ms(time_now_ms(), l->o.kill_grace_ms);
 	}
 }
 
@@ -225,12 +255,12 @@ static void frame_check(struct jail_watch *l)
 static void output_seen(struct jail_watch *l)
 {
 	if (l->o.idle_ms)
-		l->idle_deadline = time_now_ms() + l->o.idle_ms;
+		l->idle_deadline = time_add_ms(time_now_ms(), l->o.idle_ms);
 }
 
-static void output_eof(int *fd, struct capture *c)
+static void output_eof(struct jail_watch *l, int *fd, struct capture *c)
 {
-	fd_close(fd);
+	wclose(l, fd);
 	c->open = false;
 }
 
@@ -252,7 +282,7 @@ static bool splice_out(struct jail_watch *l, int *fd, struct capture *c, struct 
 		c->bytes += (uint64_t)n;
 		output_seen(l);
 	} else if (n == 0) {
-		output_eof(fd, c);
+		output_eof(l, fd, c);
 	} else if (errno == EAGAIN) {
 		s->waiting = true; /* the sink is full (POLLOUT says when not) */
 	} else if (errno != EINTR) {
@@ -277,7 +307,7 @@ static void read_output(struct jail_watch *l, int *fd, struct capture *c, struct
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
 	if (n <= 0) {
-		output_eof(fd, c);
+		output_eof(l, fd, c);
 		return;
 	}
 	output_seen(l);
@@ -341,7 +371,7 @@ static void pump_stdin(struct jail_watch *l, short src_rev, short dst_rev)
 		}
 	}
 	if (!l->stdin_src_open && l->in_off == l->in_len)
-		fd_close(&l->jp->stdin_wr);
+		wclose(l, &l->jp->stdin_wr);
 }
 
 static void pump_stdin_data(struct jail_watch *l)
@@ -357,29 +387,26 @@ static void pump_stdin_data(struct jail_watch *l)
 	else
 		l->stdin_data_off += (size_t)n;
 	if (l->stdin_data_off == o->stdin_len)
-		fd_close(&l->jp->stdin_wr);
+		wclose(l, &l->jp->stdin_wr);
 }
 
-static int next_timeout(struct jail_watch *l)
+/* The watch's next deadline, absolute; EVTIMER_NEVER for none. */
+static uint64_t next_deadline(struct jail_watch *l)
 {
-	uint64_t t = time_now_ms(), next = UINT64_MAX;
+	uint64_t next = EVTIMER_NEVER;
 
-	if (!l->exited) {
-		if (l->deadline)
-			next = l->deadline;
-		if (l->idle_deadline && l->idle_deadline < next)
-			next = l->idle_deadline;
-		if (l->kill_at && l->kill_at < next)
-			next = l->kill_at;
-		if (l->listener_fd >= 0 && l->notif_in_window >= NOTIFY_PER_WINDOW &&
-		    l->notif_window + NOTIFY_WINDOW_MS < next)
-			next = l->notif_window + NOTIFY_WINDOW_MS; /* poll it again then */
-	} else {
-		next = l->deadline; /* the drain deadline once exited */
-	}
-	if (next == UINT64_MAX)
-		return -1;
-	return next <= t ? 0 : (int)(next - t > 60000 ? 60000 : next - t);
+	if (l->exited)
+		return l->deadline; /* the drain deadline once exited */
+	if (l->deadline)
+		next = l->deadline;
+	if (l->idle_deadline && l->idle_deadline < next)
+		next = l->idle_deadline;
+	if (l->kill_at && l->kill_at < next)
+		next = l->kill_at;
+	if (l->listener_fd >= 0 && l->notif_in_window >= NOTIFY_PER_WINDOW &&
+	    l->notif_window + NOTIFY_WINDOW_MS < next)
+		next = l->notif_window + NOTIFY_WINDOW_MS; /* watch it again then */
+	return next;
 }
 
 static void check_deadlines(struct jail_watch *l)
@@ -405,8 +432,11 @@ static void check_deadlines(struct jail_watch *l)
 static void on_exit_of_helper(struct jail_watch *l)
 {
 	struct rusage ru;
-	int st = reap(l->jp, WNOHANG, &ru);
+	int st;
 
+	if (l->jp->exit_rd >= 0)
+		unwatch(l, l->jp->exit_rd); /* forkserver_reap closes it */
+	st = reap(l->jp, WNOHANG, &ru);
 	if (st == -EAGAIN)
 		return;
 	l->exited = true;
@@ -422,7 +452,7 @@ static void on_exit_of_helper(struct jail_watch *l)
 	l->deadline = time_now_ms() + DRAIN_MS;
 	l->idle_deadline = 0;
 	l->kill_at = 0;
-	fd_close(&l->jp->stdin_wr);
+	wclose(l, &l->jp->stdin_wr);
 }
 
 /* pid 1 sends the work dir (for collect) and the seccomp listener (for
@@ -435,13 +465,15 @@ static int read_control(struct jail_watch *l)
 	if (r == -EAGAIN)
 		return -1;
 	if (r < 0) {
-		fd_close(&l->o.control_fd); /* closed, or nothing we expect */
+		wclose(l, &l->o.control_fd); /* closed, or nothing we expect */
 		return 0;
 	}
 	if (tag == HUTCH_CONTROL_WORKDIR && l->res->workdir_fd < 0)
 		l->res->workdir_fd = fd;
 	else if (tag == HUTCH_CONTROL_PTY && l->o.tty && !l->tty_attached) {
 		l->tty_attached = true;
+		unwatch(l, l->jp->stdout_rd);	/* the master replaces them */
+		unwatch(l, l->jp->stdin_wr);
 		if (pty_relay_attach(fd, l->o.tty_size_fd, &l->jp->stdout_rd, &l->jp->stdin_wr) < 0)
 			request_kill(l, HUTCH_ERR_INTERNAL, NULL);
 	}
@@ -496,7 +528,7 @@ static void read_notification(struct jail_watch *l)
 	memset(l->notif, 0, l->notif_size);
 	if (ioctl(l->listener_fd, SECCOMP_IOCTL_NOTIF_RECV, l->notif) < 0) {
 		if (errno != EINTR && errno != ENOENT)
-			fd_close(&l->listener_fd);
+			wclose(l, &l->listener_fd);
 		return;
 	}
 	/* --explain's: only calls the policy allows, answered "continue". */
@@ -531,8 +563,6 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 	l->res = res;
 	l->listener_fd = -1;
 	res->workdir_fd = -1;
-	l->idx_pid = l->idx_status = l->idx_out = l->idx_err = l->idx_in = l->idx_src = -1;
-	l->idx_ctl = l->idx_lis = l->idx_sink_out = l->idx_sink_err = -1;
 	/* The kernel may use larger structures than our headers know. */
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
 		sizes = (struct seccomp_notif_sizes){ sizeof(struct seccomp_notif),
@@ -562,8 +592,8 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 				      .echo_fd = o->passthrough ? 2 : -1,
 				      .open = true };
 	l->start = time_now_ms();
-	l->deadline = o->wall_ms ? l->start + o->wall_ms : 0;
-	l->idle_deadline = o->idle_ms ? l->start + o->idle_ms : 0;
+	l->deadline = o->wall_ms ? time_add_ms(l->start, o->wall_ms) : 0;
+	l->idle_deadline = o->idle_ms ? time_add_ms(l->start, o->idle_ms) : 0;
 	sink_open(&l->sink_out, res->out.echo_fd);
 	sink_open(&l->sink_err, res->errc.echo_fd);
 	if (jp->stdin_wr >= 0)
@@ -573,80 +603,208 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 	return l;
 }
 
-int watch_pollfds(struct jail_watch *l, struct pollfd *p, int n)
+/* The rest of the spec, as the helper takes it. */
+static void pump_spec(struct jail_watch *l)
+{
+	struct jail_proc *jp = l->jp;
+
+	while (jp->spec_off < l->o.spec_len) {
+		ssize_t n = write(jp->spec_wr, l->o.spec + jp->spec_off, l->o.spec_len - jp->spec_off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n < 0)
+			break; /* EPIPE: the helper is gone; its status says why */
+		jp->spec_off += (size_t)n;
+	}
+	wclose(l, &jp->spec_wr);
+}
+
+/* What slot i waits on now: *ret_fd (-1: nothing) and *ret_events. */
+static void slot_wants(struct jail_watch *l, enum slot i, int *ret_fd, uint32_t *ret_events)
 {
 	struct jail_proc *jp = l->jp;
 	const struct supervise_opts *o = &l->o;
+	int fd = -1;
+	uint32_t ev = EPOLLIN;
 
-	l->idx_pid = l->idx_status = l->idx_out = l->idx_err = l->idx_in = l->idx_src = -1;
-	l->idx_ctl = l->idx_lis = l->idx_sink_out = l->idx_sink_err = -1;
-	if (l->o.control_fd >= 0)
-		l->idx_ctl = n, p[n++] = (struct pollfd){ .fd = l->o.control_fd, .events = POLLIN };
-	if (l->listener_fd >= 0 && !notify_throttled(l, time_now_ms()))
-		l->idx_lis = n, p[n++] = (struct pollfd){ .fd = l->listener_fd, .events = POLLIN };
-	if (!l->exited)
-		l->idx_pid = n, p[n++] = (struct pollfd){ .fd = exit_poll_fd(jp), .events = POLLIN };
-	if (l->status_open)
-		l->idx_status = n, p[n++] = (struct pollfd){ .fd = jp->status_rd, .events = POLLIN };
-	/* A full sink is polled instead of the stream that feeds it. */
-	if (jp->stdout_rd >= 0 && sink_pending(&l->sink_out))
-		l->idx_sink_out = n, p[n++] = (struct pollfd){ .fd = l->sink_out.fd, .events = POLLOUT };
-	else if (jp->stdout_rd >= 0)
-		l->idx_out = n, p[n++] = (struct pollfd){ .fd = jp->stdout_rd, .events = POLLIN };
-	if (jp->stderr_rd >= 0 && sink_pending(&l->sink_err))
-		l->idx_sink_err = n, p[n++] = (struct pollfd){ .fd = l->sink_err.fd, .events = POLLOUT };
-	else if (jp->stderr_rd >= 0)
-		l->idx_err = n, p[n++] = (struct pollfd){ .fd = jp->stderr_rd, .events = POLLIN };
-	if (jp->stdin_wr >= 0 && (o->stdin_data || l->in_off < l->in_len))
-		l->idx_in = n, p[n++] = (struct pollfd){ .fd = jp->stdin_wr, .events = POLLOUT };
-	if (jp->stdin_wr >= 0 && l->stdin_src_open && l->in_off == l->in_len)
-		l->idx_src = n, p[n++] = (struct pollfd){ .fd = o->stdin_src_fd, .events = POLLIN };
-	return n;
+	switch (i) {
+	case SLOT_CTL: fd = o->control_fd; break;
+	case SLOT_LIS:
+		if (!notify_throttled(l, time_now_ms()))
+			fd = l->listener_fd;
+		break;
+	case SLOT_EXIT: fd = l->exited ? -1 : exit_poll_fd(jp); break;
+	case SLOT_STATUS: fd = l->status_open ? jp->status_rd : -1; break;
+	/* A full sink is watched instead of the stream that feeds it. */
+	case SLOT_OUT:
+		fd = jp->stdout_rd < 0 ? -1 : sink_pending(&l->sink_out) ? l->sink_out.fd : jp->stdout_rd;
+		ev = jp->stdout_rd >= 0 && sink_pending(&l->sink_out) ? EPOLLOUT : EPOLLIN;
+		break;
+	case SLOT_ERR:
+		fd = jp->stderr_rd < 0 ? -1 : sink_pending(&l->sink_err) ? l->sink_err.fd : jp->stderr_rd;
+		ev = jp->stderr_rd >= 0 && sink_pending(&l->sink_err) ? EPOLLOUT : EPOLLIN;
+		break;
+	case SLOT_IN:
+		if (jp->stdin_wr >= 0 && (o->stdin_data || l->in_off < l->in_len))
+			fd = jp->stdin_wr;
+		ev = EPOLLOUT;
+		break;
+	case SLOT_SRC:
+		if (jp->stdin_wr >= 0 && l->stdin_src_open && l->in_off == l->in_len)
+			fd = o->stdin_src_fd;
+		break;
+	case SLOT_SPEC: fd = jp->spec_wr; ev = EPOLLOUT; break;
+	case SLOT_MAX: break;
+	}
+	*ret_fd = fd;
+	*ret_events = ev;
 }
 
-void watch_dispatch(struct jail_watch *l, const struct pollfd *p)
+static void slot_ready(struct evwatch *w, uint32_t events, void *data);
+
+/* The loop's watches and timer as the watch's state now asks: a slot
+ * whose descriptor changed leaves the loop before it joins with the new
+ * one. -errno when the loop refused one (out of memory). */
+static int watch_sync(struct jail_watch *l)
+{
+	int r = 0;
+
+	for (int i = 0; i < SLOT_MAX && l->loop; i++) {
+		struct watch_slot *sl = &l->slot[i];
+		uint32_t ev;
+		int fd;
+
+		slot_wants(l, (enum slot)i, &fd, &ev);
+		if (sl->ev && evwatch_fd(sl->ev) != fd) {
+			evwatch_del(sl->ev);
+			sl->ev = NULL;
+		}
+		if (fd < 0)
+			continue;
+		if (!sl->ev)
+			sl->ev = evwatch_add(l->loop, fd, ev, slot_ready, NULL, sl);
+		if (!sl->ev || evwatch_set_events(sl->ev, ev) < 0)
+			r = -ENOMEM;
+	}
+	if (l->timer)
+		evtimer_set(l->timer, next_deadline(l));
+	return r;
+}
+
+/* After anything the watch did: deadlines, the loop's set, the owner. */
+static void watch_settle(struct jail_watch *l)
+{
+	check_deadlines(l);
+	if (watch_sync(l) < 0)
+		request_kill(l, HUTCH_ERR_INTERNAL, NULL); /* unwatched, it would hang */
+	if (l->hooks.after)
+		l->hooks.after(l->hooks.data);
+}
+
+static void slot_handle(struct jail_watch *l, enum slot i, uint32_t events)
 {
 	struct jail_proc *jp = l->jp;
-	const struct supervise_opts *o = &l->o;
 
-	if (l->idx_ctl >= 0 && p[l->idx_ctl].revents)
-		read_control(l);
-	if (l->idx_lis >= 0 && (p[l->idx_lis].revents & POLLIN))
-		read_notification(l);
-	else if (l->idx_lis >= 0 && p[l->idx_lis].revents)
-		fd_close(&l->listener_fd); /* POLLHUP: every filter user is gone */
-	if (l->idx_sink_out >= 0 && p[l->idx_sink_out].revents)
-		sink_flush(&l->sink_out); /* POLLERR too: the write then says EPIPE */
-	if (l->idx_sink_err >= 0 && p[l->idx_sink_err].revents)
-		sink_flush(&l->sink_err);
-	if (l->idx_out >= 0 && p[l->idx_out].revents)
-		read_output(l, &jp->stdout_rd, &l->res->out, &l->sink_out, "stdout_bytes");
-	if (l->idx_err >= 0 && p[l->idx_err].revents)
-		read_output(l, &jp->stderr_rd, &l->res->errc, &l->sink_err, "stderr_bytes");
-	if (l->idx_status >= 0 && p[l->idx_status].revents)
-		read_status(l);
-	if (o->stdin_data && l->idx_in >= 0 && p[l->idx_in].revents)
-		pump_stdin_data(l);
-	else if (jp->stdin_wr >= 0 && o->stdin_src_fd >= 0)
-		pump_stdin(l, l->idx_src >= 0 ? p[l->idx_src].revents : 0,
-			   l->idx_in >= 0 ? p[l->idx_in].revents : 0);
-	if (l->idx_pid >= 0 && p[l->idx_pid].revents)
-		on_exit_of_helper(l);
-	check_deadlines(l);
+	switch (i) {
+	case SLOT_CTL: read_control(l); break;
+	case SLOT_LIS:
+		if (events & EPOLLIN)
+			read_notification(l);
+		else
+			wclose(l, &l->listener_fd); /* EPOLLHUP: every filter user is gone */
+		break;
+	case SLOT_EXIT: on_exit_of_helper(l); break;
+	case SLOT_STATUS: read_status(l); break;
+	case SLOT_OUT:
+		if (sink_pending(&l->sink_out))
+			sink_flush(&l->sink_out); /* EPOLLERR too: the write then says EPIPE */
+		else
+			read_output(l, &jp->stdout_rd, &l->res->out, &l->sink_out, "stdout_bytes");
+		break;
+	case SLOT_ERR:
+		if (sink_pending(&l->sink_err))
+			sink_flush(&l->sink_err);
+		else
+			read_output(l, &jp->stderr_rd, &l->res->errc, &l->sink_err, "stderr_bytes");
+		break;
+	case SLOT_IN:
+		if (l->o.stdin_data)
+			pump_stdin_data(l);
+		else
+			pump_stdin(l, 0, (short)events);
+		break;
+	case SLOT_SRC: pump_stdin(l, (short)events, 0); break;
+	case SLOT_SPEC: pump_spec(l); break;
+	case SLOT_MAX: break;
+	}
 }
 
-int watch_timeout_ms(struct jail_watch *l)
+static void slot_ready(struct evwatch *w, uint32_t events, void *data)
 {
-	check_deadlines(l);
-	return next_timeout(l);
+	struct watch_slot *sl = data;
+	struct jail_watch *l = sl->l;
+
+	(void)w;
+	if (l->hooks.before)
+		l->hooks.before(l->hooks.data);
+	slot_handle(l, (enum slot)(sl - l->slot), events);
+	watch_settle(l);
 }
 
-static void drop_stalled(int *fd, struct capture *c, struct sink *s)
+static void deadline_due(struct evtimer *t, void *data)
+{
+	struct jail_watch *l = data;
+
+	(void)t;
+	if (l->hooks.before)
+		l->hooks.before(l->hooks.data);
+	watch_settle(l);
+}
+
+void watch_set_hooks(struct jail_watch *l, const struct watch_hooks *hooks)
+{
+	l->hooks = hooks ? *hooks : (struct watch_hooks){ 0 };
+}
+
+int watch_attach(struct jail_watch *l, struct evloop *loop, const struct watch_hooks *hooks)
+{
+	l->loop = loop;
+	watch_set_hooks(l, hooks);
+	for (int i = 0; i < SLOT_MAX; i++)
+		l->slot[i].l = l;
+	l->timer = evtimer_add(loop, next_deadline(l), deadline_due, l);
+	if (!l->timer)
+		return -ENOMEM;
+	return watch_sync(l);
+}
+
+/* Out of the loop: nothing of the watch is called any more. */
+static void watch_detach(struct jail_watch *l)
+{
+	for (int i = 0; i < SLOT_MAX; i++) {
+		evwatch_del(l->slot[i].ev);
+		l->slot[i].ev = NULL;
+	}
+	evtimer_del(l->timer);
+	l->timer = NULL;
+	l->loop = NULL;
+}
+
+void watch_move_outcome(struct jail_watch *l, struct outcome *res)
+{
+	l->res = res;
+	l->ex.log = &res->explain;	/* the one pointer into the outcome */
+}
+
+static void drop_stalled(struct jail_watch *l, int *fd, struct capture *c, struct sink *s)
 {
 	if (*fd >= 0 && sink_pending(s)) {
 		s->off = s->len = 0;
 		s->broken = true;
-		output_eof(fd, c);
+		output_eof(l, fd, c);
 	}
 }
 
@@ -659,8 +817,8 @@ bool watch_done(struct jail_watch *l)
 	if (l->res->err != HUTCH_ERR_NONE) {
 		/* Killed (timeout, overflow, cancel): what a stalled reader has
 		 * not taken is dropped now, not after the drain. */
-		drop_stalled(&jp->stdout_rd, &l->res->out, &l->sink_out);
-		drop_stalled(&jp->stderr_rd, &l->res->errc, &l->sink_err);
+		drop_stalled(l, &jp->stdout_rd, &l->res->out, &l->sink_out);
+		drop_stalled(l, &jp->stderr_rd, &l->res->errc, &l->sink_err);
 	}
 	if (!l->status_open && jp->stdout_rd < 0 && jp->stderr_rd < 0)
 		return true;
@@ -676,6 +834,7 @@ void watch_kill(struct jail_watch *l, enum hutch_err why)
 {
 	if (!l->exited)
 		request_kill(l, why, NULL);
+	(void)watch_sync(l);	/* the kill's deadline */
 }
 
 void watch_forward_signal(struct jail_watch *l, int sig)
@@ -686,10 +845,11 @@ void watch_forward_signal(struct jail_watch *l, int sig)
 	 * a second one, or the grace running out, kills the jail. */
 	if (l->kill_at == 0) {
 		send_signal(l->jp, sig);
-		l->kill_at = time_now_ms() + l->o.kill_grace_ms;
+		l->kill_at = time_add_ms(time_now_ms(), l->o.kill_grace_ms);
 	} else {
 		request_kill(l, HUTCH_ERR_CANCELLED, NULL);
 	}
+	(void)watch_sync(l);
 }
 
 void watch_tty_resize(struct jail_watch *l)
@@ -703,6 +863,7 @@ void watch_finish(struct jail_watch *l)
 {
 	struct outcome *ret = l->res;
 
+	watch_detach(l);
 	/* Whatever ended the watch, nothing of the jail survives it. */
 	if (!l->exited) {
 		struct rusage ru;
@@ -774,62 +935,83 @@ static int block_winch(const struct supervise_opts *o, sigset_t *ret_old)
 	return fd;
 }
 
-static void read_winch(struct jail_watch *l, int fd)
+/* supervise()'s own signals, on its loop beside the watch. */
+struct sup {
+	struct jail_watch *l;
+	int sig_fd, winch_fd;
+};
+
+static void on_signal(struct evwatch *w, uint32_t events, void *data)
 {
+	struct sup *sp = data;
 	struct signalfd_siginfo si;
 
-	while (read(fd, &si, sizeof(si)) == sizeof(si))
+	(void)w;
+	(void)events;
+	if (read(sp->sig_fd, &si, sizeof(si)) == sizeof(si))
+		watch_forward_signal(sp->l, (int)si.ssi_signo);
+}
+
+static void on_winch(struct evwatch *w, uint32_t events, void *data)
+{
+	struct sup *sp = data;
+	struct signalfd_siginfo si;
+
+	(void)w;
+	(void)events;
+	while (read(sp->winch_fd, &si, sizeof(si)) == sizeof(si))
 		;
-	watch_tty_resize(l);
+	watch_tty_resize(sp->l);
+}
+
+/* The loop of one run: the watch and our signals, until it is done. */
+static int supervise_loop(struct sup *sp)
+{
+	struct evloop *loop;
+	int r = evloop_new(&loop);
+
+	if (r < 0)
+		return r;
+	if (!evwatch_add(loop, sp->sig_fd, EPOLLIN, on_signal, NULL, sp) ||
+	    (sp->winch_fd >= 0 && !evwatch_add(loop, sp->winch_fd, EPOLLIN, on_winch, NULL, sp)))
+		r = -errno;
+	if (r == 0)
+		r = watch_attach(sp->l, loop, NULL);
+	while (r == 0 && !watch_done(sp->l))
+		r = evloop_turn(loop, EVTIMER_NEVER);
+	/* Whatever failed, the watch leaves the loop in watch_finish. */
+	watch_finish(sp->l);
+	evloop_free(loop);
+	return r;
 }
 
 int supervise(struct jail_proc *jp, const struct supervise_opts *o, struct outcome *ret)
 {
-	struct jail_watch *l = watch_start(jp, o, ret);
+	struct sup sp = { .l = watch_start(jp, o, ret), .sig_fd = -1, .winch_fd = -1 };
 	sigset_t old, old_winch;
-	int sig_fd, winch_fd, r = 0;
+	int r;
 
-	if (!l) {
+	if (!sp.l) {
 		struct rusage ru;
 
 		ret->exit_status_raw = jail_kill_and_reap(jp, o->kill_grace_ms, &ru);
 		ret->err = HUTCH_ERR_INTERNAL;
 		return -ENOMEM;
 	}
-	sig_fd = supervise_block_signals(&old);
-	if (sig_fd < 0)
-		r = sig_fd;
-	winch_fd = block_winch(o, &old_winch);
-	while (r == 0 && !watch_done(l)) {
-		struct pollfd p[WATCH_MAX_FDS + 2];
-		int n = watch_pollfds(l, p, 0), isig = n, iwinch = -1;
-		int k;
-
-		p[n++] = (struct pollfd){ .fd = sig_fd, .events = POLLIN };
-		if (winch_fd >= 0)
-			iwinch = n, p[n++] = (struct pollfd){ .fd = winch_fd, .events = POLLIN };
-		k = poll(p, (nfds_t)n, watch_timeout_ms(l));
-		if (k < 0 && errno != EINTR) {
-			r = -errno;
-			break;
-		}
-		if (k > 0 && p[isig].revents) {
-			struct signalfd_siginfo si;
-
-			if (read(sig_fd, &si, sizeof(si)) == sizeof(si))
-				watch_forward_signal(l, (int)si.ssi_signo);
-		}
-		if (k > 0 && iwinch >= 0 && p[iwinch].revents)
-			read_winch(l, winch_fd);
-		watch_dispatch(l, p);
+	sp.sig_fd = supervise_block_signals(&old);
+	sp.winch_fd = block_winch(o, &old_winch);
+	if (sp.sig_fd < 0) {
+		r = sp.sig_fd;
+		watch_finish(sp.l);
+	} else {
+		r = supervise_loop(&sp);
 	}
-	watch_finish(l);
-	if (winch_fd >= 0) {
-		fd_close(&winch_fd);
+	if (sp.winch_fd >= 0) {
+		fd_close(&sp.winch_fd);
 		sigprocmask(SIG_SETMASK, &old_winch, NULL);
 	}
-	if (sig_fd >= 0) {
-		fd_close(&sig_fd);
+	if (sp.sig_fd >= 0) {
+		fd_close(&sp.sig_fd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	return r;

@@ -36,25 +36,38 @@ struct supervise_opts {
 	 * from tty_size_fd, the caller's terminal. */
 	bool tty;
 	int tty_size_fd;
+	/* The spec, of which jp->spec_wr still owes the helper the bytes
+	 * from jp->spec_off (spawn_spec_start); the watch writes them. */
+	const uint8_t *spec;
+	size_t spec_len;
 };
 
-/* The watch of one run, for callers with their own event loop (serve):
- * start, then each turn add its fds to a poll set, poll with its timeout,
- * dispatch, until done; finish kills what is left and completes the
- * outcome, and frees the watch. */
+/* The watch of one run on an event loop (run/event-loop.h), serve's or
+ * supervise()'s own: start, attach, and the loop does the rest; after
+ * every event or deadline the watch handled, hooks->after runs (and
+ * hooks->before ahead of it), where its owner asks watch_done. finish
+ * kills what is left (without waiting once watch_done said true),
+ * completes the outcome, leaves the loop and frees the watch. */
 struct jail_watch;
-struct pollfd;
+struct evloop;
+struct watch_hooks {
+	void (*before)(void *data);
+	void (*after)(void *data);
+	void *data;
+};
 struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts *o,
 				struct outcome *res);
-int watch_pollfds(struct jail_watch *w, struct pollfd *p, int n);	/* fills from p[n], returns new n */
-void watch_dispatch(struct jail_watch *w, const struct pollfd *p);
-int watch_timeout_ms(struct jail_watch *w);				/* -1: none */
+/* 0, or -errno (the watch could not register: kill it and finish). */
+int watch_attach(struct jail_watch *w, struct evloop *loop, const struct watch_hooks *hooks);
+/* Another owner's hooks (NULL: none). */
+void watch_set_hooks(struct jail_watch *w, const struct watch_hooks *hooks);
+/* The outcome moved (exec_move): the watch fills res from now on. */
+void watch_move_outcome(struct jail_watch *w, struct outcome *res);
 bool watch_done(struct jail_watch *w);
 void watch_kill(struct jail_watch *w, enum hutch_err why);
 void watch_forward_signal(struct jail_watch *w, int sig);
 void watch_tty_resize(struct jail_watch *w);	/* --tty: SIGWINCH */
 void watch_finish(struct jail_watch *w);
-#define WATCH_MAX_FDS 8
 
 /* Run the loop until the jail is gone and its output drained. Always
  * leaves the jail dead, whatever happens. Fills *ret (free with

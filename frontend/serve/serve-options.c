@@ -69,7 +69,10 @@ static const struct bound {
 	{ 'S', COUNT, 0, 256, "--max-sessions", "not a number from 0 to 256" },
 	{ 'F', SIZE, 1024, 1u << 30, "--max-frame", "not a size from 1K to 1G" },
 	{ 'g', DURATION, 0, 3600 * 1000, "--grace", "not a duration up to 1h" },
-	{ 'l', DURATION, 1, UINT64_MAX, "--lifetime", "not a duration" },
+	/* Added to a clock: time_add_ms saturates anyway, and a bound a
+	 * person can read says what is meant. */
+	{ 'l', DURATION, 1, 30ull * 24 * 3600 * 1000, "--lifetime",
+	  "not a duration from 1ms to 720h (30 days)" },
 	{ 'B', SIZE, 1u << 20, 1ull << 40, "--max-buffered", "not a size from 1M to 1T" },
 	{ 'I', DURATION, 0, 24 * 3600 * 1000, "--idle-timeout",
 	  "not a duration up to 24h (0: never)" },
