@@ -78,12 +78,16 @@ static void conn_accept(struct srv *s, int fd)
 	close(fd);
 }
 
-/* Room for one more client: a connection, and a jail's descriptors for
- * it, so connections alone can never starve the runs they ask for. */
+/* Room for one more client: a connection, and descriptors for a jail
+ * beside it (a quarter of the limit at most, for a tiny limit), so
+ * connections alone never starve the runs they ask for. */
 static bool can_take(const struct srv *s)
 {
-	return !s->draining && s->n_conns < CONNS_MAX &&
-	       serve_fd_room(s, 1 + FDS_PER_JAIL + FDS_SPAWN);
+	uint64_t jail = FDS_PER_JAIL + FDS_SPAWN;
+
+	if (jail > s->nofile / 4)
+		jail = s->nofile / 4;
+	return !s->draining && s->n_conns < CONNS_MAX && serve_fd_room(s, 1 + jail);
 }
 
 static void set_accepting(struct srv *s, bool on)

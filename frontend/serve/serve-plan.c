@@ -69,10 +69,14 @@ void serve_refuse(struct conn *c, uint64_t id, const struct serve_refusal *rf)
 	conn_fail_at(c, id, rf->code, rf->reason, rf->pointer[0] ? rf->pointer : NULL);
 }
 
+static size_t jails(const struct srv *s)
+{
+	return s->n_runs_total + s->n_sessions_total + s->n_reaping + (s->probe ? 1 : 0);
+}
+
 bool serve_fd_room(const struct srv *s, size_t more)
 {
-	size_t jails = s->n_runs_total + s->n_sessions_total + s->n_reaping + (s->probe ? 1 : 0);
-	uint64_t est = (uint64_t)s->base_fds + s->n_conns + (uint64_t)jails * FDS_PER_JAIL;
+	uint64_t est = (uint64_t)s->base_fds + s->n_conns + (uint64_t)jails(s) * FDS_PER_JAIL;
 
 	return est + more <= s->nofile;
 }
@@ -103,8 +107,10 @@ bool serve_ready(struct srv *s)
 
 	if (s->probe)
 		return false;	/* the canary runs: everything waits for its verdict */
-	if (!serve_fd_room(s, FDS_PER_JAIL + FDS_SPAWN))
-		return false;	/* a run or worker ends first */
+	/* A run or worker ends first; with none, try (EMFILE then fails the
+	 * one run, spawn_error, rather than every request waiting for ever). */
+	if (!serve_fd_room(s, FDS_PER_JAIL + FDS_SPAWN) && jails(s) > 0)
+		return false;
 	if ((s->probe_ok && s->probe_gen == probe_generation()) || s->probe_fresh)
 		return true;
 	if (probe_requirements(&s->pol, why, sizeof(why)) < 0 || probe_cached(s->digest) == PROBE_OK)
