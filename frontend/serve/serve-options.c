@@ -27,7 +27,7 @@ static const char serve_usage[] =
 	"  --max-sessions N       sessions per connection (default 4)\n"
 	"  --max-frame SIZE       largest request frame (default 96M)\n"
 	"  --grace DURATION       how long jails get after a disconnect or SIGTERM (default 5s)\n"
-	"  --lifetime DURATION    absolute cap on any run, whatever its policy (default 1h)\n"
+	"  --lifetime DURATION    absolute cap on any run, 1ms to 720h (default 1h)\n"
 	"  --max-buffered SIZE    output held in memory for all runs together (default 256M)\n"
 	"  --idle-timeout DURATION  close a socket client idle this long; 0: never (default 60s)\n"
 	"  --max-conn-per-uid N   socket connections per client user (default 32)\n"
