@@ -181,18 +181,27 @@ static void conn_feed(struct conn *c, const uint8_t *data, size_t n)
 	}
 }
 
-static void conn_read(struct conn *c)
+/* One read: true when bytes came (more may wait). */
+static bool conn_read(struct conn *c)
 {
 	uint8_t buf[64 << 10];
 	ssize_t n = conn_recv(c, buf, sizeof(buf));
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
+		return false;
 	if (n <= 0) {
 		c->dead = true; /* the client is gone: everything of it dies */
-		return;
+		return false;
 	}
 	conn_feed(c, buf, (size_t)n);
+	return true;
+}
+
+void conn_read_pending(struct conn *c)
+{
+	for (int i = 0; i < 16 && c->fd >= 0 && !c->dead && !c->parked; i++)
+		if (!conn_read(c))
+			return;
 }
 
 static void drop_parked(struct conn *c)

@@ -136,10 +136,15 @@ static bool tick(struct srv *s, uint64_t now, uint64_t *next)
 	unpark_all(s);
 	if (s->draining && now >= s->drain_deadline)
 		drain_all(s);
-	/* Draining: a connection with nothing in flight is done with. */
-	for (struct conn *c = s->conns; c && s->draining; c = c->next)
+	/* Draining: a connection with nothing in flight is done with, once
+	 * what it sent before the signal has been answered. */
+	for (struct conn *c = s->conns; c && s->draining; c = c->next) {
+		if (c->runs || c->sessions || c->parked || c->out_off != c->out_len)
+			continue;
+		conn_read_pending(c);
 		if (!c->runs && !c->sessions && !c->parked && c->out_off == c->out_len)
 			c->dead = true;
+	}
 	conn_idle_check(s, now, next);
 	conn_sweep(s);
 	if (!s->draining)

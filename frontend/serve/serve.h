@@ -245,6 +245,9 @@ void runs_kill(struct conn *c, enum hutch_err why);
 /* serve-read.c: a connection's way in */
 struct conn *conn_new(struct srv *s, int fd, bool timed, uid_t uid);
 void conn_unpark(struct conn *c);	/* its parked request, handled now */
+/* What the client sent before a drain closes it, read and answered
+ * (runs and sessions busy), a bounded number of reads. */
+void conn_read_pending(struct conn *c);
 void conn_sweep(struct srv *s);
 void conn_idle_check(struct srv *s, uint64_t now, uint64_t *next);
 uid_t conn_peer_uid(int fd);

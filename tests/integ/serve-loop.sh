@@ -154,6 +154,7 @@ def case_sigterm_probe():
         proc = serve(path, "--grace", "1s", env=env)
         try:
             c = connect(path)
+            expect(c.ping(), "no pong")    # accepted: SIGTERM closes only the backlog
             rid = c.start({"version": 1, "argv": ["/bin/true"]})
             time.sleep(delay_ms / 1000)
             t0 = now()
