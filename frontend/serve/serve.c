@@ -125,7 +125,7 @@ static void sessions_tick(struct conn *c, uint64_t *next)
  * when the server is done. */
 static bool tick(struct srv *s, uint64_t now, uint64_t *next)
 {
-	bool busy = s->probe || s->reaping;
+	bool busy;
 
 	for (struct conn *c = s->conns; c; c = c->next) {
 		runs_tick(c, now, next);
@@ -149,6 +149,8 @@ static bool tick(struct srv *s, uint64_t now, uint64_t *next)
 	conn_sweep(s);
 	if (!s->draining)
 		listen_tick(s, now, next);
+	/* Counted last: the drain above hands workers to the reaper. */
+	busy = s->probe || s->reaping;
 	for (struct conn *c = s->conns; c; c = c->next)
 		busy |= c->runs || c->sessions || c->fd >= 0;
 	if (s->draining && s->drain_deadline < *next)
