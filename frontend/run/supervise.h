@@ -1,7 +1,9 @@
-/* supervise.h: the one event loop of a run: the helper's pidfd, the
- * target's stdout and stderr (drained concurrently, capped), stdin
- * forwarding, the status pipe, signals sent to us, and the deadlines.
- * Every wait in it is bounded. Frontend only. */
+/* supervise.h: the watch of a run (watch.c, capture.c, notify.c) on an
+ * event loop (run/event-loop.h): the helper's pidfd, the target's stdout
+ * and stderr (drained concurrently, capped), stdin forwarding, the rest
+ * of the spec, the status pipe and the deadlines; and supervise(), a run
+ * on a loop of its own with the signals sent to us. Nothing in it blocks.
+ * Frontend only. */
 #ifndef HUTCH_SUPERVISE_H
 #define HUTCH_SUPERVISE_H
 
