@@ -61,6 +61,10 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 				struct outcome *res);
 /* 0, or -errno (the watch could not register: kill it and finish). */
 int watch_attach(struct jail_watch *w, struct evloop *loop, const struct watch_hooks *hooks);
+/* The loop the watch is attached to, NULL before watch_attach: where
+ * what belongs to the run (a per-run listener, its connections, their
+ * timers) registers, to leave it before watch_finish. */
+struct evloop *watch_loop(const struct jail_watch *w);
 /* Another owner's hooks (NULL: none). */
 void watch_set_hooks(struct jail_watch *w, const struct watch_hooks *hooks);
 /* The outcome moved (exec_move): the watch fills res from now on. */

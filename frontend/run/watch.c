@@ -447,6 +447,11 @@ static void deadline_due(struct evtimer *t, void *data)
 	watch_settle(l);
 }
 
+struct evloop *watch_loop(const struct jail_watch *l)
+{
+	return l->loop;
+}
+
 void watch_set_hooks(struct jail_watch *l, const struct watch_hooks *hooks)
 {
 	l->hooks = hooks ? *hooks : (struct watch_hooks){ 0 };

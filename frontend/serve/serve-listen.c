@@ -66,6 +66,13 @@ static void conn_accept(struct srv *s, int fd)
 	for (struct conn *c = s->conns; c; c = c->next)
 		if (c->fd >= 0 && !c->dead && c->timed && c->uid == uid)
 			n++;	/* one that is closing does not hold a slot */
+	/* At the bound, a client that hung up and whose handler has not run
+	 * yet this turn holds none either. */
+	for (struct conn *c = s->conns; c && n >= s->max_conn_uid; c = c->next)
+		if (c->fd >= 0 && !c->dead && c->timed && c->uid == uid && conn_hung_up(c)) {
+			c->dead = true;
+			n--;
+		}
 	if (n < s->max_conn_uid) {
 		conn_new(s, fd, true, uid);
 		return;

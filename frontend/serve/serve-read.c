@@ -321,6 +321,13 @@ void conn_sweep(struct srv *s)
 	}
 }
 
+bool conn_hung_up(struct conn *c)
+{
+	uint8_t b;
+
+	return recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
 /* The peer's uid, or (uid_t)-1 when the kernel cannot say: such a peer
  * shares one bound with every other unknown one. */
 uid_t conn_peer_uid(int fd)

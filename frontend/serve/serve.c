@@ -257,10 +257,10 @@ static void fd_limit(struct srv *s)
 		s->nofile = 1024;
 		return;
 	}
-	if (rl.rlim_cur < rl.rlim_max) {
+	if (rl.rlim_cur < 65536 && rl.rlim_cur < rl.rlim_max) {
+		/* The jails get the policy's open_files whatever ours is. */
 		rl.rlim_cur = rl.rlim_max > 65536 ? 65536 : rl.rlim_max;
-		if (rl.rlim_cur > 1024 || rl.rlim_cur > rl.rlim_max / 2)
-			(void)setrlimit(RLIMIT_NOFILE, &rl);
+		(void)setrlimit(RLIMIT_NOFILE, &rl);
 		(void)getrlimit(RLIMIT_NOFILE, &rl);
 	}
 	s->nofile = rl.rlim_cur;

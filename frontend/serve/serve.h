@@ -251,6 +251,7 @@ void conn_read_pending(struct conn *c);
 void conn_sweep(struct srv *s);
 void conn_idle_check(struct srv *s, uint64_t now, uint64_t *next);
 uid_t conn_peer_uid(int fd);
+bool conn_hung_up(struct conn *c);	/* EOF waits on its socket */
 
 /* serve-listen.c: where clients come from */
 int listen_take_activated(struct srv *s);	/* socket activation; as take_listen_fds */
