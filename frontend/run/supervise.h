@@ -61,6 +61,10 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 				struct outcome *res);
 /* 0, or -errno (the watch could not register: kill it and finish). */
 int watch_attach(struct jail_watch *w, struct evloop *loop, const struct watch_hooks *hooks);
+/* The watch stops forwarding stdin_src_fd (the caller is about to
+ * close it; its number may come back at once) and closes the target's
+ * stdin. */
+void watch_drop_stdin(struct jail_watch *w);
 /* The loop the watch is attached to, NULL before watch_attach: where
  * what belongs to the run (a per-run listener, its connections, their
  * timers) registers, to leave it before watch_finish. */

@@ -447,6 +447,18 @@ static void deadline_due(struct evtimer *t, void *data)
 	watch_settle(l);
 }
 
+void watch_drop_stdin(struct jail_watch *l)
+{
+	if (l->o.stdin_src_fd >= 0)
+		watch_unwatch(l, l->o.stdin_src_fd);
+	l->o.stdin_src_fd = -1;
+	l->stdin_src_open = false;
+	l->in_off = l->in_len = 0;
+	if (!l->o.stdin_data)
+		watch_close(l, &l->jp->stdin_wr);
+	(void)watch_sync(l);
+}
+
 struct evloop *watch_loop(const struct jail_watch *l)
 {
 	return l->loop;

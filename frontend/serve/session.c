@@ -38,6 +38,8 @@ static void stop_worker(struct session *se)
 		return;
 	evwatch_del(se->in_ev);	/* before stdin_wr closes below */
 	se->in_ev = NULL;
+	if (se->w)
+		watch_drop_stdin(se->w);	/* stdin_rd too: the reaper keeps the watch */
 	held_release(&se->c->srv->budget, &se->h_out);
 	held_release(&se->c->srv->budget, &se->h_err);
 	reap_later(se->c->srv, se->x, se->w, &se->req, &se->plan, &se->o);

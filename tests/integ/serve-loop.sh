@@ -12,7 +12,8 @@
 #    old poll set, whose stale indexes read another descriptor's events);
 # 5. a worker whose jail and helper are stopped (SIGSTOP) and whose
 #    session is closed: another client's ping is answered at once, not
-#    after the grace period, and the worker is gone after it;
+#    after the grace period, a worker started meanwhile answers, and the
+#    stopped one is gone after the grace;
 # 6. a helper that takes 2 s to read its spec (a wrapper around
 #    hutch-exec) and a 2 MiB spec: another client is answered meanwhile;
 # 7. 8 clients each sending the header of a 32 MiB frame and half its
@@ -251,6 +252,10 @@ def case_stopped_worker():
         diag("session closed in %.0f ms; another client's ping took %.0f ms" %
              ((now() - t0) * 1000, ms))
         expect(ms < 500, "a stopped worker's teardown held the server %.0f ms" % ms)
+        # A new worker at once (its pipes may reuse the old one's numbers
+        # while the old watch is still being torn down) gets its frames.
+        expect(a.session("t", worker(mark + "-next"), b"again") == b"again",
+               "a worker started during the teardown did not echo")
         expect(gone(mark, 3 + 3), "the stopped worker outlived the grace period")
     finally:
         stop(proc)
