@@ -254,7 +254,7 @@ def case_stopped_worker():
         expect(ms < 500, "a stopped worker's teardown held the server %.0f ms" % ms)
         # A new worker at once (its pipes may reuse the old one's numbers
         # while the old watch is still being torn down) gets its frames.
-        expect(a.session("t", worker(mark + "-next"), b"again") == b"again",
+        expect(a.session("t", worker("hutch-next-%d" % os.getpid()), b"again") == b"again",
                "a worker started during the teardown did not echo")
         expect(gone(mark, 3 + 3), "the stopped worker outlived the grace period")
     finally:
