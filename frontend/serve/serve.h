@@ -29,7 +29,6 @@
 #include "serve/serve-budget.h"
 #include "serve/serve-socket.h"
 
-#define SESSIONS_TOTAL_MAX 64
 #define CONNS_MAX 256		/* connections served; more wait in the backlog */
 /* Descriptors one jail holds (pidfd, status, stdout, stderr, control,
  * exit pipe, stdin, the rest of its spec, the seccomp listener, its work
@@ -147,7 +146,8 @@ struct srv {
 	size_t n_reaping;
 	struct conn *conns;
 	size_t max_runs_conn, max_runs_total, max_sessions, n_runs_total;
-	size_t n_sessions_total;	/* bounded by SESSIONS_TOTAL_MAX */
+	size_t max_workers;	/* --max-workers: sessions overall */
+	size_t n_sessions_total;	/* bounded by max_workers */
 	uint64_t grace_ms, lifetime_ms;
 	uint32_t max_frame;
 	size_t max_out;

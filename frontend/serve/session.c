@@ -197,8 +197,8 @@ static struct session *session_open(struct conn *c, uint64_t id, const char *nam
 		conn_fail(c, id, HUTCH_ERR_BUSY, "too many sessions on this connection");
 		return NULL;
 	}
-	if (s->n_sessions_total >= SESSIONS_TOTAL_MAX) {
-		conn_fail(c, id, HUTCH_ERR_BUSY, "too many sessions on this server");
+	if (s->n_sessions_total >= s->max_workers) {
+		conn_fail(c, id, HUTCH_ERR_BUSY, "too many sessions on this server (--max-workers)");
 		return NULL;
 	}
 	se = calloc(1, sizeof(*se));
