@@ -64,6 +64,16 @@ make -j"$jobs" >/dev/null
 passed=0
 failed=0
 
+# stage NAME: print how long the stage before took, so a CI log shows where
+# its minutes go (the budget is 60).
+stage_name=build
+stage_start=$(date +%s)
+stage() {
+	echo "ci: $stage_name took $(($(date +%s) - stage_start)) s"
+	stage_name=$1
+	stage_start=$(date +%s)
+}
+
 # tally RC NAME: add up the results make check (exit status RC) left in
 # the current tree. A make check that failed while no test did (a test
 # program that does not build) is one failure.
@@ -82,6 +92,7 @@ tally() {
 	fi
 }
 
+stage "make check as root"
 # 1. Everything, as root, from the build tree.
 set +e
 make -j"$jobs" check
@@ -90,6 +101,7 @@ set -e
 tally "$rc" "make check"
 [ -f test-suite.log ] && grep -E '^(FAIL|ERROR)' test-suite.log || true
 
+stage "integration as $unpriv"
 # 2. The integration tests again, unprivileged, against installed binaries.
 make install >/dev/null
 mkdir -p "$prefix/tests/integ" "$prefix/tests/progs" "$prefix/tests/escape" "$prefix/examples" \
@@ -151,6 +163,7 @@ escape_suite() {
 	passed=$((passed + p))
 	failed=$((failed + f))
 }
+stage "escape suites"
 # As root from the build tree, and unprivileged against the installed tree
 # with the bare environment a daemon's system user has.
 escape_suite root env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
@@ -166,6 +179,7 @@ escape_suite "root --explain" env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-
 	HUTCH_ESCAPE_POLICIES="default strict network" \
 	sh "$top/tests/escape/run.sh"
 
+stage distcheck
 # 3. The release tarball builds and passes its own checks.
 if [ "${HUTCH_DISTCHECK:-1}" = 1 ]; then
 	if make -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS="$werror" >distcheck.log 2>&1; then
@@ -178,6 +192,7 @@ if [ "${HUTCH_DISTCHECK:-1}" = 1 ]; then
 	fi
 fi
 
+stage sanitizers
 # 4. A second tree with ASan and UBSan runs the unit and integration tests.
 # Leak checks stay on (STYLE.md section 9). Programs that run inside jails
 # (tests/progs/try-syscall) are built without sanitizers: Makefile.am says
@@ -205,6 +220,7 @@ if [ "${HUTCH_SANITIZERS:-1}" = 1 ]; then
 	cd "$build"
 fi
 
+stage valgrind
 # 5. valgrind memcheck: the unit tests (through make check, so they see
 # the same environment) and a sample of CLI runs, in a dynamically linked
 # tree (memcheck cannot replace malloc in a static-pie binary). No errors,
@@ -264,6 +280,7 @@ if [ "${HUTCH_VALGRIND:-1}" = 1 ]; then
 	cd "$build"
 fi
 
+stage fuzzing
 # 6. Fuzzing: each harness for a bounded time over a copy of its corpus,
 # then its regression inputs; a harness that ran clean is one pass.
 if [ "${HUTCH_FUZZ:-1}" = 1 ]; then
@@ -281,6 +298,7 @@ if [ "${HUTCH_FUZZ:-1}" = 1 ]; then
 	failed=$((failed + f))
 fi
 
+stage "package and VM matrix"
 # The Debian package, as a distribution would ship it: built from the
 # release tarball (packaging/build-deb.sh: dpkg-buildpackage, then lintian
 # with errors fatal), installed with apt-get, no set-id file and no file
@@ -364,5 +382,7 @@ if [ "${HUTCH_DEB:-1}" = 1 ] && [ "$(id -u)" = 0 ] && command -v dpkg-buildpacka
 	exec 8>&-
 fi
 
+stage done
+echo "hutch: $passed passed, $failed failed"
 echo "hutch: $passed passed, $failed failed"
 [ "$failed" = 0 ]
