@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +21,11 @@
 #include "fd-util.h"
 #include "spec.h"
 #include "cli/cmd-run.h"
+#include "cli/file-words.h"
 #include "cli/run-output-dir.h"
 #include "cli/run-tty.h"
 #include "doc/json-util.h"
+#include "doc/policy-accepts.h"
 #include "doc/policy-choice.h"
 #include "doc/policy.h"
 #include "doc/request.h"
@@ -291,16 +294,21 @@ static int open_regular(const char *opt, const char *path, int *ret_fd)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
-	char why[128];
+	char why[PATH_MAX + 160];
 
-	if (fd < 0 && errno == ELOOP)
-		return usage_error(opt, "is a symbolic link; name the file itself");
-	if (fd < 0) {
-		snprintf(why, sizeof(why), "cannot open the file (%s)", strerrorname_np(errno));
+	if (fd < 0 && errno == ELOOP) {
+		snprintf(why, sizeof(why), "%s: is a symbolic link; name the file itself", path);
 		return usage_error(opt, why);
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return usage_error(opt, "not a regular file (a FIFO, device or directory is refused); copy it to a file");
+	if (fd < 0) {
+		file_words_errno(path, "cannot open", errno, why, sizeof(why));
+		return usage_error(opt, why);
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, sizeof(why), "%s: not a regular file (a FIFO, device or directory is "
+			 "refused); copy it to a file", path);
+		return usage_error(opt, why);
+	}
 	*ret_fd = TAKE_FD(fd);
 	return 0;
 }
@@ -323,8 +331,17 @@ static int add_input(struct run_cli *c, const char *arg)
 	if (r < 0)
 		return r;
 	r = fd_slurp(fd, HUTCH_SPEC_MAX_FILE_BYTES, &data, &len);
-	if (r < 0)
-		return usage_error("--input", "cannot read the file (or it is over 32 MiB)");
+	if (r < 0) {
+		char why[PATH_MAX + 160];
+		struct stat st;
+
+		if (r == -EFBIG)
+			file_words_size(eq + 1, fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0,
+					HUTCH_SPEC_MAX_FILE_BYTES, why, sizeof(why));
+		else
+			file_words_errno(eq + 1, "cannot read", -r, why, sizeof(why));
+		return usage_error("--input", why);
+	}
 	f = json_object_new_object();
 	jset(c, f, "name", json_object_new_string(name));
 	if (utf8_valid((const uint8_t *)data, len) && !memchr(data, 0, len)) {
@@ -533,30 +550,49 @@ static int finish(struct run_cli *c, struct json_object *doc)
 	return c->json ? EXIT_SUCCESS : status;
 }
 
-/* "--timeout 2h is above the policy's maximum of 1h": a limit's error in
- * the words of the command line. False when no option set it. */
+/* A limit's value in the units its option takes: "1h", "16G", "1024". */
+static void format_limit(const struct limit_flag *f, uint64_t v, char *buf, size_t cap)
+{
+	size_t len = strlen(f->field);
+
+	if (f->is_duration)
+		units_format_duration(v, buf, cap);
+	else if (len > 6 && strcmp(f->field + len - 6, "_bytes") == 0)
+		units_format_size(v, buf, cap);
+	else
+		snprintf(buf, cap, "%" PRIu64, v);
+}
+
+/* "--timeout 2h is above the policy's maximum of 1h", "--timeout 0: out
+ * of range; accepted: 1ms to 7d": a limit's error in the words of the
+ * command line. False when no option set it. */
 static bool say_limit(const struct run_cli *c, const struct verror *v, const char *field)
 {
-	char max[32];
+	char lo[32], hi[32];
 
 	for (size_t i = 0; i < N_LIMIT_FLAGS; i++) {
 		const struct limit_flag *f = &limit_flags[i];
+		uint64_t max;
+		int k;
 
 		if (strcmp(f->field, field) != 0 || !c->typed[i])
 			continue;
-		for (int k = 0; c->pol && k < LIM_COUNT; k++)
-			if (strcmp(limit_defs[k].name, field) == 0 && v->detail[0] &&
-			    strcmp(v->reason, "above the policy's maximum") == 0) {
-				if (f->is_duration)
-					units_format_duration(c->pol->limits[k].max, max, sizeof(max));
-				else
-					units_format_size(c->pol->limits[k].max, max, sizeof(max));
-				fprintf(stderr, "hutch: %s: %s %s is above the policy's maximum of %s\n",
-					hutch_err_name(v->code), f->flag, c->typed[i], max);
-				return true;
-			}
-		fprintf(stderr, "hutch: %s: %s %s: %s\n", hutch_err_name(v->code), f->flag,
-			c->typed[i], v->reason);
+		for (k = 0; k < LIM_COUNT && strcmp(limit_defs[k].name, field) != 0; k++)
+			;
+		if (k == LIM_COUNT)
+			break;
+		max = limit_defs[k].max;
+		if (c->pol && c->pol->limits[k].max < max)
+			max = c->pol->limits[k].max;
+		format_limit(f, limit_defs[k].min, lo, sizeof(lo));
+		format_limit(f, max, hi, sizeof(hi));
+		if (c->pol && strcmp(v->reason, "above the policy's maximum") == 0)
+			fprintf(stderr, "hutch: %s: %s %s is above the policy's maximum of %s\n",
+				hutch_err_name(v->code), f->flag, c->typed[i], hi);
+		else
+			fprintf(stderr, "hutch: %s: %s %s: %s; accepted: %s to %s%s\n",
+				hutch_err_name(v->code), f->flag, c->typed[i], v->reason, lo, hi,
+				c->pol ? "" : ", within the policy's maximum");
 		return true;
 	}
 	return false;
@@ -597,7 +633,7 @@ static const char *flag_for(const struct run_cli *c, const char *ptr, char *buf,
  * document's own line (code, message, pointer) is printed then. */
 static bool say_as_typed(const struct run_cli *c, const struct verror *v)
 {
-	char buf[PATH_MAX + 64];
+	char buf[PATH_MAX + 64], words[VERROR_ACCEPTED_MAX + VERROR_ALLOWED_BY_MAX + 256];
 	const char *flag;
 
 	if (c->request_file || c->json)
@@ -607,34 +643,46 @@ static bool say_as_typed(const struct run_cli *c, const struct verror *v)
 	flag = flag_for(c, v->pointer, buf, sizeof(buf));
 	if (!flag)
 		return false;
-	fprintf(stderr, "hutch: %s: %s: %s%s%s\n", hutch_err_name(v->code), flag, v->reason,
-		v->detail[0] ? ": " : "", v->detail);
+	verror_message(v, words, sizeof(words));
+	fprintf(stderr, "hutch: %s: %s: %s\n", hutch_err_name(v->code), flag, words);
 	return true;
 }
 
 static int fail_with(struct run_cli *c, const struct verrors *e, const struct jail_report *jr)
 {
 	const struct verror *v = &e->items[0];
-	char detail[PATH_MAX + 80];
-	struct json_object *doc;
+	struct json_object *doc = result_for_verror(v, jr);
 	int status;
 
 	/* An error inside a policy file names the file of its extends chain;
 	 * its pointer is into that policy, not the request, so it is never
 	 * said as an option. */
-	if (v->file)
-		snprintf(detail, sizeof(detail), "%s%sin %s", v->detail, v->detail[0] ? ", " : "",
-			 v->file);
-	else
-		snprintf(detail, sizeof(detail), "%s", v->detail);
-	doc = result_for_error(v->code, v->pointer[0] ? v->pointer : NULL, v->reason,
-			       detail[0] ? detail : NULL, jr);
 	if (!doc || v->file || !say_as_typed(c, v))
 		return finish(c, doc);
 	status = result_exit_status(doc); /* said above: the document only goes to --result-fd */
 	emit(c, doc);
 	json_object_put(doc);
 	return status;
+}
+
+/* A --request file that cannot be used, in words naming it: what failed
+ * and err (an errno), or what alone (err 0), or the size over the limit
+ * (both 0). */
+static int request_file_error(struct verrors *e, const char *file, int err, const char *what,
+			      uint64_t size)
+{
+	char why[PATH_MAX + 200];
+	const char *kept;
+
+	if (err)
+		file_words_errno(file, what, err, why, sizeof(why));
+	else if (what)
+		snprintf(why, sizeof(why), "%s: %s", file, what);
+	else
+		file_words_size(file, size, REQ_MAX_DOC_BYTES, why, sizeof(why));
+	snprintf(why + strlen(why), sizeof(why) - strlen(why), " (--request)");
+	kept = verror_intern(why);
+	return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "", kept ? kept : "the request file cannot be read");
 }
 
 /* --request FILE: like --input, a regular file, opened without blocking
@@ -650,17 +698,17 @@ static int read_request(const char *file, struct request *req, struct verrors *e
 	int r;
 
 	if (!is_stdin && fd < 0)
-		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "",
-				  errno == ELOOP ? "the request file is a symbolic link"
-						 : "cannot open the request file");
+		return errno == ELOOP ? request_file_error(e, file, 0, "is a symbolic link; name "
+							   "the file itself", 0)
+				      : request_file_error(e, file, errno, "cannot open", 0);
 	if (!is_stdin && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
-		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "",
-				  "the request file is not a regular file (give a pipe as -)");
+		return request_file_error(e, file, 0, "not a regular file (give a pipe as -)", 0);
 	r = fd_slurp(fd >= 0 ? fd : 0, REQ_MAX_DOC_BYTES, &text, &len);
 	if (r == -EFBIG)
-		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "", "document too large");
+		return request_file_error(e, is_stdin ? "standard input" : file, 0, NULL,
+					  is_stdin ? 0 : (uint64_t)st.st_size);
 	if (r < 0)
-		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "", "cannot read the request");
+		return request_file_error(e, is_stdin ? "standard input" : file, -r, "cannot read", 0);
 	return request_parse(text, len, req, e);
 }
 
@@ -728,8 +776,11 @@ static int job_narrow(struct run_job *j)
 {
 	int r = narrow(&j->req, &j->pol, &j->plan, &j->e);
 
-	if (r < 0)
+	if (r < 0) {
+		/* The caller may pick another policy: say which would do. */
+		policy_accepts_elsewhere(&j->e, &j->req, j->pol.name);
 		return r;
+	}
 	j->plan.digest = strdup(j->digest);
 	jail_report_add_plan(&j->jr, &j->plan);
 	return 0;
