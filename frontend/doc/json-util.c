@@ -519,19 +519,21 @@ static struct json_object *lines_array(const char *list, bool *ok)
 	return a;
 }
 
-int json_add_accepted(struct json_object *obj, const struct verror *v)
+int json_add_list(struct json_object *obj, const char *key, const char *list)
 {
 	bool ok = true;
-	struct json_object *acc = lines_array(v->accepted, &ok);
-	struct json_object *by = lines_array(v->allowed_by, &ok);
+	struct json_object *a = lines_array(list, &ok);
 
-	if (acc && json_object_object_add(obj, "accepted", acc) < 0) {
-		json_object_put(acc);
-		ok = false;
-	}
-	if (by && json_object_object_add(obj, "allowed_by", by) < 0) {
-		json_object_put(by);
+	if (a && json_object_object_add(obj, key, a) < 0) {
+		json_object_put(a);
 		ok = false;
 	}
 	return ok ? 0 : -ENOMEM;
+}
+
+int json_add_accepted(struct json_object *obj, const struct verror *v)
+{
+	int r = json_add_list(obj, "accepted", v->accepted);
+
+	return r < 0 ? r : json_add_list(obj, "allowed_by", v->allowed_by);
 }

@@ -48,5 +48,7 @@ bool json_string_is_clean(struct json_object *s);
  * each an array of strings, added only when the error names some.
  * -ENOMEM when json-c cannot allocate. */
 int json_add_accepted(struct json_object *obj, const struct verror *v);
+/* One such list under key; nothing when list is "". */
+int json_add_list(struct json_object *obj, const char *key, const char *list);
 
 #endif
