@@ -66,6 +66,7 @@ static const char usage[] =
 	"  -t, --tty              give the command a terminal of the jail's own, relayed to ours\n"
 	"  --cwd DIR              working directory inside the jail\n"
 	"  --frame                stdout must be exactly one length-prefixed frame\n"
+	"  --keep-partial         on a timeout, a cap or cancel, keep the output so far\n"
 	"  --request FILE|-       read a JSON request document (implies --json)\n"
 	"  --json                 print the result document instead of the output\n"
 	"  --result-fd N          pass output through and write the result document to fd N\n"
@@ -97,6 +98,7 @@ enum {
 	OPT_COLLECT,
 	OPT_CWD,
 	OPT_FRAME,
+	OPT_KEEP_PARTIAL,
 	OPT_REQUEST,
 	OPT_JSON,
 	OPT_RESULT_FD,
@@ -127,6 +129,7 @@ static const struct option options[] = {
 	{ "collect", required_argument, NULL, OPT_COLLECT },
 	{ "cwd", required_argument, NULL, OPT_CWD },
 	{ "frame", no_argument, NULL, OPT_FRAME },
+	{ "keep-partial", no_argument, NULL, OPT_KEEP_PARTIAL },
 	{ "request", required_argument, NULL, OPT_REQUEST },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "result-fd", required_argument, NULL, OPT_RESULT_FD },
@@ -443,6 +446,7 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_COLLECT: return add_collect(c, arg);
 	case OPT_CWD: return set_string(c, "cwd", arg);
 	case OPT_FRAME: return set_string(c, "stdout_mode", "frame");
+	case OPT_KEEP_PARTIAL: jset(c, c->doc, "keep_partial", json_object_new_boolean(true)); return 0;
 	case OPT_REQUEST: c->request_file = arg; return 0;
 	case OPT_JSON: c->json = true; return 0;
 	case OPT_RESULT_FD: return set_result_fd(c, arg);

@@ -379,7 +379,8 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 {
 	static const char *const keys[] = { "version", "policy", "argv",   "env",
 					    "cwd",     "stdin",	 "files",  "collect",
-					    "limits",  "stdout_mode", "network", "mounts", NULL };
+					    "limits",  "stdout_mode", "network", "mounts",
+					    "keep_partial", NULL };
 	static const char *const modes[] = { [STDOUT_STREAM] = "stream", [STDOUT_FRAME] = "frame" };
 	static const char *const nets[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
 					    [NET_HOST] = "host" };
@@ -440,6 +441,8 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 	r->network = (enum net_mode)m;
 	if ((k = json_get_typed(doc, "mounts", json_type_array, BAD, "", e, &v)) < 0 ||
 	    (k > 0 && (k = parse_mounts(v, r, e)) < 0))
+		return k;
+	if ((k = json_get_bool(doc, "keep_partial", BAD, "", e, &r->keep_partial)) < 0)
 		return k;
 	return 0;
 }

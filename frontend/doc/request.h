@@ -55,6 +55,9 @@ struct request {
 	bool stdout_mode_set;
 	enum stdout_mode stdout_mode;
 	bool network_set;
+	/* "keep_partial": the output captured before a kill stays in the
+	 * result, marked partial (classify.c). */
+	bool keep_partial;
 	enum net_mode network;
 	struct req_mount *mounts;
 	size_t n_mounts;

@@ -488,6 +488,8 @@ struct json_object *result_for_outcome(const struct plan *plan, const struct out
 	d = base_doc(&ok);
 	put_status(d, o, &ok);
 	put_error(d, o, &ok);
+	if (o->partial)
+		put(d, "partial", json_object_new_boolean(true), &ok);
 	put_stream(d, "stdout", &o->out, &o->show_out, o->output_withheld, &ok);
 	put_stream(d, "stderr", &o->errc, &o->show_err, o->output_withheld, &ok);
 	put_files(d, files, !o->output_withheld, &ok);

@@ -275,6 +275,7 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 	p->jail_gid = pol->gid;
 	p->partial_output = pol->partial_output;
 	p->overflow_truncate = pol->overflow_truncate;
+	p->keep_partial = req->keep_partial;
 	p->require_cgroup = (pol->requires & REQ_CGROUP) != 0;
 	/* Said here, before any jail: the helper's chdir would fail with 71,
 	 * which reads as a refused jail. */
