@@ -762,6 +762,22 @@ static int job_choose_policy(struct run_cli *c, struct run_job *j)
 	return 0;
 }
 
+/* Step 2b, interactive use: --tty passes the caller's TERM, so that
+ * full-screen programs work, unless the request sets one or the policy
+ * refuses the name (then the jail goes without, as without --tty). The
+ * window size follows through pty-relay.c. */
+static int job_tty_term(const struct run_cli *c, struct run_job *j)
+{
+	const char *term = getenv("TERM");
+
+	if (!c->tty || c->request_file || !term || !*term || strlen(term) > 128 ||
+	    !policy_env_allowed(&j->pol, "TERM"))
+		return 0;
+	if (request_add_env(&j->req, "TERM", term) < 0)
+		return verror_add(&j->e, HUTCH_ERR_INTERNAL, "", "out of memory");
+	return 0;
+}
+
 /* Step 3: the policy's digest, which names hutch-exec. A helper we
  * cannot execute is not found either: left to the probe, it would pass
  * for a failed sandbox (sandbox_probe_failed, 71). */
@@ -912,6 +928,8 @@ int cmd_run(int argc, char **argv)
 		return fail_with(&c, &j.e, NULL);
 	if (job_choose_policy(&c, &j) < 0)
 		return fail_with(&c, &j.e, NULL);
+	if (job_tty_term(&c, &j) < 0)
+		return fail_with(&c, &j.e, &j.jr);
 	if (job_digest(&j) < 0)
 		return fail_with(&c, &j.e, &j.jr);
 	if (job_narrow(&j) < 0)

@@ -47,6 +47,19 @@ void policy_accept_env(struct verrors *e, const struct policy *pol)
 		verror_accept(e, "%s*", pol->env_allow_prefixes[i]);
 }
 
+bool policy_env_allowed(const struct policy *pol, const char *name)
+{
+	if (pol->env_allow_any) /* the request parser checked the name is one */
+		return true;
+	for (size_t i = 0; i < pol->n_env_allow; i++)
+		if (strcmp(pol->env_allow[i], name) == 0)
+			return true;
+	for (size_t i = 0; i < pol->n_env_allow_prefixes; i++)
+		if (strncmp(name, pol->env_allow_prefixes[i], strlen(pol->env_allow_prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
 /* Would pol take the bind narrow refused? The same rule as narrow.c's:
  * the canonical source at or below a prefix allowing the mode. */
 static bool takes_mount(const struct policy *pol, const char *real, bool rw)

@@ -15,6 +15,10 @@ void policy_accept_network(struct verrors *e, const struct policy *pol);
 void policy_accept_mounts(struct verrors *e, const struct policy *pol);
 void policy_accept_env(struct verrors *e, const struct policy *pol);
 
+/* May a request set the variable name under pol (env.allow, its
+ * prefixes, allow_any)? narrow.c's rule, and --tty's for TERM. */
+bool policy_env_allowed(const struct policy *pol, const char *name);
+
 /* The shipped policies, by name: what `--policy NAME` can pick when the
  * policy in force refuses something. */
 extern const char *const policy_shipped_names[];

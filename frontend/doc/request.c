@@ -494,3 +494,31 @@ void request_free(struct request *r)
 	free(r->mounts);
 	*r = (struct request){ 0 };
 }
+
+int request_add_env(struct request *r, const char *name, const char *value)
+{
+	char **names, **values;
+
+	for (size_t i = 0; i < r->n_env; i++)
+		if (strcmp(r->env_names[i], name) == 0)
+			return 1;
+	names = realloc(r->env_names, (r->n_env + 2) * sizeof(char *));
+	if (!names)
+		return -ENOMEM;
+	r->env_names = names;
+	values = realloc(r->env_values, (r->n_env + 2) * sizeof(char *));
+	if (!values)
+		return -ENOMEM;
+	r->env_values = values;
+	names[r->n_env] = strdup(name);
+	values[r->n_env] = strdup(value);
+	names[r->n_env + 1] = values[r->n_env + 1] = NULL;
+	if (!names[r->n_env] || !values[r->n_env]) {
+		free(names[r->n_env]);
+		free(values[r->n_env]);
+		names[r->n_env] = values[r->n_env] = NULL;
+		return -ENOMEM;
+	}
+	r->n_env++;
+	return 0;
+}

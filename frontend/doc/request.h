@@ -72,6 +72,10 @@ int request_parse(const char *text, size_t len, struct request *ret, struct verr
 
 void request_free(struct request *r);
 
+/* Add name=value to r's variables unless r sets name already (--tty's
+ * TERM). 0, 1 when r had it, -ENOMEM. */
+int request_add_env(struct request *r, const char *name, const char *value);
+
 /* Bare file names: no '/', not "." or "..", no control bytes, <= 255. */
 bool request_name_ok(const char *s);
 /* Collect names: bare names joined by single '/', <= REQ_MAX_RELPATH. */

@@ -35,19 +35,6 @@ bool narrow_target_ok(const struct policy *pol, const char *target)
 	return true;
 }
 
-static bool env_allowed(const struct policy *pol, const char *name)
-{
-	if (pol->env_allow_any) /* the request parser checked the name is one */
-		return true;
-	for (size_t i = 0; i < pol->n_env_allow; i++)
-		if (strcmp(pol->env_allow[i], name) == 0)
-			return true;
-	for (size_t i = 0; i < pol->n_env_allow_prefixes; i++)
-		if (strncmp(name, pol->env_allow_prefixes[i], strlen(pol->env_allow_prefixes[i])) == 0)
-			return true;
-	return false;
-}
-
 /* The policy's variables, then the request's (which may replace one of
  * them only when the policy allows that name). */
 static int build_env(const struct request *req, const struct policy *pol, struct plan *p,
@@ -69,7 +56,7 @@ static int build_env(const struct request *req, const struct policy *pol, struct
 		size_t len = strlen(name);
 		char *kv;
 
-		if (!env_allowed(pol, name)) {
+		if (!policy_env_allowed(pol, name)) {
 			verror_add_key(e, VIOLATION, "/env", name, "not allowed by the policy");
 			policy_accept_env(e, pol);
 			return -EINVAL;
