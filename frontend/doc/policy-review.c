@@ -55,7 +55,7 @@ static void review_mounts(const struct policy *p, struct review *rv, bool *any_r
 		*any_rw = true;
 		place = sensitive(p->mount_rules[k].prefix);
 		snprintf(ptr, sizeof(ptr), "/mounts/%zu", k);
-		if (place && strcmp(place, p->mount_rules[k].prefix) == 0)
+		if (place && strcmp(place, "/") != 0 && strcmp(place, p->mount_rules[k].prefix) == 0)
 			flag(rv, ptr, "requests may bind %s writable (rw): a jailed command may "
 			     "change the host there", place);
 		else if (place)
