@@ -669,53 +669,6 @@ static int fail_with(struct run_cli *c, const struct verrors *e, const struct ja
 	return status;
 }
 
-/* A --request file that cannot be used, in words naming it: what failed
- * and err (an errno), or what alone (err 0), or the size over the limit
- * (both 0). */
-static int request_file_error(struct verrors *e, const char *file, int err, const char *what,
-			      uint64_t size)
-{
-	char why[PATH_MAX + 200];
-	const char *kept;
-
-	if (err)
-		file_words_errno(file, what, err, why, sizeof(why));
-	else if (what)
-		snprintf(why, sizeof(why), "%s: %s", file, what);
-	else
-		file_words_size(file, size, REQ_MAX_DOC_BYTES, why, sizeof(why));
-	snprintf(why + strlen(why), sizeof(why) - strlen(why), " (--request)");
-	kept = verror_intern(why);
-	return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "", kept ? kept : "the request file cannot be read");
-}
-
-/* --request FILE: like --input, a regular file, opened without blocking
- * or following a symlink; a pipe is read as "-" (stdin). */
-static int read_request(const char *file, struct request *req, struct verrors *e)
-{
-	bool is_stdin = strcmp(file, "-") == 0;
-	_cleanup_close_ int fd = is_stdin ? -1 : open(file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
-								O_NOCTTY | O_CLOEXEC);
-	_cleanup_free_ char *text = NULL;
-	struct stat st;
-	size_t len;
-	int r;
-
-	if (!is_stdin && fd < 0)
-		return errno == ELOOP ? request_file_error(e, file, 0, "is a symbolic link; name "
-							   "the file itself", 0)
-				      : request_file_error(e, file, errno, "cannot open", 0);
-	if (!is_stdin && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
-		return request_file_error(e, file, 0, "not a regular file (give a pipe as -)", 0);
-	r = fd_slurp(fd >= 0 ? fd : 0, REQ_MAX_DOC_BYTES, &text, &len);
-	if (r == -EFBIG)
-		return request_file_error(e, is_stdin ? "standard input" : file, 0, NULL,
-					  is_stdin ? 0 : (uint64_t)st.st_size);
-	if (r < 0)
-		return request_file_error(e, is_stdin ? "standard input" : file, -r, "cannot read", 0);
-	return request_parse(text, len, req, e);
-}
-
 /* What the steps of cmd_run fill in turn; run_job_done releases it on
  * every path. jr points into pol and digest. */
 struct run_job {
@@ -740,7 +693,7 @@ static void run_job_done(struct run_job *j)
  * built (consumed here either way). */
 static int job_read_request(struct run_cli *c, struct run_job *j)
 {
-	int r = c->request_file ? read_request(c->request_file, &j->req, &j->e)
+	int r = c->request_file ? file_read_request(c->request_file, &j->req, &j->e)
 				: request_from_json(c->doc, &j->req, &j->e);
 
 	json_object_put(TAKE_PTR(c->doc));

@@ -188,8 +188,10 @@ static int build_files(const struct request *req, const struct policy *pol, stru
 	return 0;
 }
 
-static int fill(const struct request *req, const struct policy *pol, struct plan *p,
-		struct verrors *e)
+/* Each limit: the request's, else the policy's default, never above the
+ * policy's maximum (said with the range accepted). */
+static int fill_limits(const struct request *req, const struct policy *pol, struct plan *p,
+		       struct verrors *e)
 {
 	uint64_t *lim[LIM_COUNT] = {
 		[LIM_WALL_MS] = &p->limits.wall_ms,
@@ -206,7 +208,6 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 		[LIM_TMP_INODES] = &p->limits.tmp_inodes,
 		[LIM_WORK_INODES] = &p->limits.work_inodes,
 	};
-	int r;
 
 	for (int i = 0; i < LIM_COUNT; i++) {
 		uint64_t v = req->limit_set[i] ? req->limits[i] : pol->limits[i].def;
@@ -223,6 +224,16 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 		}
 		*lim[i] = v;
 	}
+	return 0;
+}
+
+static int fill(const struct request *req, const struct policy *pol, struct plan *p,
+		struct verrors *e)
+{
+	int r;
+
+	if ((r = fill_limits(req, pol, p, e)) < 0)
+		return r;
 	p->network = req->network_set ? req->network : pol->net_default;
 	if (!pol->net_allowed[p->network]) {
 		verror_add(e, VIOLATION, "/network", "not allowed by the policy");
