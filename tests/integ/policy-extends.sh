@@ -168,8 +168,9 @@ while [ $i -le 8 ]; do
 	fi
 	i=$((i + 1))
 done
-out=$("$HUTCH" policy check c2 2>&1)
+out=$("$HUTCH" policy check c2 2>"$tmp/chainerr")
 same "a chain of 8 policy files is valid" "c2: valid" "$out"
+same "... on stderr only default's reviewer warnings" 0 "$(grep -vc '^hutch policy: c2: warning: /' "$tmp/chainerr")"
 out=$("$HUTCH" policy check c1 2>&1)
 same "a chain of 9 is refused at the 8th file's /extends" \
 	"hutch policy: $pol/c8.json: /extends: the chain is longer than 8 policy files" "$out"
