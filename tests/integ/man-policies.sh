@@ -18,6 +18,8 @@ srcdir=${HUTCH_SRCDIR:-$here/../..}
 page=$tmp/hutch.1
 if [ -f "$srcdir/man/hutch.1" ]; then
 	cp "$srcdir/man/hutch.1" "$page"
+elif [ -f "$here/../../share/man/man1/hutch.1" ]; then
+	cp "$here/../../share/man/man1/hutch.1" "$page" # installed: PREFIX/tests/integ
 elif [ "${HUTCH_INSTALLED:-0}" = 1 ] && p=$(man -w 1 hutch 2>/dev/null) && [ -f "$p" ]; then
 	case $p in
 	*.gz) gzip -dc "$p" >"$page" ;;
