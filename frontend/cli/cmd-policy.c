@@ -47,11 +47,14 @@ static int report(const char *typed, const char *loaded, int r, const struct ver
 	}
 	for (size_t i = 0; i < e->n; i++) {
 		const char *f = e->items[i].file ? e->items[i].file : typed;
+		char words[VERROR_ACCEPTED_MAX + VERROR_ALLOWED_BY_MAX + 256];
 
 		if (have_real && strcmp(f, real) == 0)
 			f = typed;
+		/* With what was given and what is accepted, where known. */
+		verror_message(&e->items[i], words, sizeof(words));
 		fprintf(stderr, "hutch policy: %s: %s: %s\n", f,
-			e->items[i].pointer[0] ? e->items[i].pointer : "/", e->items[i].reason);
+			e->items[i].pointer[0] ? e->items[i].pointer : "/", words);
 	}
 	if (e->dropped)
 		fprintf(stderr, "hutch policy: %s: %zu more errors not shown\n", typed, e->dropped);
