@@ -163,6 +163,19 @@ for w in "/mounts/0: requests may bind / writable (rw), which is the whole host"
 	check "... warns: $w" grep -qF "hutch policy: $tmp/wide.json: warning: $w" "$tmp/warn"
 done
 same "... one line per warning (6)" 6 "$(wc -l <"$tmp/warn")"
+"$py" - "$tmp/default.json" "$tmp/bad.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["network"]["default"] = "host"
+d["limits"]["wall_ms"]["max"] = 0
+json.dump(d, open(sys.argv[2], "w"))
+PYEOF
+"$HUTCH" policy check "$tmp/bad.json" >/dev/null 2>"$tmp/bad"
+same "policy check of an invalid policy: 125" 125 "$?"
+check "... a limit out of range: what was given and the range" grep -qF \
+	"hutch policy: $tmp/bad.json: /limits/wall_ms/max: out of range (given 0); accepted: 1 to 604800000" "$tmp/bad"
+check "... a network default not allowed: the modes it may be" grep -qF \
+	"hutch policy: $tmp/bad.json: /network/default: must be one of the allowed modes; accepted: none, loopback" "$tmp/bad"
 "$HUTCH" policy check --strict "$tmp/wide.json" >/dev/null 2>&1
 same "--strict with warnings: exit 1" 1 "$?"
 "$HUTCH" policy check --strict strict >"$tmp/out" 2>"$tmp/err"
