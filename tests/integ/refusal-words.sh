@@ -230,6 +230,25 @@ ev = json.loads(ours.recv(n, socket.MSG_WAITALL))
 ours.close()
 p.wait(20)
 print("refusal", json.dumps(ev["failed"]))
+
+# keep_partial through serve: the exit event's document keeps "before".
+req = json.dumps({"version": 1, "id": 6, "run": {"version": 1, "keep_partial": True,
+                  "argv": ["/bin/sh", "-c", "echo before; sleep 10"],
+                  "limits": {"wall_ms": 1000}}}).encode()
+ours, theirs = socket.socketpair()
+p = subprocess.Popen([sys.argv[1], "serve", "--fd", str(theirs.fileno())],
+                     pass_fds=(theirs.fileno(),), stderr=subprocess.DEVNULL)
+theirs.close()
+ours.settimeout(20)
+ours.sendall(struct.pack(">I", len(req)) + req)
+while True:
+    (n,) = struct.unpack(">I", ours.recv(4, socket.MSG_WAITALL))
+    ev = json.loads(ours.recv(n, socket.MSG_WAITALL))
+    if "live" not in ev:
+        break
+ours.close()
+p.wait(20)
+print("partial", json.dumps(ev.get("exit", ev)))
 PYEOF
 line() { sed -n "s/^$1 //p" "$tmp/serve"; }
 check "serve: an HTTP request is protocol_error saying so" \
@@ -243,6 +262,9 @@ check "serve: frame_oversized names the length read and the limit" \
 same "serve: a refused network mode carries accepted, no allowed_by (the policy is pinned)" \
 	"[\"policy_violation\", [\"none\", \"loopback\"], false, true]" \
 	"$(line refusal | json_get '[d["code"], d["accepted"], "allowed_by" in d, "accepted: none, loopback" in d["message"]]')"
+same "serve: keep_partial keeps what a timeout cut short, marked partial" \
+	'["timeout", true, "before\n"]' \
+	"$(line partial | json_get '[d["error"]["code"], d["partial"], d["stdout"]["text"]]')"
 [ -s "$tmp/serve" ] || diag "serve driver: nothing printed"
 
 tap_done
