@@ -192,8 +192,12 @@ void verror_accepted_words(const struct verror *v, char *buf, size_t cap)
 		n += (size_t)snprintf(buf + n, cap - n, "; the shipped polic%s ", many ? "ies" : "y");
 		if (n < cap)
 			join(buf, cap, &n, v->allowed_by);
-		if (n < cap)
-			snprintf(buf + n, cap - n, " allow%s it", many ? "" : "s");
+		/* The remedy as typed: allowed_by is said by `hutch run` only. */
+		if (n < cap && many)
+			snprintf(buf + n, cap - n, " allow it (--policy NAME)");
+		else if (n < cap)
+			snprintf(buf + n, cap - n, " allows it (--policy %.*s)",
+				 (int)strcspn(v->allowed_by, "\n"), v->allowed_by);
 	}
 }
 

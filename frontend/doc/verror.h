@@ -72,7 +72,8 @@ size_t verror_list_next(const char **pos, const char **ret_value);
 
 /* The accepted values and the policies in words, for the end of a
  * message: "; accepted: none, loopback; the shipped policy network allows
- * it", or "" when the error names neither. Always NUL-terminated. */
+ * it (--policy network)", or "" when the error names neither. Always
+ * NUL-terminated. */
 void verror_accepted_words(const struct verror *v, char *buf, size_t cap);
 
 /* The whole message of v after its code, as `hutch run` and serve say

@@ -50,18 +50,18 @@ run_err --rw /usr:/src -- /bin/true
 check "--rw /usr: the message says /usr is (ro) only" has_line "$err" "/usr (ro)"
 run_err --policy strict --ro "$tmp/src:/src" -- /bin/true
 check "strict --ro: no binds at all, and which shipped policies take it" \
-	has_line "$err" "accepted: no request binds (the policy allows none); the shipped policies default, network, build, convert allow it"
+	has_line "$err" "accepted: no request binds (the policy allows none); the shipped policies default, network, build, convert allow it (--policy NAME)"
 same "--json: error.allowed_by names them" "[\"default\", \"network\", \"build\", \"convert\"]" \
 	"$(doc 'd["error"]["allowed_by"]' --policy strict --ro "$tmp/src:/src" -- /bin/true)"
 
 run_err --network host -- /bin/true
 check "--network host under default: 125 (got $rc)" test "$rc" = 125
 check "... the modes allowed and the policy that allows host" \
-	has_line "$err" "hutch: policy_violation: --network: not allowed by the policy (given host); accepted: none, loopback; the shipped policy network allows it"
+	has_line "$err" "hutch: policy_violation: --network: not allowed by the policy (given host); accepted: none, loopback; the shipped policy network allows it (--policy network)"
 same "--json: accepted and allowed_by" "[[\"none\", \"loopback\"], [\"network\"]]" \
 	"$(doc '[d["error"]["accepted"], d["error"]["allowed_by"]]' --network host -- /bin/true)"
 same "--json: the message carries the same words" "true" \
-	"$(doc '"accepted: none, loopback; the shipped policy network allows it" in d["error"]["message"]' --network host -- /bin/true)"
+	"$(doc '"accepted: none, loopback; the shipped policy network allows it (--policy network)" in d["error"]["message"]' --network host -- /bin/true)"
 run_err --network wifi -- /bin/true
 check "--network wifi: the values there are" \
 	has_line "$err" "hutch: invalid_request: --network: not an allowed value (given wifi); accepted: none, loopback, host"

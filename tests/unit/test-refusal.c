@@ -47,12 +47,13 @@ static void test_verror_lists(void)
 	CU_ASSERT_STRING_EQUAL(words, "; accepted: none, loopback, host");
 	verror_allowed_by(&e, "network");
 	verror_accepted_words(&e.items[0], words, sizeof(words));
-	CU_ASSERT_STRING_EQUAL(words,
-			       "; accepted: none, loopback, host; the shipped policy network allows it");
+	CU_ASSERT_STRING_EQUAL(words, "; accepted: none, loopback, host; the shipped policy network "
+				      "allows it (--policy network)");
 	verror_allowed_by(&e, "build");
 	verror_message(&e.items[0], words, sizeof(words));
 	CU_ASSERT_STRING_EQUAL(words, "not an allowed value (given wi?fi); accepted: none, "
-				      "loopback, host; the shipped policies network, build allow it");
+				      "loopback, host; the shipped policies network, build allow it "
+				      "(--policy NAME)");
 	/* Bounded: a list that would overflow ends in "...", once. */
 	for (int i = 0; i < 200; i++)
 		verror_accept(&e, "/a/rather/long/prefix/%d (ro, rw)", i);
@@ -122,7 +123,7 @@ static void test_result_carries_accepted(void)
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(v),
 			       "the request asks for more than the policy allows: not allowed by the "
 			       "policy (given host); accepted: none, loopback; the shipped policy "
-			       "network allows it");
+			       "network allows it (--policy network)");
 	CU_ASSERT_FATAL(json_object_object_get_ex(err, "accepted", &v));
 	CU_ASSERT_EQUAL(json_object_array_length(v), 2);
 	CU_ASSERT_STRING_EQUAL(json_object_get_string(json_object_array_get_idx(v, 1)), "loopback");
