@@ -60,7 +60,8 @@ static int request_file_error(struct verrors *e, const char *file, int err, cons
 		file_words_size(file, size, REQ_MAX_DOC_BYTES, why, sizeof(why));
 	snprintf(why + strlen(why), sizeof(why) - strlen(why), " (--request)");
 	kept = verror_intern(why);
-	return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "", kept ? kept : "the request file cannot be read");
+	return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "",
+			  kept ? kept : "the request file cannot be read");
 }
 
 /* --request FILE: like --input, a regular file, opened without blocking
