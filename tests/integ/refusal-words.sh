@@ -134,6 +134,11 @@ same "the request's keep_partial: the same" "[true, \"before\\n\"]" \
 same "--keep-partial --frame: a frame cut short is never shown, stderr is" \
 	"[true, \"\", true, \"on-stderr\\n\"]" \
 	"$(doc '[d["partial"], d["stdout"]["text"], d["stdout"]["truncated"], d["stderr"]["text"]]' --keep-partial --frame --timeout 1s -- /bin/sh -c 'printf "\000\000\000\005hel"; echo on-stderr >&2; sleep 10')"
+same "--keep-partial --collect: the file written before the timeout comes back" \
+	'[true, [{"name": "out", "base64": "eAo=", "bytes": 2}]]' \
+	"$(doc '[d["partial"], d["files"]]' --keep-partial --collect out --timeout 1s -- /bin/sh -c 'echo x >out; sleep 10')"
+same "... without it: discarded (as before)" '[{"name": "out", "error": "discarded"}]' \
+	"$(doc 'd["files"]' --collect out --timeout 1s -- /bin/sh -c 'echo x >out; sleep 10')"
 same "--keep-partial on a run that exits: no partial, the whole output" "[false, \"all\\n\"]" \
 	"$(doc '["partial" in d, d["stdout"]["text"]]' --keep-partial -- /bin/sh -c 'echo all')"
 run_err --keep-partial --timeout 1s -- /bin/sh -c 'sleep 10'
