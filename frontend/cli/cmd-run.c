@@ -568,7 +568,7 @@ static void format_limit(const struct limit_flag *f, uint64_t v, char *buf, size
 }
 
 /* "--timeout 2h is above the policy's maximum of 1h", "--timeout 0: out
- * of range; accepted: 1ms to 7d": a limit's error in the words of the
+ * of range; accepted: 1ms to 168h": a limit's error in the words of the
  * command line. False when no option set it. */
 static bool say_limit(const struct run_cli *c, const struct verror *v, const char *field)
 {
