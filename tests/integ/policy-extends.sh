@@ -134,7 +134,7 @@ check "... an appended duplicate at /env/allow/append/0, in broken.json" \
 check "... an appended bad name at /env/allow/append/1" \
 	grep -q -x -F "hutch policy: $pol/broken.json: /env/allow/append/1: not a valid variable name" "$tmp/errs"
 check "... the inherited default above the new max: at child.json's member, naming broken.json" \
-	grep -q -x -F "hutch policy: $pol/child.json: /limits/wall_ms/default: above max, once $pol/broken.json extends it" "$tmp/errs"
+	grep -q -F "hutch policy: $pol/child.json: /limits/wall_ms/default: above max, once $pol/broken.json extends it (given " "$tmp/errs"
 same "... and nothing else (4 lines)" 4 "$(wc -l <"$tmp/errs")"
 "$HUTCH" run --policy broken -- /bin/true >/dev/null 2>"$tmp/runerr" </dev/null
 same "hutch run refuses a broken child (125)" 125 $?
