@@ -405,8 +405,12 @@ int json_check_keys(struct json_object *obj, const char *const *known, enum hutc
 		for (size_t i = 0; known[i]; i++)
 			if (strcmp(known[i], key) == 0)
 				found = true;
-		if (!found)
+		if (!found) {
 			r = verror_add_key(e, code, pointer, key, "unknown field");
+			/* The fields there are: a typo's remedy. */
+			for (size_t i = 0; known[i]; i++)
+				verror_accept(e, "%s", known[i]);
+		}
 	}
 	return r;
 }

@@ -82,6 +82,11 @@ printf '{"version": 2, "argv": ["/bin/true"]}' >"$tmp/v2.json"
 same "\"version\": 2: given and accepted in the message, [\"1\"] in accepted" \
 	"[\"the request is not valid: out of range (given 2); accepted: 1\", [\"1\"], \"/version\"]" \
 	"$(json_get '[d["error"]["message"], d["error"]["accepted"], d["error"]["pointer"]]' <"$tmp/doc")"
+printf '{"version": 1, "argv": ["/bin/true"], "timeout": 5}' >"$tmp/typo.json"
+"$HUTCH" run --request "$tmp/typo.json" >"$tmp/doc" 2>/dev/null
+same "an unknown request field: the fields there are" \
+	'["/timeout", true, true]' \
+	"$(json_get '[d["error"]["pointer"], "keep_partial" in d["error"]["accepted"], "accepted: version, policy, argv," in d["error"]["message"]]' <"$tmp/doc")"
 run_err --policy strict --env FOO=SECRET -- /bin/true
 check "strict --env FOO: the variables it allows" \
 	has_line "$err" "--env FOO: not allowed by the policy; accepted: LANG, TZ, PYTHONHASHSEED, SOURCE_DATE_EPOCH"

@@ -100,6 +100,10 @@ static void test_request_refusals(void)
 	CU_ASSERT_STRING_EQUAL(v.accepted, "16777216 to 1099511627776 bytes (16M to 1T)\n");
 	v = parse_error("{\"version\":1,\"argv\":[\"x\"],\"limits\":{\"processes\":0}}");
 	CU_ASSERT_STRING_EQUAL(v.accepted, "1 to 1048576\n");
+	v = parse_error("{\"version\":1,\"argv\":[\"x\"],\"limits\":{\"wall\":1}}");
+	CU_ASSERT_STRING_EQUAL(v.pointer, "/limits/wall");
+	CU_ASSERT_PTR_NOT_NULL(strstr(v.accepted, "wall_ms\ncpu_ms\n"));
+	CU_ASSERT_PTR_NULL(strstr(v.accepted, "tmp_bytes"));	/* policy only */
 	v = parse_error("{\"version\":1,\"argv\":[\"x\"],\"keep_partial\":\"yes\"}");
 	CU_ASSERT_STRING_EQUAL(v.pointer, "/keep_partial");
 	CU_ASSERT_EQUAL(request_parse(kp, strlen(kp), &r, &e), 0);
