@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +21,11 @@
 #include "fd-util.h"
 #include "spec.h"
 #include "cli/cmd-run.h"
+#include "cli/file-words.h"
 #include "cli/run-output-dir.h"
 #include "cli/run-tty.h"
 #include "doc/json-util.h"
+#include "doc/policy-accepts.h"
 #include "doc/policy-choice.h"
 #include "doc/policy.h"
 #include "doc/request.h"
@@ -63,6 +66,7 @@ static const char usage[] =
 	"  -t, --tty              give the command a terminal of the jail's own, relayed to ours\n"
 	"  --cwd DIR              working directory inside the jail\n"
 	"  --frame                stdout must be exactly one length-prefixed frame\n"
+	"  --keep-partial         on a timeout, a cap or cancel, keep the output so far\n"
 	"  --request FILE|-       read a JSON request document (implies --json)\n"
 	"  --json                 print the result document instead of the output\n"
 	"  --result-fd N          pass output through and write the result document to fd N\n"
@@ -94,6 +98,7 @@ enum {
 	OPT_COLLECT,
 	OPT_CWD,
 	OPT_FRAME,
+	OPT_KEEP_PARTIAL,
 	OPT_REQUEST,
 	OPT_JSON,
 	OPT_RESULT_FD,
@@ -124,6 +129,7 @@ static const struct option options[] = {
 	{ "collect", required_argument, NULL, OPT_COLLECT },
 	{ "cwd", required_argument, NULL, OPT_CWD },
 	{ "frame", no_argument, NULL, OPT_FRAME },
+	{ "keep-partial", no_argument, NULL, OPT_KEEP_PARTIAL },
 	{ "request", required_argument, NULL, OPT_REQUEST },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "result-fd", required_argument, NULL, OPT_RESULT_FD },
@@ -291,16 +297,21 @@ static int open_regular(const char *opt, const char *path, int *ret_fd)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
-	char why[128];
+	char why[PATH_MAX + 160];
 
-	if (fd < 0 && errno == ELOOP)
-		return usage_error(opt, "is a symbolic link; name the file itself");
-	if (fd < 0) {
-		snprintf(why, sizeof(why), "cannot open the file (%s)", strerrorname_np(errno));
+	if (fd < 0 && errno == ELOOP) {
+		snprintf(why, sizeof(why), "%s: is a symbolic link; name the file itself", path);
 		return usage_error(opt, why);
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return usage_error(opt, "not a regular file (a FIFO, device or directory is refused); copy it to a file");
+	if (fd < 0) {
+		file_words_errno(path, "cannot open", errno, why, sizeof(why));
+		return usage_error(opt, why);
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, sizeof(why), "%s: not a regular file (a FIFO, device or directory is "
+			 "refused); copy it to a file", path);
+		return usage_error(opt, why);
+	}
 	*ret_fd = TAKE_FD(fd);
 	return 0;
 }
@@ -323,8 +334,17 @@ static int add_input(struct run_cli *c, const char *arg)
 	if (r < 0)
 		return r;
 	r = fd_slurp(fd, HUTCH_SPEC_MAX_FILE_BYTES, &data, &len);
-	if (r < 0)
-		return usage_error("--input", "cannot read the file (or it is over 32 MiB)");
+	if (r < 0) {
+		char why[PATH_MAX + 160];
+		struct stat st;
+
+		if (r == -EFBIG)
+			file_words_size(eq + 1, fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0,
+					HUTCH_SPEC_MAX_FILE_BYTES, why, sizeof(why));
+		else
+			file_words_errno(eq + 1, "cannot read", -r, why, sizeof(why));
+		return usage_error("--input", why);
+	}
 	f = json_object_new_object();
 	jset(c, f, "name", json_object_new_string(name));
 	if (utf8_valid((const uint8_t *)data, len) && !memchr(data, 0, len)) {
@@ -426,6 +446,7 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_COLLECT: return add_collect(c, arg);
 	case OPT_CWD: return set_string(c, "cwd", arg);
 	case OPT_FRAME: return set_string(c, "stdout_mode", "frame");
+	case OPT_KEEP_PARTIAL: jset(c, c->doc, "keep_partial", json_object_new_boolean(true)); return 0;
 	case OPT_REQUEST: c->request_file = arg; return 0;
 	case OPT_JSON: c->json = true; return 0;
 	case OPT_RESULT_FD: return set_result_fd(c, arg);
@@ -533,30 +554,49 @@ static int finish(struct run_cli *c, struct json_object *doc)
 	return c->json ? EXIT_SUCCESS : status;
 }
 
-/* "--timeout 2h is above the policy's maximum of 1h": a limit's error in
- * the words of the command line. False when no option set it. */
+/* A limit's value in the units its option takes: "1h", "16G", "1024". */
+static void format_limit(const struct limit_flag *f, uint64_t v, char *buf, size_t cap)
+{
+	size_t len = strlen(f->field);
+
+	if (f->is_duration)
+		units_format_duration(v, buf, cap);
+	else if (len > 6 && strcmp(f->field + len - 6, "_bytes") == 0)
+		units_format_size(v, buf, cap);
+	else
+		snprintf(buf, cap, "%" PRIu64, v);
+}
+
+/* "--timeout 2h is above the policy's maximum of 1h", "--timeout 0: out
+ * of range; accepted: 1ms to 168h": a limit's error in the words of the
+ * command line. False when no option set it. */
 static bool say_limit(const struct run_cli *c, const struct verror *v, const char *field)
 {
-	char max[32];
+	char lo[32], hi[32];
 
 	for (size_t i = 0; i < N_LIMIT_FLAGS; i++) {
 		const struct limit_flag *f = &limit_flags[i];
+		uint64_t max;
+		int k;
 
 		if (strcmp(f->field, field) != 0 || !c->typed[i])
 			continue;
-		for (int k = 0; c->pol && k < LIM_COUNT; k++)
-			if (strcmp(limit_defs[k].name, field) == 0 && v->detail[0] &&
-			    strcmp(v->reason, "above the policy's maximum") == 0) {
-				if (f->is_duration)
-					units_format_duration(c->pol->limits[k].max, max, sizeof(max));
-				else
-					units_format_size(c->pol->limits[k].max, max, sizeof(max));
-				fprintf(stderr, "hutch: %s: %s %s is above the policy's maximum of %s\n",
-					hutch_err_name(v->code), f->flag, c->typed[i], max);
-				return true;
-			}
-		fprintf(stderr, "hutch: %s: %s %s: %s\n", hutch_err_name(v->code), f->flag,
-			c->typed[i], v->reason);
+		for (k = 0; k < LIM_COUNT && strcmp(limit_defs[k].name, field) != 0; k++)
+			;
+		if (k == LIM_COUNT)
+			break;
+		max = limit_defs[k].max;
+		if (c->pol && c->pol->limits[k].max < max)
+			max = c->pol->limits[k].max;
+		format_limit(f, limit_defs[k].min, lo, sizeof(lo));
+		format_limit(f, max, hi, sizeof(hi));
+		if (c->pol && strcmp(v->reason, "above the policy's maximum") == 0)
+			fprintf(stderr, "hutch: %s: %s %s is above the policy's maximum of %s\n",
+				hutch_err_name(v->code), f->flag, c->typed[i], hi);
+		else
+			fprintf(stderr, "hutch: %s: %s %s: %s; accepted: %s to %s%s\n",
+				hutch_err_name(v->code), f->flag, c->typed[i], v->reason, lo, hi,
+				c->pol ? "" : ", within the policy's maximum");
 		return true;
 	}
 	return false;
@@ -597,7 +637,7 @@ static const char *flag_for(const struct run_cli *c, const char *ptr, char *buf,
  * document's own line (code, message, pointer) is printed then. */
 static bool say_as_typed(const struct run_cli *c, const struct verror *v)
 {
-	char buf[PATH_MAX + 64];
+	char buf[PATH_MAX + 64], words[VERROR_ACCEPTED_MAX + VERROR_ALLOWED_BY_MAX + 256];
 	const char *flag;
 
 	if (c->request_file || c->json)
@@ -607,61 +647,26 @@ static bool say_as_typed(const struct run_cli *c, const struct verror *v)
 	flag = flag_for(c, v->pointer, buf, sizeof(buf));
 	if (!flag)
 		return false;
-	fprintf(stderr, "hutch: %s: %s: %s%s%s\n", hutch_err_name(v->code), flag, v->reason,
-		v->detail[0] ? ": " : "", v->detail);
+	verror_message(v, words, sizeof(words));
+	fprintf(stderr, "hutch: %s: %s: %s\n", hutch_err_name(v->code), flag, words);
 	return true;
 }
 
 static int fail_with(struct run_cli *c, const struct verrors *e, const struct jail_report *jr)
 {
 	const struct verror *v = &e->items[0];
-	char detail[PATH_MAX + 80];
-	struct json_object *doc;
+	struct json_object *doc = result_for_verror(v, jr);
 	int status;
 
 	/* An error inside a policy file names the file of its extends chain;
 	 * its pointer is into that policy, not the request, so it is never
 	 * said as an option. */
-	if (v->file)
-		snprintf(detail, sizeof(detail), "%s%sin %s", v->detail, v->detail[0] ? ", " : "",
-			 v->file);
-	else
-		snprintf(detail, sizeof(detail), "%s", v->detail);
-	doc = result_for_error(v->code, v->pointer[0] ? v->pointer : NULL, v->reason,
-			       detail[0] ? detail : NULL, jr);
 	if (!doc || v->file || !say_as_typed(c, v))
 		return finish(c, doc);
 	status = result_exit_status(doc); /* said above: the document only goes to --result-fd */
 	emit(c, doc);
 	json_object_put(doc);
 	return status;
-}
-
-/* --request FILE: like --input, a regular file, opened without blocking
- * or following a symlink; a pipe is read as "-" (stdin). */
-static int read_request(const char *file, struct request *req, struct verrors *e)
-{
-	bool is_stdin = strcmp(file, "-") == 0;
-	_cleanup_close_ int fd = is_stdin ? -1 : open(file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
-								O_NOCTTY | O_CLOEXEC);
-	_cleanup_free_ char *text = NULL;
-	struct stat st;
-	size_t len;
-	int r;
-
-	if (!is_stdin && fd < 0)
-		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "",
-				  errno == ELOOP ? "the request file is a symbolic link"
-						 : "cannot open the request file");
-	if (!is_stdin && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
-		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "",
-				  "the request file is not a regular file (give a pipe as -)");
-	r = fd_slurp(fd >= 0 ? fd : 0, REQ_MAX_DOC_BYTES, &text, &len);
-	if (r == -EFBIG)
-		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "", "document too large");
-	if (r < 0)
-		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "", "cannot read the request");
-	return request_parse(text, len, req, e);
 }
 
 /* What the steps of cmd_run fill in turn; run_job_done releases it on
@@ -688,7 +693,7 @@ static void run_job_done(struct run_job *j)
  * built (consumed here either way). */
 static int job_read_request(struct run_cli *c, struct run_job *j)
 {
-	int r = c->request_file ? read_request(c->request_file, &j->req, &j->e)
+	int r = c->request_file ? file_read_request(c->request_file, &j->req, &j->e)
 				: request_from_json(c->doc, &j->req, &j->e);
 
 	json_object_put(TAKE_PTR(c->doc));
@@ -710,6 +715,22 @@ static int job_choose_policy(struct run_cli *c, struct run_job *j)
 	return 0;
 }
 
+/* Step 2b, interactive use: --tty passes the caller's TERM, so that
+ * full-screen programs work, unless the request sets one or the policy
+ * refuses the name (then the jail goes without, as without --tty). The
+ * window size follows through pty-relay.c. */
+static int job_tty_term(const struct run_cli *c, struct run_job *j)
+{
+	const char *term = getenv("TERM");
+
+	if (!c->tty || c->request_file || !term || !*term || strlen(term) > 128 ||
+	    !policy_env_allowed(&j->pol, "TERM"))
+		return 0;
+	if (request_add_env(&j->req, "TERM", term) < 0)
+		return verror_add(&j->e, HUTCH_ERR_INTERNAL, "", "out of memory");
+	return 0;
+}
+
 /* Step 3: the policy's digest, which names hutch-exec. A helper we
  * cannot execute is not found either: left to the probe, it would pass
  * for a failed sandbox (sandbox_probe_failed, 71). */
@@ -728,8 +749,11 @@ static int job_narrow(struct run_job *j)
 {
 	int r = narrow(&j->req, &j->pol, &j->plan, &j->e);
 
-	if (r < 0)
+	if (r < 0) {
+		/* The caller may pick another policy: say which would do. */
+		policy_accepts_elsewhere(&j->e, &j->req, j->pol.name);
 		return r;
+	}
 	j->plan.digest = strdup(j->digest);
 	jail_report_add_plan(&j->jr, &j->plan);
 	return 0;
@@ -857,6 +881,8 @@ int cmd_run(int argc, char **argv)
 		return fail_with(&c, &j.e, NULL);
 	if (job_choose_policy(&c, &j) < 0)
 		return fail_with(&c, &j.e, NULL);
+	if (job_tty_term(&c, &j) < 0)
+		return fail_with(&c, &j.e, &j.jr);
 	if (job_digest(&j) < 0)
 		return fail_with(&c, &j.e, &j.jr);
 	if (job_narrow(&j) < 0)

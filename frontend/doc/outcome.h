@@ -109,6 +109,7 @@ struct outcome {
 	 * the rules: status and err above are final once it ran. */
 	struct shown show_out, show_err;
 	bool output_withheld;		/* streams and files not shown at all */
+	bool partial;			/* kept, though a kill cut the run short */
 	char detail[OUTCOME_DETAIL_MAX];	/* "" or the failure in words */
 	/* An exec failure's cause from the plan's layout (jail-path.c), which
 	 * classify puts in detail instead of the bare errno: "" for none. */

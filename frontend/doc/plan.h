@@ -67,6 +67,7 @@ struct plan {
 	uint32_t jail_uid, jail_gid;	/* for root invocations */
 	bool partial_output;	/* output survives a timeout or overflow */
 	bool overflow_truncate;	/* a cap truncates instead of killing */
+	bool keep_partial;	/* the request's "keep_partial": output survives a kill */
 	bool require_cgroup;
 	uint64_t collect_max_bytes;
 	uint64_t collect_max_count;	/* entries, a collected directory's included */

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <nettle/sha2.h>
@@ -197,8 +198,12 @@ static void parse_limits(struct ctx *c, struct json_object *lim)
 			verror_add_key(c->e, INVALID, ptr, "default", "missing");
 		if (json_get_uint(rule, "max", d->min, d->max, INVALID, ptr, c->e, &max) == 0)
 			verror_add_key(c->e, INVALID, ptr, "max", "missing");
-		if (def > max)
+		if (def > max) {
 			verror_add_key(c->e, INVALID, ptr, "default", "above max");
+			verror_given(c->e, "%" PRIu64, def);
+			if (max >= d->min)
+				verror_accept(c->e, "%" PRIu64 " to %" PRIu64 " (max)", d->min, max);
+		}
 		c->p->limits[i] = (struct limit_rule){ def, max };
 	}
 }
@@ -358,9 +363,12 @@ static void parse_network(struct ctx *c, struct json_object *net)
 		verror_add(c->e, INVALID, "/network/default", "missing");
 	if (def) {
 		m = pick(def, net_names, 3);
-		if (m < 0 || !c->p->net_allowed[m])
+		if (m < 0 || !c->p->net_allowed[m]) {
 			verror_add(c->e, INVALID, "/network/default", "must be one of the allowed modes");
-		else
+			for (m = 0; m < 3; m++)
+				if (c->p->net_allowed[m])
+					verror_accept(c->e, "%s", net_names[m]);
+		} else
 			c->p->net_default = (enum net_mode)m;
 	}
 }

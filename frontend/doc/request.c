@@ -5,6 +5,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +17,7 @@
 #include "doc/request.h"
 #include "doc/strv.h"
 #include "doc/text.h"
+#include "doc/units.h"
 
 #define BAD HUTCH_ERR_INVALID_REQUEST
 
@@ -243,6 +246,33 @@ static int parse_collect(struct json_object *a, struct request *r, struct verror
 	return 0;
 }
 
+/* A limit's range in its unit, in place of json_get_uint's bare numbers:
+ * "1 to 604800000 milliseconds (1ms to 7d)". */
+static void limit_range_words(struct verrors *e, int i)
+{
+	const struct limit_def *d = &limit_defs[i];
+	const char *name = d->name;
+	size_t len = strlen(name);
+	char lo[32], hi[32];
+
+	if (e->n == 0 || strcmp(e->items[e->n - 1].reason, "out of range") != 0)
+		return;
+	e->items[e->n - 1].accepted[0] = '\0';
+	if (len > 3 && strcmp(name + len - 3, "_ms") == 0) {
+		units_format_duration(d->min, lo, sizeof(lo));
+		units_format_duration(d->max, hi, sizeof(hi));
+		verror_accept(e, "%" PRIu64 " to %" PRIu64 " milliseconds (%s to %s)", d->min, d->max,
+			      lo, hi);
+	} else if (len > 6 && strcmp(name + len - 6, "_bytes") == 0) {
+		units_format_size(d->min, lo, sizeof(lo));
+		units_format_size(d->max, hi, sizeof(hi));
+		verror_accept(e, "%" PRIu64 " to %" PRIu64 " bytes (%s to %s)", d->min, d->max, lo,
+			      hi);
+	} else {
+		verror_accept(e, "%" PRIu64 " to %" PRIu64, d->min, d->max);
+	}
+}
+
 static int parse_limits(struct json_object *o, struct request *r, struct verrors *e)
 {
 	const char *known[LIM_COUNT + 1];
@@ -261,8 +291,10 @@ static int parse_limits(struct json_object *o, struct request *r, struct verrors
 			continue;
 		k = json_get_uint(o, limit_defs[i].name, limit_defs[i].min, limit_defs[i].max, BAD,
 				  "/limits", e, &r->limits[i]);
-		if (k < 0)
+		if (k < 0) {
+			limit_range_words(e, i);
 			return k;
+		}
 		r->limit_set[i] = k > 0;
 	}
 	return 0;
@@ -311,6 +343,17 @@ static int parse_mounts(struct json_object *a, struct request *r, struct verrors
 	return 0;
 }
 
+/* An enum's word may be repeated in a message when it could be one: short,
+ * lower case letters, digits, '-' and '_'. Anything else stays unsaid. */
+static bool word_safe(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 16)
+		return false;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789-_") == n;
+}
+
 static int parse_enum(struct json_object *doc, const char *key, const char *const *names,
 		      size_t n, bool *ret_set, int *ret, struct verrors *e)
 {
@@ -325,14 +368,19 @@ static int parse_enum(struct json_object *doc, const char *key, const char *cons
 			*ret_set = true;
 			return 0;
 		}
-	return verror_add_key(e, BAD, "", key, "not an allowed value");
+	verror_add_key(e, BAD, "", key, "not an allowed value");
+	if (word_safe(s))
+		verror_given(e, "%s", s);
+	verror_accept_names(e, names, n);
+	return -EINVAL;
 }
 
 static int request_fill(struct json_object *doc, struct request *r, struct verrors *e)
 {
 	static const char *const keys[] = { "version", "policy", "argv",   "env",
 					    "cwd",     "stdin",	 "files",  "collect",
-					    "limits",  "stdout_mode", "network", "mounts", NULL };
+					    "limits",  "stdout_mode", "network", "mounts",
+					    "keep_partial", NULL };
 	static const char *const modes[] = { [STDOUT_STREAM] = "stream", [STDOUT_FRAME] = "frame" };
 	static const char *const nets[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
 					    [NET_HOST] = "host" };
@@ -394,6 +442,8 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 	if ((k = json_get_typed(doc, "mounts", json_type_array, BAD, "", e, &v)) < 0 ||
 	    (k > 0 && (k = parse_mounts(v, r, e)) < 0))
 		return k;
+	if ((k = json_get_bool(doc, "keep_partial", BAD, "", e, &r->keep_partial)) < 0)
+		return k;
 	return 0;
 }
 
@@ -443,4 +493,32 @@ void request_free(struct request *r)
 	}
 	free(r->mounts);
 	*r = (struct request){ 0 };
+}
+
+int request_add_env(struct request *r, const char *name, const char *value)
+{
+	char **names, **values;
+
+	for (size_t i = 0; i < r->n_env; i++)
+		if (strcmp(r->env_names[i], name) == 0)
+			return 1;
+	names = realloc(r->env_names, (r->n_env + 2) * sizeof(char *));
+	if (!names)
+		return -ENOMEM;
+	r->env_names = names;
+	values = realloc(r->env_values, (r->n_env + 2) * sizeof(char *));
+	if (!values)
+		return -ENOMEM;
+	r->env_values = values;
+	names[r->n_env] = strdup(name);
+	values[r->n_env] = strdup(value);
+	names[r->n_env + 1] = values[r->n_env + 1] = NULL;
+	if (!names[r->n_env] || !values[r->n_env]) {
+		free(names[r->n_env]);
+		free(values[r->n_env]);
+		names[r->n_env] = values[r->n_env] = NULL;
+		return -ENOMEM;
+	}
+	r->n_env++;
+	return 0;
 }

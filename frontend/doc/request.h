@@ -55,6 +55,9 @@ struct request {
 	bool stdout_mode_set;
 	enum stdout_mode stdout_mode;
 	bool network_set;
+	/* "keep_partial": the output captured before a kill stays in the
+	 * result, marked partial (classify.c). */
+	bool keep_partial;
 	enum net_mode network;
 	struct req_mount *mounts;
 	size_t n_mounts;
@@ -68,6 +71,10 @@ int request_from_json(struct json_object *doc, struct request *ret, struct verro
 int request_parse(const char *text, size_t len, struct request *ret, struct verrors *e);
 
 void request_free(struct request *r);
+
+/* Add name=value to r's variables unless r sets name already (--tty's
+ * TERM). 0, 1 when r had it, -ENOMEM. */
+int request_add_env(struct request *r, const char *name, const char *value);
 
 /* Bare file names: no '/', not "." or "..", no control bytes, <= 255. */
 bool request_name_ok(const char *s);

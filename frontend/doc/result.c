@@ -16,6 +16,7 @@
 #include "errors.h"
 #include "frame-codec.h"
 #include "status.h"
+#include "doc/json-util.h"
 #include "doc/request.h"
 #include "doc/result.h"
 #include "doc/text.h"
@@ -199,7 +200,7 @@ static struct json_object *jerror(enum hutch_err code, const char *pointer, cons
 				  const char *detail, bool *ok)
 {
 	struct json_object *o = json_object_new_object();
-	char msg[512];
+	char msg[1536];
 
 	snprintf(msg, sizeof(msg), "%s%s%s%s%s", hutch_err_message(code), reason ? ": " : "",
 		 reason ? reason : "", detail ? ": " : "", detail ? detail : "");
@@ -246,6 +247,30 @@ struct json_object *result_for_error(enum hutch_err code, const char *pointer,
 	else
 		put_null(d, "jail", &ok);
 	return checked(d, ok);
+}
+
+struct json_object *result_for_verror(const struct verror *v, const struct jail_report *jr)
+{
+	char words[VERROR_ACCEPTED_MAX + VERROR_ALLOWED_BY_MAX + 512];
+	size_t n;
+	struct json_object *d, *err;
+
+	/* verror_message's words with the file between the detail and the
+	 * accepted values: "unknown field: in /etc/hutch/policy.d/x.json". */
+	n = (size_t)snprintf(words, sizeof(words), "%s%s%s%s%s%s%s%s", v->reason,
+			     v->given[0] ? " (given " : "", v->given, v->given[0] ? ")" : "",
+			     v->detail[0] || v->file ? ": " : "", v->detail,
+			     v->detail[0] && v->file ? ", " : "", v->file ? "in " : "");
+	if (v->file && n < sizeof(words))
+		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s", v->file);
+	if (n < sizeof(words))
+		verror_accepted_words(v, words + n, sizeof(words) - n);
+	d = result_for_error(v->code, v->pointer[0] ? v->pointer : NULL, words, NULL, jr);
+	if (d && json_object_object_get_ex(d, "error", &err) && json_add_accepted(err, v) < 0) {
+		json_object_put(d);
+		return NULL;
+	}
+	return d;
 }
 
 enum hutch_err result_check_frame(const struct capture *out, size_t *ret_off, size_t *ret_len)
@@ -463,6 +488,8 @@ struct json_object *result_for_outcome(const struct plan *plan, const struct out
 	d = base_doc(&ok);
 	put_status(d, o, &ok);
 	put_error(d, o, &ok);
+	if (o->partial)
+		put(d, "partial", json_object_new_boolean(true), &ok);
 	put_stream(d, "stdout", &o->out, &o->show_out, o->output_withheld, &ok);
 	put_stream(d, "stderr", &o->errc, &o->show_err, o->output_withheld, &ok);
 	put_files(d, files, !o->output_withheld, &ok);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,9 @@ int verror_add(struct verrors *e, enum hutch_err code, const char *pointer, cons
 	e->items[e->n].reason = reason;
 	e->items[e->n].file = NULL;
 	e->items[e->n].detail[0] = '\0';
+	e->items[e->n].given[0] = '\0';
+	e->items[e->n].accepted[0] = '\0';
+	e->items[e->n].allowed_by[0] = '\0';
 	e->n++;
 	return -EINVAL;
 }
@@ -80,6 +84,130 @@ void verror_detail(struct verrors *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(e->items[e->n - 1].detail, sizeof(e->items[e->n - 1].detail), fmt, ap);
 	va_end(ap);
+}
+
+/* Append one value and its '\n' to list; a value that does not fit
+ * ends the list with "..." instead, once. */
+static void list_add(char *list, size_t cap, const char *value)
+{
+	size_t n = strlen(list), len = strlen(value);
+
+	if (n >= 4 && strcmp(list + n - 4, "...\n") == 0)
+		return;
+	if (n + len + 2 > cap) {
+		if (n + 5 <= cap)
+			memcpy(list + n, "...\n", 5);
+		return;
+	}
+	for (size_t i = 0; i < len; i++)
+		list[n + i] = (unsigned char)value[i] < 0x20 || value[i] == 0x7f ? '?' : value[i];
+	list[n + len] = '\n';
+	list[n + len + 1] = '\0';
+}
+
+void verror_given(struct verrors *e, const char *fmt, ...)
+{
+	struct verror *v;
+	va_list ap;
+
+	if (!e || e->n == 0)
+		return;
+	v = &e->items[e->n - 1];
+	va_start(ap, fmt);
+	vsnprintf(v->given, sizeof(v->given), fmt, ap);
+	va_end(ap);
+	for (char *c = v->given; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+}
+
+void verror_accept(struct verrors *e, const char *fmt, ...)
+{
+	char value[256];
+	va_list ap;
+
+	if (!e || e->n == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	list_add(e->items[e->n - 1].accepted, VERROR_ACCEPTED_MAX, value);
+}
+
+void verror_accept_names(struct verrors *e, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (names[i])
+			verror_accept(e, "%s", names[i]);
+}
+
+void verror_allowed_by(struct verrors *e, const char *policy)
+{
+	if (e && e->n > 0)
+		list_add(e->items[e->n - 1].allowed_by, VERROR_ALLOWED_BY_MAX, policy);
+}
+
+size_t verror_list_next(const char **pos, const char **ret_value)
+{
+	const char *nl = strchr(*pos, '\n');
+	size_t len;
+
+	if (!nl)
+		return 0;
+	len = (size_t)(nl - *pos);
+	*ret_value = *pos;
+	*pos = nl + 1;
+	return len;
+}
+
+/* list's values joined by ", " onto buf at *n. */
+static void join(char *buf, size_t cap, size_t *n, const char *list)
+{
+	const char *pos = list, *value;
+	size_t len;
+	bool first = true;
+
+	while ((len = verror_list_next(&pos, &value)) > 0 && *n < cap) {
+		*n += (size_t)snprintf(buf + *n, cap - *n, "%s%.*s", first ? "" : ", ", (int)len,
+				       value);
+		first = false;
+	}
+	if (*n >= cap)
+		*n = cap - 1;
+}
+
+void verror_accepted_words(const struct verror *v, char *buf, size_t cap)
+{
+	size_t n = 0;
+	bool many = strchr(v->allowed_by, '\n') != strrchr(v->allowed_by, '\n');
+
+	if (cap == 0)
+		return;
+	buf[0] = '\0';
+	if (v->accepted[0]) {
+		n = (size_t)snprintf(buf, cap, "; accepted: ");
+		join(buf, cap, &n, v->accepted);
+	}
+	if (v->allowed_by[0] && n + 1 < cap) {
+		n += (size_t)snprintf(buf + n, cap - n, "; the shipped polic%s ", many ? "ies" : "y");
+		if (n < cap)
+			join(buf, cap, &n, v->allowed_by);
+		/* The remedy as typed: allowed_by is said by `hutch run` only. */
+		if (n < cap && many)
+			snprintf(buf + n, cap - n, " allow it (--policy NAME)");
+		else if (n < cap)
+			snprintf(buf + n, cap - n, " allows it (--policy %.*s)",
+				 (int)strcspn(v->allowed_by, "\n"), v->allowed_by);
+	}
+}
+
+void verror_message(const struct verror *v, char *buf, size_t cap)
+{
+	char words[VERROR_ACCEPTED_MAX + VERROR_ALLOWED_BY_MAX + 64];
+
+	verror_accepted_words(v, words, sizeof(words));
+	snprintf(buf, cap, "%s%s%s%s%s%s%s", v->reason, v->given[0] ? " (given " : "", v->given,
+		 v->given[0] ? ")" : "", v->detail[0] ? ": " : "", v->detail, words);
 }
 
 #define INTERN_MAX 128

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "doc/path-util.h"
+#include "doc/policy-accepts.h"
 #include "doc/strv.h"
 #include "jail/bind-source.h"
 #include "jail/jail-path.h"
@@ -34,19 +35,6 @@ bool narrow_target_ok(const struct policy *pol, const char *target)
 	return true;
 }
 
-static bool env_allowed(const struct policy *pol, const char *name)
-{
-	if (pol->env_allow_any) /* the request parser checked the name is one */
-		return true;
-	for (size_t i = 0; i < pol->n_env_allow; i++)
-		if (strcmp(pol->env_allow[i], name) == 0)
-			return true;
-	for (size_t i = 0; i < pol->n_env_allow_prefixes; i++)
-		if (strncmp(name, pol->env_allow_prefixes[i], strlen(pol->env_allow_prefixes[i])) == 0)
-			return true;
-	return false;
-}
-
 /* The policy's variables, then the request's (which may replace one of
  * them only when the policy allows that name). */
 static int build_env(const struct request *req, const struct policy *pol, struct plan *p,
@@ -68,8 +56,11 @@ static int build_env(const struct request *req, const struct policy *pol, struct
 		size_t len = strlen(name);
 		char *kv;
 
-		if (!env_allowed(pol, name))
-			return verror_add_key(e, VIOLATION, "/env", name, "not allowed by the policy");
+		if (!policy_env_allowed(pol, name)) {
+			verror_add_key(e, VIOLATION, "/env", name, "not allowed by the policy");
+			policy_accept_env(e, pol);
+			return -EINVAL;
+		}
 		if (asprintf(&kv, "%s=%s", name, req->env_values[i]) < 0)
 			return -ENOMEM;
 		for (size_t k = 0; k < n; k++)
@@ -127,8 +118,12 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 			if (path_at_or_below(real, rule->prefix) && (m->rw ? rule->rw : rule->ro))
 				allowed = true;
 		}
-		if (!allowed)
-			return verror_add(e, VIOLATION, ptr, "not allowed by the policy");
+		if (!allowed) {
+			verror_add(e, VIOLATION, ptr, "not allowed by the policy");
+			verror_given(e, "%s", m->rw ? "rw" : "ro");
+			policy_accept_mounts(e, pol);
+			return -EINVAL;
+		}
 		if ((why = bind_source_refusal(real)))
 			return verror_add_key(e, VIOLATION, ptr, "source", why);
 		if (!narrow_target_ok(pol, m->target))
@@ -152,12 +147,20 @@ static int build_files(const struct request *req, const struct policy *pol, stru
 {
 	uint64_t total = 0;
 
-	if (req->n_files > pol->files_max_count)
-		return verror_add(e, VIOLATION, "/files", "more files than the policy allows");
+	if (req->n_files > pol->files_max_count) {
+		verror_add(e, VIOLATION, "/files", "more files than the policy allows");
+		verror_given(e, "%zu files", req->n_files);
+		verror_accept(e, "at most %" PRIu64 " files", pol->files_max_count);
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < req->n_files; i++)
 		total += req->files[i].len;
-	if (total > pol->files_max_bytes)
-		return verror_add(e, VIOLATION, "/files", "larger than the policy allows");
+	if (total > pol->files_max_bytes) {
+		verror_add(e, VIOLATION, "/files", "larger than the policy allows");
+		verror_given(e, "%" PRIu64 " bytes", total);
+		verror_accept(e, "at most %" PRIu64 " bytes in all", pol->files_max_bytes);
+		return -EINVAL;
+	}
 	p->files = calloc(req->n_files + 1, sizeof(*p->files));
 	if (!p->files)
 		return -ENOMEM;
@@ -170,8 +173,12 @@ static int build_files(const struct request *req, const struct policy *pol, stru
 		memcpy(p->files[i].data, req->files[i].data, req->files[i].len);
 		p->files[i].len = req->files[i].len;
 	}
-	if (req->n_collect > pol->collect_max_count)
-		return verror_add(e, VIOLATION, "/collect", "more files than the policy allows");
+	if (req->n_collect > pol->collect_max_count) {
+		verror_add(e, VIOLATION, "/collect", "more files than the policy allows");
+		verror_given(e, "%zu names", req->n_collect);
+		verror_accept(e, "at most %" PRIu64 " names", pol->collect_max_count);
+		return -EINVAL;
+	}
 	p->collect = strv_copy(req->collect, req->n_collect);
 	if (!p->collect)
 		return -ENOMEM;
@@ -181,8 +188,10 @@ static int build_files(const struct request *req, const struct policy *pol, stru
 	return 0;
 }
 
-static int fill(const struct request *req, const struct policy *pol, struct plan *p,
-		struct verrors *e)
+/* Each limit: the request's, else the policy's default, never above the
+ * policy's maximum (said with the range accepted). */
+static int fill_limits(const struct request *req, const struct policy *pol, struct plan *p,
+		       struct verrors *e)
 {
 	uint64_t *lim[LIM_COUNT] = {
 		[LIM_WALL_MS] = &p->limits.wall_ms,
@@ -199,7 +208,6 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 		[LIM_TMP_INODES] = &p->limits.tmp_inodes,
 		[LIM_WORK_INODES] = &p->limits.work_inodes,
 	};
-	int r;
 
 	for (int i = 0; i < LIM_COUNT; i++) {
 		uint64_t v = req->limit_set[i] ? req->limits[i] : pol->limits[i].def;
@@ -210,13 +218,29 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 			pointer_join_key(ptr, sizeof(ptr), "/limits", limit_defs[i].name);
 			verror_add(e, VIOLATION, ptr, "above the policy's maximum");
 			verror_detail(e, "%" PRIu64, pol->limits[i].max);
+			verror_given(e, "%" PRIu64, v);
+			verror_accept(e, "%" PRIu64 " to %" PRIu64, limit_defs[i].min, pol->limits[i].max);
 			return -EINVAL;
 		}
 		*lim[i] = v;
 	}
+	return 0;
+}
+
+static int fill(const struct request *req, const struct policy *pol, struct plan *p,
+		struct verrors *e)
+{
+	int r;
+
+	if ((r = fill_limits(req, pol, p, e)) < 0)
+		return r;
 	p->network = req->network_set ? req->network : pol->net_default;
-	if (!pol->net_allowed[p->network])
-		return verror_add(e, VIOLATION, "/network", "not allowed by the policy");
+	if (!pol->net_allowed[p->network]) {
+		verror_add(e, VIOLATION, "/network", "not allowed by the policy");
+		verror_given(e, "%s", net_mode_name(p->network));
+		policy_accept_network(e, pol);
+		return -EINVAL;
+	}
 	if (!(p->argv = strv_copy(req->argv, req->argc)))
 		return -ENOMEM;
 	p->argc = req->argc;
@@ -249,6 +273,7 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 	p->jail_gid = pol->gid;
 	p->partial_output = pol->partial_output;
 	p->overflow_truncate = pol->overflow_truncate;
+	p->keep_partial = req->keep_partial;
 	p->require_cgroup = (pol->requires & REQ_CGROUP) != 0;
 	/* Said here, before any jail: the helper's chdir would fail with 71,
 	 * which reads as a refused jail. */

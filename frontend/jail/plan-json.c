@@ -122,5 +122,6 @@ struct json_object *plan_to_json(const struct plan *plan, const struct policy *p
 	json_object_object_add(o, "collect", jstrv(plan->collect, plan->n_collect));
 	json_object_object_add(o, "stdout_mode", json_object_new_string(plan->stdout_mode == STDOUT_FRAME ? "frame" : "stream"));
 	json_object_object_add(o, "partial_output", json_object_new_boolean(plan->partial_output));
+	json_object_object_add(o, "keep_partial", json_object_new_boolean(plan->keep_partial));
 	return o;
 }

@@ -26,8 +26,12 @@ static int refuse_verror(int r, const struct verrors *e, struct serve_refusal *r
 	}
 	rf->code = v->code;
 	snprintf(rf->pointer, sizeof(rf->pointer), "%s", v->pointer);
-	snprintf(rf->text, sizeof(rf->text), "%s%s%s (at %s)", v->reason, v->detail[0] ? ": " : "",
-		 v->detail, v->pointer[0] ? v->pointer : "/");
+	/* The words `hutch run` says; the pinned policy is the only one, so
+	 * no other is named (allowed_by stays the CLI's). */
+	verror_message(v, rf->text, sizeof(rf->text));
+	snprintf(rf->text + strlen(rf->text), sizeof(rf->text) - strlen(rf->text), " (at %s)",
+		 v->pointer[0] ? v->pointer : "/");
+	snprintf(rf->accepted, sizeof(rf->accepted), "%s", v->accepted);
 	rf->reason = rf->text;
 	return -EINVAL;
 }
@@ -66,7 +70,15 @@ int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
 
 void serve_refuse(struct conn *c, uint64_t id, const struct serve_refusal *rf)
 {
-	conn_fail_at(c, id, rf->code, rf->reason, rf->pointer[0] ? rf->pointer : NULL);
+	size_t len = 0;
+	uint8_t *frame = proto_failed_accepting(id, rf->code, rf->reason,
+						rf->pointer[0] ? rf->pointer : NULL, rf->accepted, &len);
+
+	if (!frame) {
+		c->dead = true; /* every request gets its final event: without one, the end */
+		return;
+	}
+	conn_send(c, frame, len);
 }
 
 bool serve_probe_gate(struct srv *s, uint64_t id, struct conn *c)

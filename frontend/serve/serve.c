@@ -357,7 +357,11 @@ static void conn_read(struct conn *c)
 
 		off += used;
 		if (st == FRAME_OVERSIZED) {
-			conn_fail(c, 0, HUTCH_ERR_FRAME_OVERSIZED, NULL);
+			enum hutch_err code;
+			char why[256];
+
+			proto_oversized_words(c->rd.hdr, c->rd.max, &code, why, sizeof(why));
+			conn_fail(c, 0, code, why);
 			c->dead = true;
 		} else if (st == FRAME_NOMEM) {
 			conn_fail(c, 0, HUTCH_ERR_INTERNAL, NULL);

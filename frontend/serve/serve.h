@@ -149,7 +149,8 @@ struct serve_refusal {
 	enum hutch_err code;
 	const char *reason;			/* fixed text (or text[]), or NULL */
 	char pointer[VERROR_POINTER_MAX];	/* into the document; "" for none */
-	char text[VERROR_POINTER_MAX + 96];	/* reason, when it names the pointer */
+	char text[VERROR_ACCEPTED_MAX + VERROR_POINTER_MAX + 256]; /* reason, when it names the pointer */
+	char accepted[VERROR_ACCEPTED_MAX];	/* verror.h's list; "" for none */
 };
 
 /* doc's request and its plan under the pinned policy. 0; or -EINVAL (the

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -227,7 +228,11 @@ static bool session_ready(struct session *se, const struct proto_msg *m, const c
 		return false;
 	}
 	if (m->input_len > UINT32_MAX || m->input_len > s->max_frame) {
-		conn_fail(c, m->id, HUTCH_ERR_FRAME_OVERSIZED, NULL);
+		char why[160];
+
+		snprintf(why, sizeof(why), "the input is %zu bytes; the limit is %" PRIu32
+			 " bytes (--max-frame)", (size_t)m->input_len, s->max_frame);
+		conn_fail(c, m->id, HUTCH_ERR_FRAME_OVERSIZED, why);
 		return false;
 	}
 	return true;

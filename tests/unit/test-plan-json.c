@@ -56,7 +56,7 @@ static void test_fields(void)
 	static const char *const top[] = { "policy", "digest", "argv", "env", "cwd", "limits",
 					   "namespaces", "network", "user", "seccomp",
 					   "landlock", "mounts", "collect", "stdout_mode",
-					   "partial_output" };
+					   "partial_output", "keep_partial" };
 	struct plan p = small_plan();
 	struct policy pol = { .name = "default" };
 	struct json_object *o = plan_to_json(&p, &pol), *v;
