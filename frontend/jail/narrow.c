@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "doc/path-util.h"
 #include "doc/strv.h"
@@ -87,6 +88,15 @@ static int build_env(const struct request *req, const struct policy *pol, struct
 	return 0;
 }
 
+/* overlayfs layers are directories; the helper checks again on its
+ * descriptor, this says so before a jail is built. */
+static bool is_directory(const char *real)
+{
+	struct stat st;
+
+	return stat(real, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int build_mounts(const struct request *req, const struct policy *pol, struct plan *p,
 			struct verrors *e)
 {
@@ -124,7 +134,8 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		for (size_t k = 0; k < pol->n_mount_rules; k++) {
 			const struct policy_mount_rule *rule = &pol->mount_rules[k];
 
-			if (path_at_or_below(real, rule->prefix) && (m->rw ? rule->rw : rule->ro))
+			if (path_at_or_below(real, rule->prefix) &&
+			    (m->overlay ? rule->overlay : m->rw ? rule->rw : rule->ro))
 				allowed = true;
 		}
 		if (!allowed)
@@ -139,6 +150,10 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		p->mounts[i].source = strdup(real);
 		p->mounts[i].target = strdup(m->target);
 		p->mounts[i].rw = m->rw;
+		p->mounts[i].overlay = m->overlay;
+		if (m->overlay && !is_directory(real))
+			return verror_add_key(e, BAD, ptr, "source",
+					      "an overlay's source must be a directory");
 		p->mounts[i].exec = pol->request_exec; /* false: request binds never execute */
 		p->n_mounts = i + 1;
 		if (!p->mounts[i].source || !p->mounts[i].target)
@@ -198,6 +213,8 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 		[LIM_WORK_BYTES] = &p->limits.work_bytes,
 		[LIM_TMP_INODES] = &p->limits.tmp_inodes,
 		[LIM_WORK_INODES] = &p->limits.work_inodes,
+		[LIM_OVERLAY_BYTES] = &p->limits.overlay_bytes,
+		[LIM_OVERLAY_INODES] = &p->limits.overlay_inodes,
 	};
 	int r;
 
@@ -249,6 +266,7 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 	p->jail_gid = pol->gid;
 	p->partial_output = pol->partial_output;
 	p->overflow_truncate = pol->overflow_truncate;
+	p->export_changes = req->export_changes;
 	p->require_cgroup = (pol->requires & REQ_CGROUP) != 0;
 	/* Said here, before any jail: the helper's chdir would fail with 71,
 	 * which reads as a refused jail. */
