@@ -364,6 +364,11 @@ static void walk_overlay(struct walker *w, int tmpfs_fd, const struct plan_mount
 	walk_dir(w, up, low, false, path, plen, 0);
 }
 
+static int by_path(const void *a, const void *b)
+{
+	return strcmp(((const struct change_entry *)a)->path, ((const struct change_entry *)b)->path);
+}
+
 int changes_read(const struct plan *plan, struct outcome *res, bool with_data)
 {
 	struct walker w = { .cs = &res->changes, .with_data = with_data,
@@ -380,6 +385,9 @@ int changes_read(const struct plan *plan, struct outcome *res, bool with_data)
 		k++;
 	}
 	res->changes.with_data = with_data;
+	/* by path: stable, and a directory comes before what it holds */
+	if (res->changes.n)
+		qsort(res->changes.e, res->changes.n, sizeof(*res->changes.e), by_path);
 	for (size_t i = 0; i < res->n_overlay_fds; i++)
 		close(res->overlay_fd[i]);
 	res->n_overlay_fds = 0;

@@ -80,6 +80,8 @@ static const size_t lim_off[LIM_COUNT] = {
 	[LIM_WORK_BYTES] = offsetof(struct plan_limits, work_bytes),
 	[LIM_TMP_INODES] = offsetof(struct plan_limits, tmp_inodes),
 	[LIM_WORK_INODES] = offsetof(struct plan_limits, work_inodes),
+	[LIM_OVERLAY_BYTES] = offsetof(struct plan_limits, overlay_bytes),
+	[LIM_OVERLAY_INODES] = offsetof(struct plan_limits, overlay_inodes),
 };
 
 static uint64_t plan_limit(const struct plan *p, int i)
