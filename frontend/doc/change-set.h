@@ -37,6 +37,7 @@ struct change_entry {
 struct change_set {
 	bool present;		/* the run had overlays: "changes" is in the result */
 	bool with_data;		/* entries carry data (export_changes, --changes-dir) */
+	bool exported;		/* the result shows it as base64 (export_changes) */
 	struct change_entry *e;
 	size_t n, alloc;
 	uint64_t omitted;	/* entries past CHANGES_MAX_ENTRIES */

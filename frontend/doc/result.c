@@ -468,7 +468,7 @@ struct json_object *result_for_outcome(const struct plan *plan, const struct out
 	put_files(d, files, !o->output_withheld, &ok);
 	if (o->changes.present) {
 		put(d, "changes",
-		    change_set_json(&o->changes, o->changes.with_data && !o->output_withheld, false),
+		    change_set_json(&o->changes, o->changes.exported && !o->output_withheld, false),
 		    &ok);
 		put(d, "changes_omitted", json_object_new_int64((int64_t)o->changes.omitted), &ok);
 	}

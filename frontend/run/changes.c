@@ -385,6 +385,7 @@ int changes_read(const struct plan *plan, struct outcome *res, bool with_data)
 		k++;
 	}
 	res->changes.with_data = with_data;
+	res->changes.exported = with_data && plan->export_changes;
 	/* by path: stable, and a directory comes before what it holds */
 	if (res->changes.n)
 		qsort(res->changes.e, res->changes.n, sizeof(*res->changes.e), by_path);
