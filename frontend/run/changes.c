@@ -51,16 +51,31 @@ static int open_child(int dir_fd, const char *name, int flags, bool xdev)
 	return (int)syscall(SYS_openat2, dir_fd, name, &how, sizeof(how));
 }
 
-/* An upper entry whose mode the jail made unreadable to its owner (us, or
- * root without that need): the tmpfs is ours alone now, so its owner bits
- * are widened to read it. st said what it is; nothing can swap it. */
+/* An upper entry whose mode the jail made unreadable to its owner (the
+ * unprivileged caller): its owner bits are widened to read it, on the
+ * inode st describes and no other. The change goes through an O_PATH
+ * descriptor checked against st, never a name (fchmodat follows a link,
+ * and a process outside that a jail handed a descriptor of the overlay
+ * could still swap one in): /proc/self/fd/N names that inode itself. */
+static int widen_mode(int dir_fd, const char *name, const struct stat *st)
+{
+	_cleanup_close_ int fd = open_child(dir_fd, name, O_PATH, false);
+	char proc[32];
+	struct stat now;
+
+	if (fd < 0 || fstat(fd, &now) < 0 || now.st_ino != st->st_ino ||
+	    now.st_dev != st->st_dev || (now.st_mode & S_IFMT) != (st->st_mode & S_IFMT) ||
+	    !(S_ISREG(now.st_mode) || S_ISDIR(now.st_mode)))
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	return chmod(proc, (now.st_mode & 07777) | (S_ISDIR(now.st_mode) ? 0500 : 0400));
+}
+
 static int open_upper(int dir_fd, const char *name, const struct stat *st, int flags)
 {
 	int fd = open_child(dir_fd, name, flags, false);
 
-	if (fd < 0 && errno == EACCES && !S_ISLNK(st->st_mode) &&
-	    fchmodat(dir_fd, name, (st->st_mode & 07777) | (S_ISDIR(st->st_mode) ? 0500 : 0400),
-		     0) == 0)
+	if (fd < 0 && errno == EACCES && widen_mode(dir_fd, name, st) == 0)
 		fd = open_child(dir_fd, name, flags, false);
 	return fd;
 }
