@@ -96,6 +96,8 @@ struct json_object *plan_to_json(const struct plan *plan, const struct policy *p
 	json_object_object_add(x, "work_bytes", json_object_new_int64((int64_t)plan->limits.work_bytes));
 	json_object_object_add(x, "tmp_inodes", json_object_new_int64((int64_t)plan->limits.tmp_inodes));
 	json_object_object_add(x, "work_inodes", json_object_new_int64((int64_t)plan->limits.work_inodes));
+	json_object_object_add(x, "overlay_bytes", json_object_new_int64((int64_t)plan->limits.overlay_bytes));
+	json_object_object_add(x, "overlay_inodes", json_object_new_int64((int64_t)plan->limits.overlay_inodes));
 	json_object_object_add(o, "limits", x);
 	a = json_object_new_array();
 	json_object_array_add(a, json_object_new_string("user"));
