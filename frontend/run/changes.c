@@ -384,10 +384,11 @@ static int by_path(const void *a, const void *b)
 	return strcmp(((const struct change_entry *)a)->path, ((const struct change_entry *)b)->path);
 }
 
-int changes_read(const struct plan *plan, struct outcome *res, bool with_data)
+int changes_read(const struct plan *plan, struct outcome *res, bool with_data,
+		 uint64_t data_bytes)
 {
 	struct walker w = { .cs = &res->changes, .with_data = with_data,
-			    .max_data_bytes = plan->collect_max_bytes };
+			    .max_data_bytes = data_bytes };
 	_cleanup_free_ char *path = malloc(CHANGES_PATH_MAX);
 	size_t k = 0;
 

@@ -14,9 +14,11 @@
 #include "doc/plan.h"
 
 /* Fill res->changes for plan's overlays from res->overlay_fd[] (which it
- * closes), keeping each file's bytes when with_data, up to the policy's
- * collect max_bytes in all. A walk that fails leaves what it found and
- * marks the entry it stopped at; returns 0 or -ENOMEM. */
-int changes_read(const struct plan *plan, struct outcome *res, bool with_data);
+ * closes), keeping each file's bytes when with_data, up to data_bytes in
+ * all (what of the policy's collect max_bytes --collect left: a result
+ * carries both). A walk that fails leaves what it found and marks the
+ * entry it stopped at; returns 0 or -ENOMEM. */
+int changes_read(const struct plan *plan, struct outcome *res, bool with_data,
+		 uint64_t data_bytes);
 
 #endif

@@ -426,6 +426,19 @@ static int exec_supervise(struct exec_run *x)
 	return r;
 }
 
+/* The overlays' upper layers, as frozen as the work dir; their files
+ * share the collect budget with what --collect brought back, since one
+ * result carries both. */
+static void read_changes(struct exec_run *x, const struct collected *files)
+{
+	uint64_t left = x->plan->collect_max_bytes;
+
+	for (size_t i = 0; i < files->n; i++)
+		left -= files->files[i].len <= left ? files->files[i].len : left;
+	if (changes_read(x->plan, x->res, x->plan->export_changes || x->changes_data, left) < 0)
+		change_set_free(&x->res->changes);	/* no memory: no change set */
+}
+
 void exec_finish(struct exec_run *x, struct collected *ret_files)
 {
 	struct outcome *res = x->res;
@@ -470,9 +483,7 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 	if (res->workdir_fd >= 0)
 		close(res->workdir_fd);
 	res->workdir_fd = -1;
-	/* The overlays' upper layers, as frozen as the work dir. */
-	if (changes_read(x->plan, res, x->plan->export_changes || x->changes_data) < 0)
-		change_set_free(&res->changes);
+	read_changes(x, ret_files);
 	run_free(x);
 }
 

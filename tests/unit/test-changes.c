@@ -83,7 +83,7 @@ static char *read_set(bool with_data, uint64_t max_bytes, struct outcome *o)
 {
 	char tmpfs[600];
 	struct plan_mount pm = { .source = lower, .target = (char *)"/t", .overlay = true };
-	struct plan p = { .mounts = &pm, .n_mounts = 1, .collect_max_bytes = max_bytes };
+	struct plan p = { .mounts = &pm, .n_mounts = 1 };
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
@@ -93,7 +93,7 @@ static char *read_set(bool with_data, uint64_t max_bytes, struct outcome *o)
 	o->overlay_fd[0] = open(tmpfs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	o->n_overlay_fds = 1;
 	CU_ASSERT_FATAL(o->overlay_fd[0] >= 0);
-	CU_ASSERT_EQUAL(changes_read(&p, o, with_data), 0);
+	CU_ASSERT_EQUAL(changes_read(&p, o, with_data, max_bytes), 0);
 	CU_ASSERT_EQUAL(o->n_overlay_fds, 0);	/* closed */
 	for (size_t i = 0; i < o->changes.n; i++) {
 		const struct change_entry *e = &o->changes.e[i];
@@ -222,7 +222,7 @@ static void test_no_upper(void)
 	struct outcome o = { 0 };
 
 	/* the jail was refused before pid 1 sent anything */
-	CU_ASSERT_EQUAL(changes_read(&p, &o, false), 0);
+	CU_ASSERT_EQUAL(changes_read(&p, &o, false, 0), 0);
 	CU_ASSERT_TRUE(o.changes.present);
 	CU_ASSERT_EQUAL(o.changes.n, 0);
 	change_set_free(&o.changes);
