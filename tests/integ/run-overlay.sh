@@ -234,6 +234,22 @@ same "a name with a newline is not written to --changes-dir, the rest is" "ok ye
 	"$(cat "$tmp/cd2/files/s/fine") $(grep -q 'not written' "$tmp/err2" && echo yes)"
 same "the small tree is still untouched" "$small_before" "$(list "$tmp/small" --mtime)"
 
+# export_changes reads every changed file's bytes: links the jail plants
+# toward a host file the frontend could read (but the jail cannot) must
+# come back as their text, never as that file's contents.
+printf 'hx-secret-%s\n' "$$" >"$tmp/secret"
+chmod 600 "$tmp/secret"
+cat >"$tmp/req.json" <<EOF
+{"version": 1, "export_changes": true,
+ "argv": ["/bin/sh", "-c", "ln -s $tmp/secret /s/abs; ln -s ../../../../../../..$tmp/secret /s/rel; mkdir /s/d; ln -s $tmp /s/d/dir"],
+ "mounts": [{"source": "$tmp/small", "target": "/s", "mode": "overlay"}]}
+EOF
+"$HUTCH" run --request "$tmp/req.json" >"$tmp/doc" 2>"$tmp/err"
+same "export_changes: planted links come back as links" "symlink symlink symlink" \
+	"$(json_get '" ".join(e["type"] for e in d["changes"] if e["path"] in ("/s/abs", "/s/rel", "/s/d/dir"))' <"$tmp/doc")"
+check "... and the host file they name is nowhere in the result" \
+	not grep -q -e "hx-secret-$$" -e "$(base64 <"$tmp/secret" | tr -d '\n' | cut -c1-16)" "$tmp/doc"
+
 # ---- serve: export_changes returns the files ----
 
 client=$(tap_client_dir)
