@@ -16,13 +16,21 @@
 tap_tmpdir overlay
 tap_stderr="$tmp/err"
 
-if ! "$HUTCH" probe --json 2>/dev/null | json_get \
-	'[m for m in d["mechanisms"] if m["mechanism"] == "overlay"][0]["available"]' |
-	grep -qx true; then
+row=$("$HUTCH" probe --json 2>/dev/null | json_get \
+	'[m for m in d["mechanisms"] if m["mechanism"] == "overlay"][0]')
+if ! printf '%s' "$row" | grep -q '"available": true'; then
 	skip_feature "overlayfs in a user namespace" "$("$HUTCH" probe 2>&1 | grep '^overlay')"
 	tap_done
 	exit
 fi
+# Before Linux 6.6 a tmpfs holds no user xattrs: overlayfs then cannot
+# mark a directory the jail removed and made again (hutch probe says so).
+replace_dir=yes
+case $row in *"lacks user xattrs"*)
+	replace_dir=
+	skip_feature "a directory removed and made again on an overlay" "tmpfs without user xattrs"
+	;;
+esac
 
 # list.py DIR: every entry below DIR, sorted, without following links:
 # path, type, mode, then the digest of a file or the text of a link; with
@@ -79,7 +87,7 @@ chmod 755 run.sh
 rm f2d; mkdir f2d; echo in > f2d/inner
 rm -r d2f; echo now-a-file > d2f
 rm -r gone
-rm -r redo; mkdir redo; echo c > redo/c
+[ -z "$REPLACE" ] || { rm -r redo; mkdir redo; echo c > redo/c; }
 echo added > sub/new.txt
 rm link; ln -s mod.txt link
 touch touched.txt
@@ -87,7 +95,7 @@ touch touched.txt
 ln keep.txt hardlink.txt
 python3 /work/list.py /src'
 mkdir "$tmp/cd"
-"$HUTCH" run --json --input list.py="$tmp/list.py" --overlay "$src:/src" \
+"$HUTCH" run --json --input list.py="$tmp/list.py" --env REPLACE="$replace_dir" --overlay "$src:/src" \
 	--changes-dir "$tmp/cd" -- /bin/sh -c "$job" >"$tmp/doc" 2>"$tmp/err"
 same "the job ran on the overlay" "exited 0" \
 	"$(json_get 'd["status"] + " " + str(d["exit_code"])' <"$tmp/doc")"
@@ -102,11 +110,10 @@ want="/src/d2f type_changed file 0644 $(sha 'now-a-file\n')
 /src/hardlink.txt added file 0644 $(sha 'keep\n')
 /src/link modified symlink 0777 mod.txt
 /src/mod.txt modified file 0644 $(sha 'old\nnew\n')
-/src/redo/a deleted file
-/src/redo/b deleted file
-/src/redo/c added file 0644 $(sha 'c\n')
+$([ -z "$replace_dir" ] || printf '%s\n' "/src/redo/a deleted file" "/src/redo/b deleted file" "/src/redo/c added file 0644 $(sha 'c\n')")
 /src/run.sh modified file 0755 $(sha '#!/bin/sh\n')
 /src/sub/new.txt added file 0644 $(sha 'added\n')"
+want=$(printf '%s\n' "$want" | grep -v '^$')
 entries='"\n".join(" ".join([e["path"], e["change"], e["type"]] + ([e["mode"], e.get("sha256", e.get("link", "-"))] if e["change"] != "deleted" else [])) for e in d["changes"])'
 same "changes lists exactly what changed (no entry for touched, opened or hard-linked-from files)" \
 	"$want" "$(json_get "$entries" <"$tmp/doc")"
