@@ -63,8 +63,21 @@ void kill_child(pid_t child);
 void user_counts_open(void);	/* before the mounts */
 void limit_user_counts(void);	/* after them, before the privileges go */
 
-/* rootfs.c (phase 2, pid 1): tmpfs root, the spec's mounts, pivot_root. */
+/* rootfs.c (phase 2, pid 1): tmpfs root, the spec's mounts, pivot_root.
+ * The new root is assembled at STAGING_DIR before pivot_root; our mount
+ * namespace is private by then, so covering it hides nothing from anyone
+ * else. mount_new_fs: a new tmpfs (m's size, inodes, mode; owned by the
+ * jail's user) or proc as a detached mount. */
+#define STAGING_DIR "/tmp"
 void build_root(const struct spec *sp);
+int mount_new_fs(const char *type, const struct spec *sp, const struct spec_mount *m, uint32_t i);
+
+/* overlay.c (phase 2, pid 1, from build_root): a copy-on-write mount of
+ * lower_tree (the cloned, read-only source of mount i) over a tmpfs of
+ * its own, staged in the new root (root_fd) and unstaged again; the upper
+ * tmpfs goes to hutch on the control socket. Returns the detached
+ * overlay mount. */
+int overlay_new(int root_fd, const struct spec *sp, uint32_t i, int lower_tree, int is_dir);
 
 /* devpts.c (phase 2, pid 1, from build_root): a devpts instance of the
  * jail's own as a detached mount; its fd. */

@@ -119,6 +119,8 @@ static void idmap_one(const struct spec *sp, const struct spec_mount *m, uint32_
 	close(fd);
 	if (!(m->flags & HUTCH_MF_EXEC))
 		attr.attr_set |= MOUNT_ATTR_NOEXEC;
+	if (!(m->flags & HUTCH_MF_RW))	/* an overlay's lower layer */
+		attr.attr_set |= MOUNT_ATTR_RDONLY;
 	attr.userns_fd = (uint64_t)make_userns(&st, sp, i);
 	/* EINVAL: the filesystem cannot idmap (or a submount's cannot);
 	 * EPERM: not ours to idmap. Either way there is no jail to offer. */

@@ -92,6 +92,8 @@ static __u64 rights_for(const struct spec_mount *m)
 		/* fallthrough */
 	case HUTCH_MOUNT_TMPFS:
 		return FS_READ | exec | ((m->flags & HUTCH_MF_RW) ? FS_WRITE : 0);
+	case HUTCH_MOUNT_OVERLAY:
+		return FS_READ | exec | FS_WRITE;	/* writes land in its upper layer */
 	case HUTCH_MOUNT_PROC:
 		return FS_READ;
 	case HUTCH_MOUNT_FILE:

@@ -51,7 +51,8 @@ static bool spec_uses_control(const struct spec *sp)
 	if (sp->flags & (HUTCH_SPEC_SECCOMP_NOTIFY | HUTCH_SPEC_TTY))
 		return true;
 	for (uint32_t i = 0; i < sp->n_mounts; i++)
-		if (sp->mounts[i].flags & HUTCH_MF_SEND_FD)
+		if ((sp->mounts[i].flags & HUTCH_MF_SEND_FD) ||
+		    sp->mounts[i].kind == HUTCH_MOUNT_OVERLAY)
 			return true;
 	return false;
 }

@@ -27,9 +27,6 @@
 #include "hutch-abi.h"
 #include "sys.h"
 
-/* Where the new root is assembled before pivot_root. Our mount namespace is
- * private by then, so covering this path hides nothing from anyone else. */
-#define STAGING_DIR "/tmp"
 /* The root tmpfs holds only what the spec puts there (mount points, the
  * directories on their way, /etc files) and is read-only before the target
  * runs; the count bounds what a spec with deep targets can make us create. */
@@ -172,14 +169,14 @@ static void set_option(int fs_fd, const char *key, uint64_t v, unsigned base, ui
 }
 
 /* A new filesystem instance (tmpfs or proc) as a detached mount. */
-static int new_fs(const char *type, const struct spec *sp, const struct spec_mount *m, uint32_t i)
+int mount_new_fs(const char *type, const struct spec *sp, const struct spec_mount *m, uint32_t i)
 {
 	unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
 	int fs_fd = sys_fsopen(type, FSOPEN_CLOEXEC), mnt_fd;
 
 	if (fs_fd < 0)
 		fail(STAGE_MOUNT, i, errno);
-	if (m->kind == HUTCH_MOUNT_TMPFS) {
+	if (m->kind == HUTCH_MOUNT_TMPFS || m->kind == HUTCH_MOUNT_OVERLAY) {
 		set_option(fs_fd, "size", m->size_bytes, 10, i);
 		/* size counts pages only: empty files, directories and links
 		 * cost kernel memory it never sees (issue #9, finding 4). */
@@ -235,7 +232,7 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 	char name[256];
 	int dir_fd, target_fd;
 
-	if (m->kind == HUTCH_MOUNT_BIND && tree_fd[i] < 0)
+	if ((m->kind == HUTCH_MOUNT_BIND || m->kind == HUTCH_MOUNT_OVERLAY) && tree_fd[i] < 0)
 		return; /* optional and absent */
 	dir_fd = open_parent(root_fd, m->target, name, i);
 	switch ((enum hutch_mount_kind)m->kind) {
@@ -246,7 +243,7 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 		close(target_fd);
 		break;
 	case HUTCH_MOUNT_TMPFS: {
-		int mnt_fd = new_fs("tmpfs", sp, m, i);
+		int mnt_fd = mount_new_fs("tmpfs", sp, m, i);
 
 		target_fd = make_dir(dir_fd, name, 0755, i);
 		/* The frontend keeps this tmpfs alive after the jail is gone
@@ -262,7 +259,7 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 		int mnt_fd;
 
 		target_fd = make_dir(dir_fd, name, 0555, i);
-		mnt_fd = new_fs("proc", sp, m, i);
+		mnt_fd = mount_new_fs("proc", sp, m, i);
 		/* Never hand the target something that only looks like /proc. */
 		if (fstatfs(mnt_fd, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC)
 			fail(STAGE_PROC_VERIFY, i, errno ? errno : EXDEV);
@@ -285,6 +282,15 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 		attach(devpts_new(m, i), target_fd, i);
 		close(target_fd);
 		break;
+	case HUTCH_MOUNT_OVERLAY: {
+		/* the layers are staged in the root first: before the target */
+		int mnt_fd = overlay_new(root_fd, sp, i, tree_fd[i], tree_is_dir[i]);
+
+		target_fd = make_dir(dir_fd, name, 0755, i);
+		attach(mnt_fd, target_fd, i);
+		close(target_fd);
+		break;
+	}
 	case HUTCH_MOUNT_KIND_MAX:
 		fail(STAGE_MOUNT, i, EINVAL);
 	}
@@ -329,8 +335,10 @@ void build_root(const struct spec *sp)
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		fail(STAGE_MOUNT_PRIVATE, SITE_MOUNT_PRIVATE_PROPAGATION, errno);
 
+	/* an overlay's lower layer is a read-only bind until overlay.c
+	 * stages it */
 	for (uint32_t i = 0; i < sp->n_mounts; i++)
-		if (sp->mounts[i].kind == HUTCH_MOUNT_BIND)
+		if (sp->mounts[i].kind == HUTCH_MOUNT_BIND || sp->mounts[i].kind == HUTCH_MOUNT_OVERLAY)
 			clone_bind_source(&sp->mounts[i], i);
 
 	if (mount("hutch-root", STAGING_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,

@@ -16,6 +16,7 @@
 #define HUTCH_CONTROL_WORKDIR 'w'	/* the work dir's tmpfs, for collect */
 #define HUTCH_CONTROL_LISTENER 's'	/* the seccomp listener, for denial reports */
 #define HUTCH_CONTROL_PTY 't'		/* --tty: the master of the jail's own pty */
+#define HUTCH_CONTROL_OVERLAY 'o'	/* an overlay's upper tmpfs, one per overlay in spec order */
 
 /* Exit status of hutch-exec when jail setup failed (EX_OSERR). */
 #define HUTCH_EXIT_SETUP 71

@@ -48,13 +48,16 @@ static int check_mount(const struct spec_mount *m)
 		return 0;
 	if ((m->flags & HUTCH_MF_SEND_FD) && m->kind != HUTCH_MOUNT_TMPFS)
 		return 0;
-	/* only a writable bind is idmapped, never with optional or dev */
+	/* only a writable bind or an overlay's lower is idmapped, never
+	 * with optional or dev */
 	if ((m->flags & HUTCH_MF_IDMAP) &&
-	    (m->kind != HUTCH_MOUNT_BIND || !(m->flags & HUTCH_MF_RW) ||
+	    (!(m->kind == HUTCH_MOUNT_OVERLAY ||
+	       (m->kind == HUTCH_MOUNT_BIND && (m->flags & HUTCH_MF_RW))) ||
 	     (m->flags & (HUTCH_MF_OPTIONAL | HUTCH_MF_DEV))))
 		return 0;
-	/* tmpfs reads nr_inodes=0 as unlimited: a tmpfs always says its bound. */
-	if ((m->kind == HUTCH_MOUNT_TMPFS) != (m->inodes > 0))
+	/* tmpfs reads nr_inodes=0 as unlimited: a tmpfs (an overlay's upper
+	 * is one) always says its bound. */
+	if ((m->kind == HUTCH_MOUNT_TMPFS || m->kind == HUTCH_MOUNT_OVERLAY) != (m->inodes > 0))
 		return 0;
 	if (strlen(m->target) > HUTCH_SPEC_MAX_PATH || !spec_path_is_clean(m->target, 0) ||
 	    has_ctl(m->target))
@@ -73,6 +76,10 @@ static int check_mount(const struct spec_mount *m)
 	case HUTCH_MOUNT_PROC:
 	case HUTCH_MOUNT_DIR:
 		return m->source[0] == '\0' && m->data_len == 0;
+	case HUTCH_MOUNT_OVERLAY:
+		/* always writable (the upper layer), never dev or optional */
+		return spec_path_is_clean(m->source, 0) && m->data_len == 0 && m->size_bytes > 0 &&
+		       (m->flags & ~(HUTCH_MF_EXEC | HUTCH_MF_IDMAP)) == 0;
 	case HUTCH_MOUNT_DEVPTS:
 		/* never nodev-free by a flag: the instance is the jail's own */
 		return m->source[0] == '\0' && m->data_len == 0 && m->flags == 0 &&

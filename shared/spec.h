@@ -67,6 +67,11 @@ enum hutch_mount_kind {
 	HUTCH_MOUNT_FILE,	/* data: contents, mode */
 	HUTCH_MOUNT_DIR,	/* mode */
 	HUTCH_MOUNT_DEVPTS,	/* a new devpts instance; mode: its ptmx node's */
+	/* copy-on-write: source (a host directory, no symlinks in it) is the
+	 * lower layer; the upper is a tmpfs of its own (size, inodes, mode of
+	 * its root as for a tmpfs), whose root is sent on HUTCH_CONTROL_FD
+	 * tagged HUTCH_CONTROL_OVERLAY, in spec order (helper/overlay.c) */
+	HUTCH_MOUNT_OVERLAY,
 	HUTCH_MOUNT_KIND_MAX
 };
 
@@ -76,7 +81,7 @@ enum {
 	HUTCH_MF_DEV = 1u << 2,		/* device nodes honoured (binds of /dev nodes) */
 	HUTCH_MF_OPTIONAL = 1u << 3,	/* skip a bind whose source does not exist */
 	HUTCH_MF_SEND_FD = 1u << 4,	/* tmpfs: send its root fd on HUTCH_CONTROL_FD */
-	HUTCH_MF_IDMAP = 1u << 5,	/* rw bind: idmapped, its owner as the jail's user */
+	HUTCH_MF_IDMAP = 1u << 5,	/* rw bind or overlay's lower: idmapped, its owner as the jail's user */
 	HUTCH_MF_ALL = (1u << 6) - 1,
 };
 
@@ -85,7 +90,7 @@ struct spec_mount {
 	uint16_t flags;
 	uint32_t mode;
 	uint64_t size_bytes;
-	uint64_t inodes;	/* tmpfs: nr_inodes, never 0 (unlimited); else 0 */
+	uint64_t inodes;	/* tmpfs, overlay: nr_inodes, never 0 (unlimited); else 0 */
 	const char *source;	/* "" when unused */
 	const char *target;
 	const uint8_t *data;

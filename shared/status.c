@@ -49,6 +49,7 @@ static const char *const stage_names[STAGE_MAX] = {
 	[STAGE_USER_COUNTS] = "user_counts",
 	[STAGE_BIND_IDMAP] = "bind_idmap",
 	[STAGE_TTY] = "tty",
+	[STAGE_OVERLAY] = "overlay",
 };
 
 static const char *const code_names[HUTCH_STATUS_CODE_MAX] = {
@@ -93,6 +94,7 @@ static const char *const stage_mechanisms[STAGE_MAX] = {
 	[STAGE_DROP_CAPS] = "privileges",
 	[STAGE_NO_NEW_PRIVS] = "privileges",
 	[STAGE_SECCOMP] = "seccomp",
+	[STAGE_OVERLAY] = "overlay",
 };
 
 const char *status_stage_mechanism(unsigned stage)
@@ -379,6 +381,11 @@ static void say_mount_kind(struct words *w, const struct spec *sp, uint32_t i)
 	case HUTCH_MOUNT_DEVPTS:
 		say(w, "mount of devpts at ");
 		break;
+	case HUTCH_MOUNT_OVERLAY:
+		say(w, "overlay of ");
+		say_mount(w, sp, i, 1);
+		say(w, " at ");
+		break;
 	case HUTCH_MOUNT_KIND_MAX:
 		say(w, "mounting ");
 		break;
@@ -407,6 +414,7 @@ static int say_indexed(struct words *w, const struct hutch_status *st, const str
 		say_mount(w, sp, i, 0);
 		return 1;
 	case STAGE_MOUNT:
+	case STAGE_OVERLAY:
 		say_mount_kind(w, sp, i);
 		return 1;
 	case STAGE_PROC_VERIFY:

@@ -59,6 +59,7 @@ enum hutch_stage {
 	STAGE_USER_COUNTS,	/* item: enum hutch_user_count */
 	STAGE_BIND_IDMAP,	/* item: mount index */
 	STAGE_TTY,
+	STAGE_OVERLAY,		/* item: mount index */
 	STAGE_MAX
 };
 

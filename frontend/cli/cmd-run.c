@@ -22,6 +22,7 @@
 #include "spec.h"
 #include "cli/cmd-run.h"
 #include "cli/file-words.h"
+#include "cli/run-changes-dir.h"
 #include "cli/run-output-dir.h"
 #include "cli/run-tty.h"
 #include "doc/json-util.h"
@@ -60,9 +61,11 @@ static const char usage[] =
 	"  --env NAME=VALUE       set a variable the policy allows\n"
 	"  --ro PATH[:DEST]       bind a host path read-only\n"
 	"  --rw PATH[:DEST]       bind a host path read-write\n"
+	"  --overlay PATH[:DEST]  bind a host directory copy-on-write; the result lists the changes\n"
 	"  --input NAME=FILE      stage FILE into the working directory as NAME\n"
 	"  --collect NAME         return the file or directory NAME from the working directory\n"
 	"  --output-dir DIR       without --json, write collected files into DIR (default: .)\n"
+	"  --changes-dir DIR      write the overlays' changed files and changes.json into DIR\n"
 	"  -t, --tty              give the command a terminal of the jail's own, relayed to ours\n"
 	"  --cwd DIR              working directory inside the jail\n"
 	"  --frame                stdout must be exactly one length-prefixed frame\n"
@@ -94,6 +97,7 @@ enum {
 	OPT_ENV,
 	OPT_RO,
 	OPT_RW,
+	OPT_OVERLAY,
 	OPT_INPUT,
 	OPT_COLLECT,
 	OPT_CWD,
@@ -107,6 +111,7 @@ enum {
 	OPT_EXPLAIN,
 	/* outputs to the host (run-output-dir.c) */
 	OPT_OUTPUT_DIR,
+	OPT_CHANGES_DIR,	/* run-changes-dir.c */
 };
 
 static const struct option options[] = {
@@ -125,6 +130,7 @@ static const struct option options[] = {
 	{ "env", required_argument, NULL, OPT_ENV },
 	{ "ro", required_argument, NULL, OPT_RO },
 	{ "rw", required_argument, NULL, OPT_RW },
+	{ "overlay", required_argument, NULL, OPT_OVERLAY },
 	{ "input", required_argument, NULL, OPT_INPUT },
 	{ "collect", required_argument, NULL, OPT_COLLECT },
 	{ "cwd", required_argument, NULL, OPT_CWD },
@@ -137,6 +143,7 @@ static const struct option options[] = {
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	/* outputs to the host */
 	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
+	{ "changes-dir", required_argument, NULL, OPT_CHANGES_DIR },
 	/* interactive use (run-tty.c) */
 	{ "tty", no_argument, NULL, 't' },
 	{ "help", no_argument, NULL, 'h' },
@@ -160,8 +167,8 @@ static const struct limit_flag {
 
 struct run_cli {
 	const char *typed[N_LIMIT_FLAGS];	/* each limit's value as typed */
-	const char *mount_typed[MOUNT_FLAGS_MAX]; /* --ro/--rw arguments, in order */
-	bool mount_rw[MOUNT_FLAGS_MAX];
+	const char *mount_typed[MOUNT_FLAGS_MAX]; /* --ro/--rw/--overlay arguments, in order */
+	const char *mount_flag[MOUNT_FLAGS_MAX];	/* which of the three */
 	size_t n_mounts;
 	struct policy_choice choice;
 	const char *request_file;
@@ -173,6 +180,8 @@ struct run_cli {
 	/* outputs to the host: where --collect writes without --json */
 	const char *output_dir;
 	int output_dir_fd;
+	const char *changes_dir;	/* --changes-dir */
+	int changes_dir_fd;
 	/* interactive use: --tty */
 	bool tty;
 };
@@ -277,7 +286,9 @@ static int add_mount(struct run_cli *c, const char *arg, const char *mode)
 		return -ENOMEM;
 	}
 	if (c->n_mounts < MOUNT_FLAGS_MAX) {
-		c->mount_rw[c->n_mounts] = strcmp(mode, "rw") == 0;
+		c->mount_flag[c->n_mounts] = strcmp(mode, "rw") == 0	    ? "--rw"
+					     : strcmp(mode, "overlay") == 0 ? "--overlay"
+									    : "--ro";
 		c->mount_typed[c->n_mounts] = arg;
 	}
 	c->n_mounts++;
@@ -362,7 +373,7 @@ static bool is_request_option(int opt)
 {
 	return opt != OPT_POLICY && opt != OPT_ALLOW_POLICIES && opt != OPT_REQUEST &&
 	       opt != OPT_JSON && opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h' &&
-	       opt != OPT_EXPLAIN && opt != OPT_OUTPUT_DIR && opt != 't';
+	       opt != OPT_EXPLAIN && opt != OPT_OUTPUT_DIR && opt != OPT_CHANGES_DIR && opt != 't';
 }
 
 static int add_env(struct run_cli *c, const char *arg)
@@ -442,6 +453,7 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_ENV: return add_env(c, arg);
 	case OPT_RO: return add_mount(c, arg, "ro");
 	case OPT_RW: return add_mount(c, arg, "rw");
+	case OPT_OVERLAY: return add_mount(c, arg, "overlay");
 	case OPT_INPUT: return add_input(c, arg);
 	case OPT_COLLECT: return add_collect(c, arg);
 	case OPT_CWD: return set_string(c, "cwd", arg);
@@ -453,6 +465,7 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_DRY_RUN: c->dry_run = true; return 0;
 	case OPT_EXPLAIN: return set_explain(c);
 	case OPT_OUTPUT_DIR: c->output_dir = arg; return 0;
+	case OPT_CHANGES_DIR: c->changes_dir = arg; return 0;
 	case 't': c->tty = true; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	default: return -EINVAL; /* option_error said which */
@@ -489,6 +502,7 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 	jset(c, c->doc, "version", json_object_new_int(1));
 	c->result_fd = -1;
 	c->output_dir_fd = -1;
+	c->changes_dir_fd = -1;
 	optind = 1;
 	opterr = 0; /* option_error says it, naming hutch run */
 	/* '+': the first non-option ends option parsing, so the command's own
@@ -620,8 +634,8 @@ static const char *flag_for(const struct run_cli *c, const char *ptr, char *buf,
 	if (strncmp(ptr, "/mounts/", 8) == 0) {
 		n = strtoul(ptr + 8, &end, 10);
 		if (n >= c->n_mounts || n >= MOUNT_FLAGS_MAX)
-			return "--ro/--rw";
-		snprintf(buf, cap, "%s %s%s%s", c->mount_rw[n] ? "--rw" : "--ro", c->mount_typed[n],
+			return "--ro/--rw/--overlay";
+		snprintf(buf, cap, "%s %s%s%s", c->mount_flag[n], c->mount_typed[n],
 			 *end == '/' ? ": " : "", *end == '/' ? end + 1 : "");
 		return buf;
 	}
@@ -790,6 +804,18 @@ static enum hutch_err job_probe_gate(const struct run_job *j, char *why, size_t 
 	return HUTCH_ERR_NONE;
 }
 
+/* --changes-dir reports on the plan's overlays: there must be one. */
+static int run_open_changes_dir(struct run_cli *c, const struct run_job *j)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < j->plan.n_mounts; i++)
+		any = any || j->plan.mounts[i].overlay;
+	if (!any)
+		return usage_error("--changes-dir", "the run has no --overlay whose changes to write");
+	return run_changes_dir_open(c->changes_dir, &c->changes_dir_fd);
+}
+
 /* Step 5b, outputs to the host: without --json, --collect writes into
  * --output-dir (default "."), opened before any jail exists. */
 static int job_open_output_dir(struct run_cli *c, const struct run_job *j)
@@ -797,6 +823,8 @@ static int job_open_output_dir(struct run_cli *c, const struct run_job *j)
 	if (c->output_dir && c->json)
 		return usage_error("--output-dir", "has no effect with --json or --request "
 						   "(the files are in the result document)");
+	if (c->changes_dir && run_open_changes_dir(c, j) < 0)
+		return -EINVAL;
 	if (c->json || (!c->output_dir && j->plan.n_collect == 0))
 		return 0;
 	return run_output_dir_open(c->output_dir ? c->output_dir : ".", &c->output_dir_fd);
@@ -830,6 +858,7 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 		.explain = c->explain,
 		.collect_dirs = c->output_dir_fd >= 0,
 		.tty = c->tty,
+		.changes_data = c->changes_dir_fd >= 0,
 	};
 	struct outcome o;
 	struct collected files;
@@ -848,6 +877,8 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 	 * not written fails a run that otherwise succeeded. */
 	unwritten = c->output_dir_fd >= 0 &&
 		    run_output_dir_write(c->output_dir_fd, &j->plan, &o, &files) > 0;
+	if (c->changes_dir_fd >= 0 && run_changes_dir_write(c->changes_dir_fd, &o) > 0)
+		unwritten = true;
 	doc = result_for_outcome(&j->plan, &o, &files, &j->jr);
 	if (eo.passthrough && j->plan.stdout_mode == STDOUT_FRAME &&
 	    o.status == OUTCOME_EXITED && o.exit_code == 0 &&
@@ -898,5 +929,7 @@ int cmd_run(int argc, char **argv)
 		r = finish(&c, result_for_error(pe, NULL, NULL, why, &j.jr));
 	if (c.output_dir_fd >= 0)
 		close(c.output_dir_fd);
+	if (c.changes_dir_fd >= 0)
+		close(c.changes_dir_fd);
 	return r;
 }

@@ -14,6 +14,7 @@
 
 #include "errors.h"
 #include "status.h"
+#include "doc/change-set.h"
 
 struct capture {
 	uint8_t *buf;		/* kept bytes (json mode), at most limit */
@@ -84,6 +85,9 @@ struct shown {
  * ran into. */
 #define OUTCOME_DETAIL_MAX 384
 
+/* As many as a request has mounts (REQ_MAX_MOUNTS). */
+#define OUTCOME_MAX_OVERLAYS 64
+
 struct outcome {
 	enum outcome_status status;
 	int exit_code;			/* OUTCOME_EXITED */
@@ -97,6 +101,11 @@ struct outcome {
 	int exit_status_raw;		/* the helper's wait status */
 	bool cgroup_applied;		/* memory.max/pids.max were in force */
 	int workdir_fd;			/* the work dir's tmpfs, for collect, or -1 */
+	/* Each overlay's upper tmpfs, in the spec's order, as pid 1 sent
+	 * them; run/changes.c reads the change set from them. */
+	int overlay_fd[OUTCOME_MAX_OVERLAYS];
+	size_t n_overlay_fds;
+	struct change_set changes;	/* present when the run had overlays */
 	bool denials_attributed;	/* a seccomp listener was ours */
 	struct denial denials[DENIALS_MAX];
 	size_t n_denials;

@@ -18,6 +18,7 @@ struct plan_mount {
 	char *source;	/* host path, canonical */
 	char *target;	/* jail path */
 	bool rw;
+	bool overlay;	/* copy-on-write: rw is false, the upper layer is the jail's */
 	bool exec;
 };
 
@@ -33,6 +34,7 @@ struct plan_limits {
 	uint64_t processes, open_files;
 	uint64_t tmp_bytes, work_bytes;
 	uint64_t tmp_inodes, work_inodes;	/* nr_inodes of /tmp and the work dir */
+	uint64_t overlay_bytes, overlay_inodes;	/* each overlay's upper tmpfs */
 };
 
 struct plan {
@@ -71,6 +73,7 @@ struct plan {
 	bool require_cgroup;
 	uint64_t collect_max_bytes;
 	uint64_t collect_max_count;	/* entries, a collected directory's included */
+	bool export_changes;	/* the overlays' changed files come back as data */
 	char *digest;	/* "sha256:..." */
 };
 

@@ -47,6 +47,10 @@ const struct limit_def limit_defs[LIM_COUNT] = {
 	 * source tree or virtualenv (tens of thousands of files). */
 	[LIM_TMP_INODES] = { "tmp_inodes", 64, 1u << 24, false, 32768 },
 	[LIM_WORK_INODES] = { "work_inodes", 64, 1u << 24, false, 65536 },
+	/* Each overlay's upper layer: a tmpfs of its own, charged like the
+	 * work dir; optional, as policies written before overlays lack them. */
+	[LIM_OVERLAY_BYTES] = { "overlay_bytes", 64 * KB, 1024 * GB, false, 256 * MB },
+	[LIM_OVERLAY_INODES] = { "overlay_inodes", 64, 1u << 24, false, 65536 },
 };
 
 static const char *const net_names[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
@@ -321,8 +325,11 @@ static void parse_mount_rules(struct ctx *c, struct json_object *arr)
 				rule->ro = true;
 			else if (strcmp(t, "rw") == 0)
 				rule->rw = true;
+			else if (strcmp(t, "overlay") == 0)
+				rule->overlay = true;
 			else
-				verror_add_index(c->e, INVALID, mptr, k, "must be \"ro\" or \"rw\"");
+				verror_add_index(c->e, INVALID, mptr, k,
+						 "must be \"ro\", \"rw\" or \"overlay\"");
 		}
 	}
 }
@@ -579,6 +586,8 @@ static struct json_object *jmounts(const struct policy *p)
 			json_object_array_add(modes, json_object_new_string("ro"));
 		if (p->mount_rules[i].rw)
 			json_object_array_add(modes, json_object_new_string("rw"));
+		if (p->mount_rules[i].overlay)
+			json_object_array_add(modes, json_object_new_string("overlay"));
 		json_object_object_add(m, "modes", modes);
 		json_object_array_add(x, m);
 	}

@@ -30,6 +30,8 @@ enum limit_id {
 	LIM_WORK_BYTES,
 	LIM_TMP_INODES,
 	LIM_WORK_INODES,
+	LIM_OVERLAY_BYTES,	/* each --overlay's upper tmpfs */
+	LIM_OVERLAY_INODES,
 	LIM_COUNT
 };
 
@@ -53,6 +55,7 @@ struct policy_bind {
 struct policy_mount_rule {
 	char *prefix;	/* request binds may come from at or below this */
 	bool ro, rw;	/* with these modes */
+	bool overlay;	/* copy-on-write (--overlay) */
 };
 
 enum requirement {

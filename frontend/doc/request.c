@@ -329,13 +329,15 @@ static int parse_mounts(struct json_object *a, struct request *r, struct verrors
 			return k < 0 ? k : verror_add_key(e, BAD, ptr, "target", "missing");
 		if (!path_ok(dst))
 			return verror_add_key(e, BAD, ptr, "target", "must be a clean absolute path");
-		if ((k = json_get_string(m, "mode", 2, BAD, ptr, e, &mode)) < 0)
+		if ((k = json_get_string(m, "mode", 7, BAD, ptr, e, &mode)) < 0)
 			return k;
-		if (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)
-			return verror_add_key(e, BAD, ptr, "mode", "must be ro or rw");
+		if (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0 &&
+		    strcmp(mode, "overlay") != 0)
+			return verror_add_key(e, BAD, ptr, "mode", "must be ro, rw or overlay");
 		r->mounts[i].source = strdup(src);
 		r->mounts[i].target = strdup(dst);
 		r->mounts[i].rw = mode && strcmp(mode, "rw") == 0;
+		r->mounts[i].overlay = mode && strcmp(mode, "overlay") == 0;
 		r->n_mounts = i + 1;
 		if (!r->mounts[i].source || !r->mounts[i].target)
 			return -ENOMEM;
@@ -380,7 +382,7 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 	static const char *const keys[] = { "version", "policy", "argv",   "env",
 					    "cwd",     "stdin",	 "files",  "collect",
 					    "limits",  "stdout_mode", "network", "mounts",
-					    "keep_partial", NULL };
+					    "keep_partial", "export_changes", NULL };
 	static const char *const modes[] = { [STDOUT_STREAM] = "stream", [STDOUT_FRAME] = "frame" };
 	static const char *const nets[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
 					    [NET_HOST] = "host" };
@@ -443,6 +445,8 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 	    (k > 0 && (k = parse_mounts(v, r, e)) < 0))
 		return k;
 	if ((k = json_get_bool(doc, "keep_partial", BAD, "", e, &r->keep_partial)) < 0)
+		return k;
+	if ((k = json_get_bool(doc, "export_changes", BAD, "", e, &r->export_changes)) < 0)
 		return k;
 	return 0;
 }

@@ -28,6 +28,7 @@
 struct req_mount {
 	char *source, *target;
 	bool rw;
+	bool overlay;	/* mode "overlay" */
 };
 
 struct req_file {
@@ -61,6 +62,7 @@ struct request {
 	enum net_mode network;
 	struct req_mount *mounts;
 	size_t n_mounts;
+	bool export_changes;	/* the overlays' changed files as data */
 };
 
 /* From a parsed document. -EINVAL with e filled (invalid_request and the

@@ -493,6 +493,12 @@ struct json_object *result_for_outcome(const struct plan *plan, const struct out
 	put_stream(d, "stdout", &o->out, &o->show_out, o->output_withheld, &ok);
 	put_stream(d, "stderr", &o->errc, &o->show_err, o->output_withheld, &ok);
 	put_files(d, files, !o->output_withheld, &ok);
+	if (o->changes.present) {
+		put(d, "changes",
+		    change_set_json(&o->changes, o->changes.exported && !o->output_withheld, false),
+		    &ok);
+		put(d, "changes_omitted", json_object_new_int64((int64_t)o->changes.omitted), &ok);
+	}
 	put_denials(d, o, &ok);
 	put_explain(d, o, &ok);
 	put_usage(d, o, &ok);

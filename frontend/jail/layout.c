@@ -272,6 +272,24 @@ static uint16_t rw_idmap(const struct layout *l)
 	return l->is_root ? HUTCH_MF_IDMAP : 0;
 }
 
+/* Copy-on-write (hutch-exec's overlay.c): the source is the lower layer,
+ * the upper a tmpfs bounded like the work dir. A root caller's lower is
+ * idmapped as its --rw binds are, or the jail's user could change only
+ * what "other" may write, and copy-up would fail on unmapped owners. */
+static int add_overlay(struct layout *l, const struct plan *plan, const struct plan_mount *pm)
+{
+	struct spec_mount *m = add(l, HUTCH_MOUNT_OVERLAY, pm->target);
+
+	if (!m)
+		return -E2BIG;
+	m->source = pm->source;
+	m->mode = 0700;
+	m->size_bytes = plan->limits.overlay_bytes;
+	m->inodes = plan->limits.overlay_inodes;
+	m->flags = rw_idmap(l) | (pm->exec ? HUTCH_MF_EXEC : 0);
+	return 0;
+}
+
 /* The mounts, in the order the file's opening comment gives. */
 static int layout_mounts(struct layout *l, const struct plan *plan)
 {
@@ -308,9 +326,11 @@ static int layout_mounts(struct layout *l, const struct plan *plan)
 	}
 	/* The request's binds last: they may land inside the working dir. */
 	for (size_t i = 0; i < plan->n_mounts && r == 0; i++)
-		r = add_bind(l, plan->mounts[i].source, plan->mounts[i].target,
-			     (plan->mounts[i].rw ? HUTCH_MF_RW | rw_idmap(l) : 0) |
-				     (plan->mounts[i].exec ? HUTCH_MF_EXEC : 0));
+		r = plan->mounts[i].overlay
+			    ? add_overlay(l, plan, &plan->mounts[i])
+			    : add_bind(l, plan->mounts[i].source, plan->mounts[i].target,
+				       (plan->mounts[i].rw ? HUTCH_MF_RW | rw_idmap(l) : 0) |
+					       (plan->mounts[i].exec ? HUTCH_MF_EXEC : 0));
 	return r;
 }
 

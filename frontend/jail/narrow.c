@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "doc/path-util.h"
 #include "doc/policy-accepts.h"
@@ -78,6 +79,15 @@ static int build_env(const struct request *req, const struct policy *pol, struct
 	return 0;
 }
 
+/* overlayfs layers are directories; the helper checks again on its
+ * descriptor, this says so before a jail is built. */
+static bool is_directory(const char *real)
+{
+	struct stat st;
+
+	return stat(real, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int build_mounts(const struct request *req, const struct policy *pol, struct plan *p,
 			struct verrors *e)
 {
@@ -103,7 +113,6 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		const struct req_mount *m = &req->mounts[i];
 		char ptr[VERROR_POINTER_MAX], real[PATH_MAX];
 		const char *why;
-		bool allowed = false;
 
 		pointer_join_index(ptr, sizeof(ptr), "/mounts", i);
 		/* The rule applies to where the source really is: a symlink
@@ -112,15 +121,9 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		 * swapped in after this check. */
 		if (!realpath(m->source, real))
 			return verror_add_key(e, BAD, ptr, "source", "does not exist");
-		for (size_t k = 0; k < pol->n_mount_rules; k++) {
-			const struct policy_mount_rule *rule = &pol->mount_rules[k];
-
-			if (path_at_or_below(real, rule->prefix) && (m->rw ? rule->rw : rule->ro))
-				allowed = true;
-		}
-		if (!allowed) {
+		if (!policy_takes_mount(pol, real, m)) {
 			verror_add(e, VIOLATION, ptr, "not allowed by the policy");
-			verror_given(e, "%s", m->rw ? "rw" : "ro");
+			verror_given(e, "%s", m->overlay ? "overlay" : m->rw ? "rw" : "ro");
 			policy_accept_mounts(e, pol);
 			return -EINVAL;
 		}
@@ -134,6 +137,10 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		p->mounts[i].source = strdup(real);
 		p->mounts[i].target = strdup(m->target);
 		p->mounts[i].rw = m->rw;
+		p->mounts[i].overlay = m->overlay;
+		if (m->overlay && !is_directory(real))
+			return verror_add_key(e, BAD, ptr, "source",
+					      "an overlay's source must be a directory");
 		p->mounts[i].exec = pol->request_exec; /* false: request binds never execute */
 		p->n_mounts = i + 1;
 		if (!p->mounts[i].source || !p->mounts[i].target)
@@ -207,6 +214,8 @@ static int fill_limits(const struct request *req, const struct policy *pol, stru
 		[LIM_WORK_BYTES] = &p->limits.work_bytes,
 		[LIM_TMP_INODES] = &p->limits.tmp_inodes,
 		[LIM_WORK_INODES] = &p->limits.work_inodes,
+		[LIM_OVERLAY_BYTES] = &p->limits.overlay_bytes,
+		[LIM_OVERLAY_INODES] = &p->limits.overlay_inodes,
 	};
 
 	for (int i = 0; i < LIM_COUNT; i++) {
@@ -274,6 +283,7 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 	p->partial_output = pol->partial_output;
 	p->overflow_truncate = pol->overflow_truncate;
 	p->keep_partial = req->keep_partial;
+	p->export_changes = req->export_changes;
 	p->require_cgroup = (pol->requires & REQ_CGROUP) != 0;
 	/* Said here, before any jail: the helper's chdir would fail with 71,
 	 * which reads as a refused jail. */

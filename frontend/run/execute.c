@@ -16,6 +16,7 @@
 #include "jail/filter.h"
 #include "jail/jail-path.h"
 #include "jail/layout.h"
+#include "run/changes.h"
 #include "run/classify.h"
 #include "run/execute.h"
 #include "run/explain.h"
@@ -46,6 +47,7 @@ struct exec_run {
 	bool reaped;		/* supervise() waited for the helper */
 	bool collect_dirs;	/* eo->collect_dirs */
 	bool tty;		/* eo->tty: the spec asks pid 1 for a pty */
+	bool changes_data;	/* eo->changes_data */
 };
 
 static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
@@ -384,6 +386,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 		r = start_failed(plan, res, HUTCH_ERR_INTERNAL, -ENOMEM, NULL);
 	else {
 		x->collect_dirs = eo->collect_dirs;
+		x->changes_data = eo->changes_data;
 		x->tty = eo->tty;
 		r = prepare_cgroup(x, &io); /* before the spec: it sets the rlimits */
 	}
@@ -421,6 +424,19 @@ static int exec_supervise(struct exec_run *x)
 	x->so.control_fd = -1; /* closed by the watch */
 	x->reaped = true;
 	return r;
+}
+
+/* The overlays' upper layers, as frozen as the work dir; their files
+ * share the collect budget with what --collect brought back, since one
+ * result carries both. */
+static void read_changes(struct exec_run *x, const struct collected *files)
+{
+	uint64_t left = x->plan->collect_max_bytes;
+
+	for (size_t i = 0; i < files->n; i++)
+		left -= files->files[i].len <= left ? files->files[i].len : left;
+	if (changes_read(x->plan, x->res, x->plan->export_changes || x->changes_data, left) < 0)
+		change_set_free(&x->res->changes);	/* no memory: no change set */
 }
 
 void exec_finish(struct exec_run *x, struct collected *ret_files)
@@ -467,6 +483,7 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 	if (res->workdir_fd >= 0)
 		close(res->workdir_fd);
 	res->workdir_fd = -1;
+	read_changes(x, ret_files);
 	run_free(x);
 }
 

@@ -150,6 +150,7 @@ void outcome_free(struct outcome *o)
 	free(o->out.buf);
 	free(o->errc.buf);
 	free(o->explain.events);
+	change_set_free(&o->changes);
 	o->explain.events = NULL;
 	o->explain.n = 0;
 	o->out.buf = o->errc.buf = NULL;
@@ -440,6 +441,8 @@ static int read_control(struct jail_watch *l)
 	}
 	if (tag == HUTCH_CONTROL_WORKDIR && l->res->workdir_fd < 0)
 		l->res->workdir_fd = fd;
+	else if (tag == HUTCH_CONTROL_OVERLAY && l->res->n_overlay_fds < OUTCOME_MAX_OVERLAYS)
+		l->res->overlay_fd[l->res->n_overlay_fds++] = fd;
 	else if (tag == HUTCH_CONTROL_PTY && l->o.tty && !l->tty_attached) {
 		l->tty_attached = true;
 		if (pty_relay_attach(fd, l->o.tty_size_fd, &l->jp->stdout_rd, &l->jp->stdin_wr) < 0)

@@ -491,7 +491,7 @@ class Harness:
     def outside_checks(self, probe, token, lmarker, injected, before_log):
         """What only the outside can see. Returns evidence of an escape or []."""
         bad = []
-        if probe == "host-write":
+        if probe in ("host-write", "overlay-write"):
             with open(self.writable) as f:
                 if f.read() != self.writable_text:
                     bad.append("the writable canary changed")
@@ -569,6 +569,9 @@ class Harness:
             opts += ["--collect", "out", "--collect", "out-rel", "--collect", "out-proc"]
         if probe == "collect-fifo":
             opts += ["--collect", "out-fifo"]
+        if probe == "overlay-write":
+            # the canary directory copy-on-write at its own path
+            opts += ["--overlay", "%s:%s" % (self.canary, self.canary)]
         if netmode:
             opts += ["--network", netmode]
         argv = [self.hutch, "run"] + self.extra + ["--json", "--policy", pol, "--timeout", timeout,
@@ -599,6 +602,8 @@ class Harness:
                     verdict, ev = "ESCAPED", "expected a timeout within 12 s: %s after %d ms" % (err or doc.get("status"), wall)
             elif probe == "collect-symlink" or probe == "collect-fifo":
                 verdict, ev = self.judge_collect(probe, doc, verdict, ev, wall)
+            elif probe == "overlay-write":
+                verdict, ev = self.judge_overlay(doc, verdict, ev)
             elif probe == "mem-bomb-multi" and verdict in ("CONTAINED", "ESCAPED"):
                 agg = 0
                 for w in ev.split():
@@ -687,6 +692,25 @@ class Harness:
                 doc.get("status"), doc.get("exit_code"), err.get("code", ""),
                 err.get("message", ""), serr.strip()[:200])
         return v, ev, doc
+
+    def judge_overlay(self, doc, verdict, ev):
+        """The change set must hold what the probe did and no deletion
+        (it deletes nothing: a forged mark would show as one). A policy
+        without the overlay mode refuses the run; a kernel without
+        overlayfs in a user namespace, the jail."""
+        err = doc.get("error") or {}
+        if verdict == "CONTAINED":
+            changes = doc.get("changes") or []
+            forged = [c["path"] for c in changes if c.get("change") == "deleted"]
+            if forged:
+                return "ESCAPED", "the change set lists deletions never made: %s" % forged
+            return verdict, ev + "; change set: " + ", ".join(
+                "%s %s" % (c.get("change"), os.path.basename(c.get("path", ""))) for c in changes)
+        if err.get("code") == "policy_violation":
+            return "NOTAPPLICABLE", "the policy offers no overlay mode (policy_violation)"
+        if err.get("code") == "sandbox_unavailable" and "overlay" in err.get("message", ""):
+            return "NOTAPPLICABLE", "no overlayfs in a user namespace here: " + err["message"]
+        return verdict, ev
 
     def judge_collect(self, probe, doc, verdict, ev, wall):
         if verdict != "CONTAINED":

@@ -137,6 +137,9 @@
  *  env-leak         the harness's canary variable in environ   sees it
  *  collect-symlink  plant symlinks to host canaries, collected harness reads them naively
  *  collect-fifo     plant a FIFO, collected                    a naive reader blocks
+ *  overlay-write    write the canaries through --overlay;      the user.overlay.* xattrs it
+ *                   forge overlayfs marks (user.overlay.*),    set are removed; files and the
+ *                   reach the upper layer                      canary restored (harness)
  *  seccomp-abi      int 0x80 unshare/clone/keyctl/reboot,      i386 calls in children
  *                   x32 unshare
  *  ro-write         create in /usr, mkdir in /, open           created and removed at once
@@ -584,6 +587,7 @@ static const struct {
 	{ "env-leak", p_env_leak },
 	{ "collect-symlink", p_collect_symlink },
 	{ "collect-fifo", p_collect_fifo },
+	{ "overlay-write", p_overlay_write },
 	{ "seccomp-abi", p_seccomp_abi },
 	{ "ro-write", p_ro_write },
 	{ "setuid-plant", p_setuid_plant },

@@ -215,6 +215,27 @@ expect "a bind source that is a FIFO: bind_source EPERM" \
 expect "control: a regular file beside them binds" \
 	"exit=0 signal=0 record=none" --bind "$tmp/real/f" /data/f $L -- /bin/true
 
+# ---- overlays: a directory source, no link, an upper layer within bounds ----
+# (no idmap here: a world-writable directory, so root's jail user may write)
+mkdir "$tmp/cow"
+chmod 1777 "$tmp/cow"
+echo inside >"$tmp/cow/f"
+expect_all "control: an overlay reads its source and writes above it" \
+	"inside
+changed
+exit=0 signal=0 record=none" --overlay "$tmp/cow" /o 1048576 $L -- /bin/sh -c \
+	'cat /o/f && echo changed > /o/g && cat /o/g'
+same "... and the source is as it was" "f" "$(ls "$tmp/cow")"
+expect "an overlay of a file: bind_source ENOTDIR" \
+	"$REFUSED=setup_failed stage=bind_source item=1 errno=ENOTDIR words=bind of $tmp/real/f: ENOTDIR" \
+	--tmpfs /a 1048576 --overlay "$tmp/real/f" /o 1048576 -- /bin/true
+expect "an overlay source that is a symlink: bind_source ELOOP" \
+	"$REFUSED=setup_failed stage=bind_source item=1 errno=ELOOP words=bind of $tmp/link: ELOOP" \
+	--tmpfs /a 1048576 --overlay "$tmp/link" /o 1048576 -- /bin/true
+expect "an upper layer with room for its root alone: overlay, its index, ENOSPC" \
+	"$REFUSED=setup_failed stage=overlay item=1 errno=ENOSPC words=overlay of $tmp/real at /o: ENOSPC" \
+	--tmpfs /a 1048576 --overlay "$tmp/real" /o 1048576 --inodes 1 -- /bin/true
+
 # ---- mount targets: created inside the new root, never through a link ----
 expect "a tmpfs target missing under a read-only bind: mount_target EROFS" \
 	"$REFUSED=setup_failed stage=mount_target item=1 errno=EROFS words=creating the mount point for /r/sub: EROFS" \

@@ -31,6 +31,8 @@
  *                        (/dev: a small read-only one); cwd /work
  *   --bind SRC DST       read-only, noexec bind
  *   --tmpfs DST BYTES    writable tmpfs, mode 0755, 4096 inodes
+ *   --overlay SRC DST BYTES  copy-on-write of SRC over a tmpfs of BYTES,
+ *                        mode 0700, 4096 inodes
  *   --proc DST           a new procfs
  *   --dir DST            an empty directory, mode 0755
  *   --file DST TEXT      a file holding TEXT, mode 0644
@@ -87,6 +89,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -179,6 +182,16 @@ static void add_tmpfs(const char *target, uint32_t mode, uint64_t bytes, uint64_
 	m->size_bytes = bytes;
 	m->inodes = inodes;
 	m->flags = flags;
+}
+
+static void add_overlay(const char *source, const char *target, uint64_t bytes)
+{
+	struct spec_mount *m = add_mount(HUTCH_MOUNT_OVERLAY, target);
+
+	m->source = source;
+	m->mode = 0700;
+	m->size_bytes = bytes;
+	m->inodes = 4096;
 }
 
 static void add_symlink(const char *text, const char *target)
@@ -412,14 +425,15 @@ static void on_alarm(int sig)
  * fixed numbers first, so no dup2 clobbers one another still needs; a
  * failure before the helper runs is a helper_exec record, as there. */
 static _Noreturn void child_exec(const char *helper, pid_t parent, int spec_rd, int status_wr,
-				 int stdin_fd)
+				 int stdin_fd, int control_fd)
 {
 	static char *const argv[] = { "hutch-exec", NULL };
 	static char *const envp[] = { NULL };
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	struct hutch_status st = { .magic = HUTCH_STATUS_MAGIC, .code = HUTCH_SETUP_FAILED,
 				   .stage = STAGE_HELPER_EXEC };
-	int srcs[5] = { stdin_fd, -1, -1, spec_rd, status_wr }, moved[5] = { -1, -1, -1, -1, -1 };
+	int srcs[7] = { stdin_fd, -1, -1, spec_rd, status_wr, -1, control_fd };
+	int moved[7] = { -1, -1, -1, -1, -1, -1, -1 };
 	sigset_t none;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
@@ -429,17 +443,18 @@ static _Noreturn void child_exec(const char *helper, pid_t parent, int spec_rd, 
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
 			sigaction(s, &dfl, NULL);
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < 7; i++) {
 		moved[i] = srcs[i] < 0 ? -1 : fcntl(srcs[i], F_DUPFD_CLOEXEC, 16);
 		if (srcs[i] >= 0 && moved[i] < 0)
 			goto fail;
 	}
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 7; i++)
 		if (moved[i] >= 0 && dup2(moved[i], i) < 0)
 			goto fail;
 	/* Like the frontend, whose every fd is born close-on-exec: the helper
-	 * starts with 0-4 and nothing else, whatever the test shell left open. */
-	if (syscall(SYS_close_range, 5U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+	 * starts with 0-4 (and the control socket) and nothing else, whatever
+	 * the test shell left open. */
+	if (syscall(SYS_close_range, control_fd >= 0 ? 7U : 5U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		goto fail;
 	execve(helper, argv, envp);
 fail:
@@ -556,7 +571,7 @@ int main(int argc, char **argv)
 	const char *helper = getenv("HUTCH_EXEC");
 	struct sigaction sa = { .sa_handler = on_alarm };
 	int is_root = geteuid() == 0, default_layout = 0, dump = 0, null_stdin = 0;
-	int cwd_given = 0, spec_p[2], status_p[2], stdin_fd = -1, status, no_seccomp = 0;
+	int cwd_given = 0, spec_p[2], status_p[2], control_p[2] = { -1, -1 }, stdin_fd = -1, status, no_seccomp = 0;
 	static const uint8_t allow_all[8] = { 0x06, 0, 0, 0, 0, 0, 0xff, 0x7f }; /* RET ALLOW */
 	unsigned timeout_s = 60;
 	uint8_t *wire;
@@ -590,6 +605,9 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--tmpfs") == 0) {
 			add_tmpfs(ARG(1), 0755, number(ARG(2)), 4096, HUTCH_MF_RW);
 			i += 2;
+		} else if (strcmp(a, "--overlay") == 0) {
+			add_overlay(ARG(1), ARG(2), number(ARG(3)));
+			i += 3;
 		} else if (strcmp(a, "--proc") == 0) {
 			add_mount(HUTCH_MOUNT_PROC, ARG(1));
 			i += 1;
@@ -730,6 +748,14 @@ int main(int argc, char **argv)
 		perror("spec-send: pipe2");
 		return 3;
 	}
+	/* An overlay sends its upper layer on the control socket, as hutch
+	 * expects: one we hold, and read nothing from, while the helper runs. */
+	for (uint32_t k = 0; k < sp.n_mounts; k++)
+		if (mounts[k].kind == HUTCH_MOUNT_OVERLAY && control_p[0] < 0 &&
+		    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, control_p) < 0) {
+			perror("spec-send: socketpair");
+			return 3;
+		}
 	fflush(stdout);
 	parent = getpid();
 	pid = fork();
@@ -738,11 +764,13 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	if (pid == 0)
-		child_exec(helper, parent, spec_p[0], status_p[1], stdin_fd);
+		child_exec(helper, parent, spec_p[0], status_p[1], stdin_fd, control_p[1]);
 	helper_pid = pid;
 	alarm(timeout_s);
 	close(spec_p[0]);
 	close(status_p[1]);
+	if (control_p[1] >= 0)
+		close(control_p[1]);
 	if (stdin_fd >= 0)
 		close(stdin_fd);
 	(void)fd_write_all(spec_p[1], wire, wire_len);

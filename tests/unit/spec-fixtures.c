@@ -52,6 +52,9 @@ static const struct spec_mount good_mounts[N_GOOD_MOUNTS] = {
 	[M_DIR] = { .kind = HUTCH_MOUNT_DIR, .mode = 0755, .source = "", .target = "/work" },
 	[M_DIR_DOTS] = { .kind = HUTCH_MOUNT_DIR, .mode = 07777, .source = "",
 			 .target = "/work/.a/b./..c/..." },
+	[M_OVERLAY] = { .kind = HUTCH_MOUNT_OVERLAY, .flags = HUTCH_MF_IDMAP, .mode = 0700,
+			.size_bytes = 1u << 20, .inodes = 64, .source = "/srv/src",
+			.target = "/src" },
 };
 
 char *const good_argv[] = {

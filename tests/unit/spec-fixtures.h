@@ -32,6 +32,7 @@ enum {
 	M_FILE_EMPTY,
 	M_DIR,
 	M_DIR_DOTS,
+	M_OVERLAY,
 	N_GOOD_MOUNTS
 };
 

@@ -80,6 +80,8 @@ static const size_t lim_off[LIM_COUNT] = {
 	[LIM_WORK_BYTES] = offsetof(struct plan_limits, work_bytes),
 	[LIM_TMP_INODES] = offsetof(struct plan_limits, tmp_inodes),
 	[LIM_WORK_INODES] = offsetof(struct plan_limits, work_inodes),
+	[LIM_OVERLAY_BYTES] = offsetof(struct plan_limits, overlay_bytes),
+	[LIM_OVERLAY_INODES] = offsetof(struct plan_limits, overlay_inodes),
 };
 
 static uint64_t plan_limit(const struct plan *p, int i)
@@ -394,6 +396,38 @@ static void test_env(void)
 
 /* ---- mounts ---- */
 
+/* "overlay" is a mode a rule lists by name, for directories only. */
+static void test_mount_overlay(void)
+{
+	struct policy pol = { 0 };
+	struct plan plan = { 0 };
+	struct verrors e = { 0 };
+	int rc;
+
+	make_policy("[{\"prefix\":\"/\",\"modes\":[\"overlay\"]}]", &pol);
+	rc = narrow_fmt(&pol, &plan, &e,
+			R(",\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/t\",\"mode\":\"overlay\"}],"
+			  "\"export_changes\":true"));
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(plan.n_mounts, 1);
+	CU_ASSERT_TRUE(plan.mounts[0].overlay);
+	CU_ASSERT_FALSE(plan.mounts[0].rw);
+	CU_ASSERT_TRUE(plan.export_changes);
+	CU_ASSERT_EQUAL(plan.limits.overlay_bytes, lim_def(LIM_OVERLAY_BYTES));
+	plan_free(&plan);
+	memset(&plan, 0, sizeof(plan));
+	rc = narrow_fmt(&pol, &plan, &e, R(",\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/t\"}]"));
+	expect_fail(rc, &plan, &e, VIOLATION, "/mounts/0", "ro under an overlay-only rule");
+	memset(&e, 0, sizeof(e));
+	memset(&plan, 0, sizeof(plan));
+	rc = narrow_fmt(&pol, &plan, &e,
+			R(",\"mounts\":[{\"source\":\"/etc/passwd\",\"target\":\"/t\","
+			  "\"mode\":\"overlay\"}]"));
+	expect_fail(rc, &plan, &e, INV, "/mounts/0/source", "an overlay of a file");
+	memset(&e, 0, sizeof(e));
+	policy_free(&pol);
+}
+
 static void test_mount_sources(void)
 {
 	struct tree t;
@@ -413,6 +447,8 @@ static void test_mount_sources(void)
 		{ "rw", "rw", 0, NULL, "rw" },
 		{ "outside/in", "ro", 0, NULL, "ro/sub" },	/* resolved inside */
 		{ "ro", "rw", VIOLATION, "/mounts/0", NULL },	/* ro prefix only */
+		{ "ro", "overlay", VIOLATION, "/mounts/0", NULL },	/* a mode of its own */
+		{ "rw", "overlay", VIOLATION, "/mounts/0", NULL },
 		{ "ro/sub", "rw", VIOLATION, "/mounts/0", NULL },
 		{ "outside/in", "rw", VIOLATION, "/mounts/0", NULL },
 		{ "ro/escape", "ro", VIOLATION, "/mounts/0", NULL },	/* resolved outside */
@@ -809,6 +845,7 @@ static const struct unit_case cases[] = {
 	{ "network", test_network },
 	{ "env", test_env },
 	{ "mount sources, canonicalised", test_mount_sources },
+	{ "mount mode overlay", test_mount_overlay },
 	{ "mount targets", test_mount_targets },
 	{ "files and collect", test_files },
 	{ "plan fields", test_plan_fields },

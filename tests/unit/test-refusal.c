@@ -267,8 +267,9 @@ static size_t review(struct policy *p, struct policy_warning *w)
 static void test_review(void)
 {
 	struct policy_mount_rule rules[] = {
-		{ "/", true, true },	{ "/srv", true, true }, { "/home/alice", false, true },
-		{ "/etc", true, false }, { "/root", false, true }, { "/homestead", true, true },
+		{ "/", true, true, false },	 { "/srv", true, true, false },
+		{ "/home/alice", false, true, false }, { "/etc", true, false, false },
+		{ "/root", false, true, false },	 { "/homestead", true, true, true },
 	};
 	struct policy_warning w[POLICY_REVIEW_MAX];
 	struct policy p = quiet();

@@ -107,6 +107,12 @@ static const struct bad_doc bad_docs[] = {
 	BAD(DOC("\"files\":[{\"bad\":1}]"), "/files/0/bad"),
 	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"exec\":true}]"),
 	    "/mounts/0/exec"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"mode\":\"overlays\"}]"),
+	    "/mounts/0/mode"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"mode\":\"cow\"}]"),
+	    "/mounts/0/mode"),
+	BAD(DOC("\"export_changes\":1"), "/export_changes"),
+	BAD(DOC("\"export_changes\":\"true\""), "/export_changes"),
 	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"rw\":true}]"),
 	    "/mounts/0/rw"),
 
@@ -495,6 +501,23 @@ static void test_good_full(void)
 	request_free(&r);
 }
 
+/* mode "overlay" and export_changes (copy-on-write binds). */
+static void test_good_overlay(void)
+{
+	struct request r = parse_ok(DOC("\"mounts\":[{\"source\":\"/srv/src\",\"target\":\"/src\","
+					"\"mode\":\"overlay\"}],\"export_changes\":true"));
+
+	CU_ASSERT_EQUAL_FATAL(r.n_mounts, 1);
+	CU_ASSERT_TRUE(r.mounts[0].overlay);
+	CU_ASSERT_FALSE(r.mounts[0].rw);
+	CU_ASSERT_TRUE(r.export_changes);
+	request_free(&r);
+	r = parse_ok(DOC("\"mounts\":[{\"source\":\"/srv\",\"target\":\"/s\",\"mode\":\"rw\"}]"));
+	CU_ASSERT_FALSE(r.mounts[0].overlay);
+	CU_ASSERT_FALSE(r.export_changes);
+	request_free(&r);
+}
+
 /* Enumerations, stdin forms, edge values that are fine. */
 static void test_good_variants(void)
 {
@@ -717,6 +740,7 @@ static const struct unit_case cases[] = {
 	{ "good: minimal document", test_good_minimal },
 	{ "good: every field", test_good_full },
 	{ "good: variants", test_good_variants },
+	{ "good: overlay mounts and export_changes", test_good_overlay },
 	{ "request_from_json", test_from_json },
 	{ "request_name_ok", test_name_ok },
 	{ "request_relpath_ok", test_relpath_ok },

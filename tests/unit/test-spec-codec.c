@@ -203,6 +203,9 @@ static const struct field_case good_cases[] = {
 	{ "mount flags: rw,exec,idmap bind", F_M_FLAGS, M_BIND,
 	  .num = HUTCH_MF_RW | HUTCH_MF_EXEC | HUTCH_MF_IDMAP },
 	{ "send fd: none at all", F_M_FLAGS, M_TMPFS_ODD, .num = 0 },
+	{ "overlay: exec, not idmapped", F_M_FLAGS, M_OVERLAY, .num = HUTCH_MF_EXEC },
+	{ "overlay: source 4095 bytes", F_M_SOURCE, M_OVERLAY, .str = long_path,
+	  .len = HUTCH_SPEC_MAX_PATH },
 	{ "mount flags: bind rw,exec,dev,optional", F_M_FLAGS, M_BIND,
 	  .num = HUTCH_MF_RW | HUTCH_MF_EXEC | HUTCH_MF_DEV | HUTCH_MF_OPTIONAL },
 	{ "mode: 07777", F_M_MODE, M_FILE, .num = 07777 },
@@ -316,6 +319,22 @@ static const struct field_case bad_cases[] = {
 	{ "file inodes: 1", F_M_INODES, M_FILE, .num = 1 },
 	{ "dir inodes: max", F_M_INODES, M_DIR, .num = UINT64_MAX },
 	{ "kind: TMPFS becomes DIR (inodes)", F_M_KIND, M_TMPFS, .num = HUTCH_MOUNT_DIR },
+	/* an overlay: a clean host directory (never /) over a bounded tmpfs;
+	 * always writable, never dev, optional or sending a work dir */
+	{ "kind: BIND becomes OVERLAY (no inodes)", F_M_KIND, M_BIND, .num = HUTCH_MOUNT_OVERLAY },
+	{ "kind: TMPFS becomes OVERLAY (no source)", F_M_KIND, M_TMPFS,
+	  .num = HUTCH_MOUNT_OVERLAY },
+	{ "kind: OVERLAY becomes BIND (inodes)", F_M_KIND, M_OVERLAY, .num = HUTCH_MOUNT_BIND },
+	{ "overlay inodes: 0", F_M_INODES, M_OVERLAY, .num = 0 },
+	{ "overlay size: 0", F_M_SIZE, M_OVERLAY, .num = 0 },
+	{ "overlay source: root", F_M_SOURCE, M_OVERLAY, BYTES("/") },
+	{ "overlay source: relative", F_M_SOURCE, M_OVERLAY, BYTES("srv") },
+	{ "overlay source: dot-dot", F_M_SOURCE, M_OVERLAY, BYTES("/srv/../etc") },
+	{ "overlay flags: rw", F_M_FLAGS, M_OVERLAY, .num = HUTCH_MF_RW },
+	{ "overlay flags: dev", F_M_FLAGS, M_OVERLAY, .num = HUTCH_MF_DEV },
+	{ "overlay flags: optional", F_M_FLAGS, M_OVERLAY, .num = HUTCH_MF_OPTIONAL },
+	{ "overlay flags: send fd", F_M_FLAGS, M_OVERLAY, .num = HUTCH_MF_SEND_FD },
+	{ "overlay data: a byte", F_M_DATA, M_OVERLAY, BYTES("x") },
 
 	/* targets: absolute and clean, no control characters */
 	{ "target: relative", F_M_TARGET, M_DIR, BYTES("relative") },

@@ -95,7 +95,7 @@ static void test_stage_mechanisms(void)
 					 STAGE_TTY };
 	static const char *const known[] = { "user_namespaces", "namespaces", "mounts",
 					     "uts_namespace", "network_namespace", "landlock",
-					     "rlimits", "privileges", "seccomp" };
+					     "rlimits", "privileges", "seccomp", "overlay" };
 	unsigned n_mech = 0;
 
 	for (unsigned st = 1; st < STAGE_MAX; st++) {
@@ -308,6 +308,7 @@ static const struct {
 	{ STAGE_USER_COUNTS, 0, HUTCH_USER_COUNT_MAX, 0 },
 	{ STAGE_BIND_IDMAP, 0, 0, 1 },
 	{ STAGE_TTY, 0, SITE_TTY_MAX, 0 },
+	{ STAGE_OVERLAY, 0, 0, 1 },
 };
 
 /* The words for one record, asserting they were not cut. */
