@@ -234,7 +234,7 @@ if [ "${HUTCH_VALGRIND:-1}" = 1 ]; then
 		grep -s -E '^(FAIL|ERROR)' test-suite.log | sed 's/^/[valgrind] /' || true
 		# The CLI under valgrind, with its own cache: a failed probe is
 		# cached per digest, and these runs cannot pass one.
-		vcache=$(mktemp -d /tmp/hutch-valgrind-cache.XXXXXX)
+		vcache=$(mktemp -d /dev/shm/hutch-valgrind-cache.XXXXXX)
 		i=0
 		while IFS= read -r cmd; do
 			i=$((i + 1))
