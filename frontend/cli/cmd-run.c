@@ -806,6 +806,7 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 		.explain = c->explain,
 		.collect_dirs = c->output_dir_fd >= 0,
 		.tty = c->tty,
+		.drop_privileges = true, /* the probe's canary has run */
 	};
 	struct outcome o;
 	struct collected files;
