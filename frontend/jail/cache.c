@@ -36,8 +36,8 @@ static bool private_dir(int fd)
  * one, for every caller. The cache is loaded from below these only. */
 static const char *const unbindable[] = { SHM_ROOT, RUN_USER_ROOT, NULL };
 
-/* XDG_RUNTIME_DIR when it lies strictly below an unbindable root, names no
- * "." or ".." component, is reached without following a link in any
+/* XDG_RUNTIME_DIR when it lies strictly below an unbindable root, has no
+ * component starting with a dot (so no "." or ".."), is reached without following a link in any
  * component and is ours with no group or other access; -1 otherwise. A
  * runtime directory anywhere else (/tmp/1000-runtime-dir, as some session
  * managers and containers set it) is not used: a jail of the same user
