@@ -92,9 +92,11 @@ else
 	attack="mkdir -p -m 700 /c/hutch; for n in $plant; do case \$n in
 		filter-*) printf '$allow_all' >/c/hutch/\$n;; probe-*) printf 'ok\\n' >/c/hutch/\$n;; esac
 		chmod 600 /c/hutch/\$n; done; ls /c/hutch | wc -l"
+	# Whether root's jail may bind a directory of another user's at all is
+	# the idmap's business (issue 19 item 2); either way nothing it could
+	# plant there is loaded.
 	out=$("$HUTCH" run --rw "$nrt:/c" -- /bin/sh -c "$attack" 2>"$tmp/err")
-	check "root's jail binds nobody's runtime directory and plants ($out entries)" \
-		test "${out:-0}" -gt 0
+	diag "root's jail with --rw of nobody's runtime directory: ${out:-refused} entries planted"
 	same "nobody's next run still refuses keyctl" "Operation not permitted" "$(as_nobody)"
 fi
 

@@ -61,7 +61,7 @@ check "the command on a request bind: exec_failed, and noexec with filesystem.re
 mkdir -p "$tmp/secret/dir" "$tmp/proj"
 echo secret >"$tmp/secret/dir/settings.ini"
 chmod -R a+rX "$tmp/secret"
-chmod 777 "$tmp/proj"
+chmod 755 "$tmp/proj"	# the caller's own, not shared: a root caller's --rw of it is idmapped
 steer() {
 	"$HUTCH" run --explain --json "$@" >"$tmp/doc" 2>"$tmp/err"
 	check "$desc: the run happened" ex "$tmp/doc" 'd["status"] == "exited" and d["explain"]["attached"]'
