@@ -37,8 +37,9 @@ static bool private_dir(int fd)
 static const char *const unbindable[] = { SHM_ROOT, RUN_USER_ROOT, NULL };
 
 /* XDG_RUNTIME_DIR when it lies strictly below an unbindable root, has no
- * component starting with a dot (so no "." or ".."), is reached without following a link in any
- * component and is ours with no group or other access; -1 otherwise. A
+ * component starting with a dot (so no "." or ".."), is reached without
+ * following a link in any component and is ours with no group or other
+ * access; -1 otherwise. A
  * runtime directory anywhere else (/tmp/1000-runtime-dir, as some session
  * managers and containers set it) is not used: a jail of the same user
  * started without that variable could bind it (issue 19). */
