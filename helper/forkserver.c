@@ -61,16 +61,25 @@ static const int slot_target[FS_SLOTS] = {
 	[FS_SLOT_EXIT] = -1,
 };
 
+/* A failure before the one-shot helper runs: a helper_exec record on the
+ * job's status pipe, wherever it is by then, as run/spawn.c writes one. */
+static _Noreturn void child_fail(int status_fd, uint32_t site, int err)
+{
+	fail_to(status_fd, HUTCH_SETUP_FAILED, STAGE_HELPER_EXEC, site, err);
+}
+
 /* The child's half: the job's fds into place, nothing else of ours, our
  * signal state undone, then the one-shot helper. */
 static _Noreturn void child_start(const int slot_fd[FS_SLOTS])
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	int moved[FS_SLOTS];
+	int moved[FS_SLOTS], status_fd = slot_fd[FS_SLOT_STATUS];
 	sigset_t none;
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != self)
-		_exit(HUTCH_EXIT_SETUP);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		child_fail(status_fd, SITE_HELPER_EXEC_PDEATHSIG, errno);
+	if (getppid() != self)
+		child_fail(status_fd, SITE_HELPER_EXEC_PDEATHSIG, ESRCH);
 	sigaction(SIGPIPE, &dfl, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -79,15 +88,17 @@ static _Noreturn void child_start(const int slot_fd[FS_SLOTS])
 		moved[i] = -1;
 		if (slot_fd[i] >= 0 && slot_target[i] >= 0 &&
 		    (moved[i] = fcntl(slot_fd[i], F_DUPFD_CLOEXEC, FS_HIGH_FD + 16)) < 0)
-			_exit(HUTCH_EXIT_SETUP);
+			child_fail(status_fd, SITE_HELPER_EXEC_FDS, errno);
+		if (i == FS_SLOT_STATUS && moved[i] >= 0)
+			status_fd = moved[i];	/* the source may be closed below */
 	}
 	for (int t = 0; t <= HUTCH_CONTROL_FD; t++)
 		close(t);
 	for (int i = 0; i < FS_SLOTS; i++)
 		if (moved[i] >= 0 && dup2(moved[i], slot_target[i]) < 0)
-			_exit(HUTCH_EXIT_SETUP);
+			child_fail(status_fd, SITE_HELPER_EXEC_FDS, errno);
 	if (sys_close_range(HUTCH_CONTROL_FD + 1, ~0U, 0) < 0)
-		_exit(HUTCH_EXIT_SETUP);
+		child_fail(HUTCH_STATUS_FD, SITE_HELPER_EXEC_FDS, errno);
 	helper_run_one();
 }
 

@@ -22,6 +22,10 @@ void control_send_fd(int fd, char tag, enum hutch_stage stage, uint32_t item);
 
 /* fail.c: one status record on HUTCH_STATUS_FD, then _exit(71). */
 _Noreturn void fail(enum hutch_stage stage, uint32_t item, int err);
+/* The same record on another descriptor (the forkserver's child, before
+ * the job's status pipe is in place). */
+_Noreturn void fail_to(int status_fd, enum hutch_status_code code, enum hutch_stage stage,
+		       uint32_t item, int err);
 _Noreturn void fail_code(enum hutch_status_code code, enum hutch_stage stage, uint32_t item,
 			 int err);
 
@@ -114,6 +118,8 @@ const struct sock_filter *base_filter(size_t *ret_len);
 _Noreturn void outer_wait(int child_pid);
 _Noreturn void reaper_run(int target_pid);
 void parent_death_guard(void);
+void signals_hold(void);		/* first thing: forwarded signals wait */
+void signals_release_target(void);	/* the target's own mask back */
 
 /* exec.c (phase 2): execve the target, searching PATH from its env. */
 _Noreturn void exec_target(const struct spec *sp);

@@ -59,7 +59,7 @@ static int write_map(pid_t pid, const char *name, uint32_t inside, uint32_t outs
 static int make_userns(const struct stat *owner, const struct spec *sp, uint32_t i)
 {
 	char path[48] = "/proc/", *p, b = 0;
-	int ready[2], hold[2], fd = -1, r;
+	int ready[2], hold[2], fd = -1, r, err = 0;
 	pid_t pid;
 
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(hold, O_CLOEXEC) < 0)
@@ -71,14 +71,17 @@ static int make_userns(const struct stat *owner, const struct spec *sp, uint32_t
 		close(ready[0]);
 		close(hold[1]);
 		if (unshare(CLONE_NEWUSER) < 0)
+			err = errno;
+		(void)fd_write_all(ready[1], &err, sizeof(err)); /* 0: ready */
+		if (err)
 			_exit(1);
-		(void)fd_write_all(ready[1], "u", 1);
 		(void)fd_read_full(hold[0], &b, 1); /* EOF: we are done with it */
 		_exit(0);
 	}
 	close(ready[1]);
 	close(hold[0]);
-	r = fd_read_full(ready[0], &b, 1) == 1 ? 0 : -EPERM;
+	/* The child's errno of unshare, as it was (EPIPE: it died first). */
+	r = fd_read_full(ready[0], &err, sizeof(err)) == (long)sizeof(err) ? -err : -EPIPE;
 	close(ready[0]);
 	if (r == 0)
 		r = write_map(pid, "uid_map", (uint32_t)owner->st_uid, sp->uid_outside);

@@ -113,6 +113,7 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 		fail(STAGE_FORK, SITE_FORK_TARGET, errno);
 	if (target == 0) {
 		close(HUTCH_MIRROR_FD); /* the target must not fake its status */
+		signals_release_target();
 		exec_target(sp);
 	}
 	close(HUTCH_STATUS_FD);	/* only the target's copy decides EOF */
@@ -126,6 +127,7 @@ _Noreturn void helper_run_one(void)
 	pid_t child;
 
 	seal_status_fd();
+	signals_hold();			/* until the forwarders are in place */
 	self_check();			/* setuid, setgid or file caps: stop */
 
 	/* Phase 1: read and prepare. May allocate; changes nothing yet. */

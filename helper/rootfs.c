@@ -261,8 +261,10 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 		target_fd = make_dir(dir_fd, name, 0555, i);
 		mnt_fd = mount_new_fs("proc", sp, m, i);
 		/* Never hand the target something that only looks like /proc. */
-		if (fstatfs(mnt_fd, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC)
-			fail(STAGE_PROC_VERIFY, i, errno ? errno : EXDEV);
+		if (fstatfs(mnt_fd, &sfs) < 0)
+			fail(STAGE_PROC_VERIFY, i, errno);
+		if (sfs.f_type != PROC_SUPER_MAGIC)
+			fail(STAGE_PROC_VERIFY, i, EXDEV); /* not a stale errno */
 		attach(mnt_fd, target_fd, i);
 		close(target_fd);
 		break;

@@ -237,9 +237,13 @@ static const char *const exec_sites[SITE_EXEC_MAX] = {
 };
 static const char *const helper_exec_sites[SITE_HELPER_EXEC_MAX] = {
 	[SITE_HELPER_EXEC_EXECVE] = "executing hutch-exec",
+	[SITE_HELPER_EXEC_PDEATHSIG] = "arming hutch-exec's parent-death signal",
+	[SITE_HELPER_EXEC_FDS] = "placing hutch-exec's descriptors",
 };
 static const char *const jail_init_sites[SITE_JAIL_INIT_MAX] = {
 	[SITE_JAIL_INIT_WAIT] = "pid 1 of the jail",
+	[SITE_JAIL_INIT_WAITPID] = "waiting for pid 1 of the jail",
+	[SITE_JAIL_INIT_REAP] = "pid 1 waiting for the command",
 };
 static const char *const tty_sites[SITE_TTY_MAX] = {
 	[SITE_TTY_OPEN_PTMX] = "opening the jail's /dev/pts/ptmx for --tty",

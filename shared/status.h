@@ -180,8 +180,18 @@ enum site_seccomp {
 	SITE_SECCOMP_MAX
 };
 enum site_exec { SITE_EXEC_EXECVE, SITE_EXEC_MAX };
-enum site_helper_exec { SITE_HELPER_EXEC_EXECVE, SITE_HELPER_EXEC_MAX };
-enum site_jail_init { SITE_JAIL_INIT_WAIT, SITE_JAIL_INIT_MAX };	/* err: a signal */
+enum site_helper_exec {
+	SITE_HELPER_EXEC_EXECVE,	/* execve, and the descriptors before it */
+	SITE_HELPER_EXEC_PDEATHSIG,	/* the parent-death signal, or the parent gone */
+	SITE_HELPER_EXEC_FDS,		/* forkserver: the job's descriptors into place */
+	SITE_HELPER_EXEC_MAX
+};
+enum site_jail_init {
+	SITE_JAIL_INIT_WAIT,		/* err: the signal pid 1 died of */
+	SITE_JAIL_INIT_WAITPID,		/* the outer process's wait for pid 1 */
+	SITE_JAIL_INIT_REAP,		/* pid 1's wait for the target */
+	SITE_JAIL_INIT_MAX
+};
 enum site_tty {
 	SITE_TTY_OPEN_PTMX,		/* /dev/pts/ptmx of the jail's devpts */
 	SITE_TTY_UNLOCK,		/* TIOCSPTLCK */

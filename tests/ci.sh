@@ -24,7 +24,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		build-essential autoconf automake pkg-config libseccomp-dev \
-		libjson-c-dev libcunit1-dev nettle-dev bubblewrap util-linux binutils \
+		libjson-c-dev libcunit1-dev nettle-dev libcap-ng-dev bubblewrap util-linux binutils \
 		python3 procps clang libclang-rt-dev valgrind musl-tools >/dev/null
 	# The Debian package step, the completion test (bash-completion) and
 	# the man-page lint (mandoc).
@@ -250,7 +250,7 @@ if [ "${HUTCH_VALGRIND:-1}" = 1 ]; then
 		grep -s -E '^(FAIL|ERROR)' test-suite.log | sed 's/^/[valgrind] /' || true
 		# The CLI under valgrind, with its own cache: a failed probe is
 		# cached per digest, and these runs cannot pass one.
-		vcache=$(mktemp -d /tmp/hutch-valgrind-cache.XXXXXX)
+		vcache=$(mktemp -d /dev/shm/hutch-valgrind-cache.XXXXXX)
 		i=0
 		while IFS= read -r cmd; do
 			i=$((i + 1))

@@ -859,6 +859,7 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 		.collect_dirs = c->output_dir_fd >= 0,
 		.tty = c->tty,
 		.changes_data = c->changes_dir_fd >= 0,
+		.drop_privileges = true, /* the probe's canary has run */
 	};
 	struct outcome o;
 	struct collected files;

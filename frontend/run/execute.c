@@ -21,6 +21,7 @@
 #include "run/execute.h"
 #include "run/explain.h"
 #include "run/forkserver.h"
+#include "run/least-privilege.h"
 #include "run/probe-verdict.h"
 #include "run/spawn.h"
 
@@ -403,6 +404,11 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 		}
 	}
 	exec_early_discard(early);
+	if (r == 0 && eo->drop_privileges && (r = least_privilege_drop()) < 0) {
+		(void)jail_kill_and_reap(&x->jp, 0, NULL); /* fail closed */
+		return start_failed(plan, res, HUTCH_ERR_INTERNAL, r,
+				    "cannot drop the capabilities hutch no longer needs");
+	}
 	if (r < 0)
 		return r;
 	set_supervise_opts(x, eo);

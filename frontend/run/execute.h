@@ -21,6 +21,8 @@ struct exec_opts {
 	bool collect_dirs;	/* collect a directory whole (run/collect-host.c writes it) */
 	bool tty;		/* --tty: a pty of the jail's own, relayed to stdin_fd and fd 1 */
 	bool changes_data;	/* --changes-dir: keep the overlays' changed files' bytes */
+	bool drop_privileges;	/* the last helper this process starts: then keep only
+				 * what run/least-privilege.c lists */
 };
 
 /* Always fills *ret (a refused jail is an outcome too; a failure of our

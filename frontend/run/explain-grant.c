@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -83,23 +84,27 @@ static bool reserved(const struct plan *plan, const char *path)
 	       path_at_or_below(path, plan->work_dir);
 }
 
-/* Not in the jail, on the host: a bind of the host's file (where a link
- * in the jail points, when it is one: /usr/share/locale/locale.alias is
- * a link to /etc) or of its directory. */
+/* Not in the jail, on the host: a bind of the host file's directory.
+ * explain.c found the path with no link followed; a final link is not
+ * followed here either (the jail may have written it, in the source of
+ * an rw bind under that very path), so it gets words and no grant. */
 static void grant_missing(const struct plan *plan, struct explain_event *ev)
 {
-	char dir[EXPLAIN_PATH_MAX], real[PATH_MAX];
-	const char *path = ev->path;
+	char dir[EXPLAIN_PATH_MAX];
+	struct stat st;
 	char *slash;
 
-	if (realpath(ev->path, real) && strlen(real) < sizeof(dir))
-		path = real;
-	snprintf(dir, sizeof(dir), "%s", path);
+	if (ev->path_cut)
+		return;
+	if (lstat(ev->path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		snprintf(ev->why, sizeof(ev->why), "not in the jail; on the host it is a symbolic "
+						   "link, which --explain does not follow");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s", ev->path);
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir)
 		*slash = '\0';
-	if (ev->path_cut)
-		return;
 	if (strncmp(ev->call, "execve", 6) == 0) {
 		snprintf(ev->why, sizeof(ev->why), "not in the jail; the host has it: a policy "
 						   "bind of its directory, with exec, grants it");
@@ -107,7 +112,7 @@ static void grant_missing(const struct plan *plan, struct explain_event *ev)
 	} else if (reserved(plan, dir)) {
 		snprintf(ev->why, sizeof(ev->why), "not in the jail; the host has it: a policy "
 						   "bind grants it (a request may not bind there)");
-		set_grant(ev, policy_bind(path, false));
+		set_grant(ev, policy_bind(ev->path, false));
 	} else {
 		snprintf(ev->why, sizeof(ev->why), "not in the jail; the host has it: a read-only "
 						   "bind of its directory grants it (--ro)");

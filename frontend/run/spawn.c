@@ -46,8 +46,13 @@ static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[
 	int moved[7] = { -1, -1, -1, -1, -1, -1, -1 };
 
 	/* If we die, the helper dies, and with it pid 1 and the whole jail. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
-		_exit(HUTCH_EXIT_SETUP);
+	st.item = SITE_HELPER_EXEC_PDEATHSIG;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		goto fail;
+	errno = ESRCH; /* we outlived the parent that forked us */
+	if (getppid() != parent)
+		goto fail;
+	st.item = SITE_HELPER_EXEC_EXECVE;
 	/* Out of the terminal's process group: a ^C reaches us alone, and we
 	 * forward it once (the jail has no terminal of its own). */
 	setpgid(0, 0);

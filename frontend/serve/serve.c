@@ -31,6 +31,7 @@
 #include "doc/result.h"
 #include "doc/text.h"
 #include "run/jail-report.h"
+#include "run/least-privilege.h"
 #include "serve/serve-budget.h"
 #include "serve/serve.h"
 
@@ -833,8 +834,13 @@ int cmd_serve(int argc, char **argv)
 	/* One helper forks every jail (hutch-exec(8), FORKSERVER); without
 	 * one (or with --no-forkserver), each run starts its own, as
 	 * `hutch run` does. */
-	if (r == 0 && !o.no_forkserver && forkserver_start(execute_helper_path(), &s.fs) == 0)
+	if (r == 0 && !o.no_forkserver && forkserver_start(execute_helper_path(), &s.fs) == 0) {
 		exec_use_forkserver(&s.fs);
+		/* Every jail comes from the forkserver: keep only what
+		 * run/least-privilege.c lists, for the server's life. */
+		if (least_privilege_drop() < 0)
+			r = serve_error("capabilities", "cannot drop those hutch no longer needs");
+	}
 	if (r == 0)
 		r = loop(&s, sig_fd);
 	serve_done(&s);

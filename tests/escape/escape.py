@@ -380,7 +380,7 @@ class Harness:
         self.hostroot = devino("/")
         self.canarydev = devino(self.canary)
         self.relsecret = os.path.relpath(self.secret_file, "/")
-        self.cache = tempfile.mkdtemp(prefix="hutch-escape-rt.")  # 0700, outside t
+        self.cache = tempfile.mkdtemp(prefix="hutch-escape-rt.", dir="/dev/shm")  # 0700, unbindable
         self.cleanup_dirs.append(self.cache)
         self.scratch = os.path.join(t, "scratch")
         os.mkdir(self.scratch)

@@ -290,6 +290,81 @@ case $got in
 	diag "got: $got" ;;
 esac
 
+# ---- Landlock rules: opened the way mounts are, no link followed (issue 19) ----
+# Mount 1 binds $tmp/real at /a/x/sub; a later tmpfs over /a puts a link
+# /a/x -> /t there, so the path /a/x/sub now leads to another inode (the
+# bind at /t). The rule for mount 1 must not land there.
+mkdir -p "$tmp/ro/sub"
+chmod -R a+rX "$tmp/ro"
+got=$(send $L --tmpfs /a 1048576 --bind "$tmp/real" /a/x/sub --mflags rw --tmpfs /a 1048576 \
+	--symlink /t /a/x --bind "$tmp/ro" /t -- /bin/true)
+case $got in
+"$REFUSED=setup_failed stage=landlock_rules item="*" errno=ELOOP words=adding the Landlock rule for /a/x/sub: ELOOP")
+	ok "a link on the way to a rule's target: landlock_rules ELOOP, no rule elsewhere" ;;
+*) not_ok "a link on the way to a rule's target: landlock_rules ELOOP, no rule elsewhere"; diag "got: $got" ;;
+esac
+expect "control: the same mounts without the link run" "exit=0 signal=0 record=none" \
+	$L --tmpfs /a 1048576 --bind "$tmp/real" /a/x/sub --mflags rw --tmpfs /a 1048576 \
+	--bind "$tmp/ro" /t -- /bin/true
+
+# ---- a record before every 71, the real errno ----
+# Started with SIGCHLD ignored (SIG_IGN survives execve), the waits for
+# pid 1 and the target were ECHILD: exit 71 with no record.
+expect "a helper started with SIGCHLD ignored still runs the command" \
+	"exit=0 signal=0 record=none" $L --ignore-sigchld -- /bin/true
+# A failed unshare for an idmapped bind said EPERM whatever happened: in a
+# user namespace of our own that may create no other, ENOSPC.
+if command -v unshare >/dev/null 2>&1 && unshare -Urm /bin/true 2>/dev/null; then
+	got=$(unshare -Urm /bin/sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"' sh \
+		"$SEND" --describe $L --bind "$tmp/real" /data --mflags 33 -- /bin/true </dev/null 2>"$tmp/stderr" |
+		tail -n 1)
+	case $got in
+	"$REFUSED=mechanism_unavailable stage=bind_idmap item="*" errno=ENOSPC words="*)
+		ok "an idmapped bind whose user namespace cannot be made: bind_idmap ENOSPC, not EPERM" ;;
+	*) not_ok "an idmapped bind whose user namespace cannot be made: bind_idmap ENOSPC, not EPERM"; diag "got: $got" ;;
+	esac
+else
+	skip_feature "an idmapped bind whose user namespace cannot be made: bind_idmap ENOSPC" \
+		"unshare -Urm cannot make a user and mount namespace here"
+fi
+# The forkserver's child could not place the job's descriptors (F_DUPFD
+# above the descriptor limit): a helper_exec record, as the one-shot path
+# writes, not a bare 71.
+client_dir=$(tap_client_dir)
+if [ -n "$client_dir" ]; then
+	got=$( (ulimit -n 110 && PYTHONPATH="$client_dir" "$py" -c '
+import json, os, sys, hutch_client
+with hutch_client.HutchClient.spawn([os.environ["HUTCH"], "serve"]) as c:
+    rid = c.start({"version": 1, "argv": ["/bin/true"]})
+    ev = c.wait_final(rid)
+    print(json.dumps(ev.get("failed") or ev.get("exit", {}).get("error")))
+') 2>"$tmp/stderr")
+	check "the forkserver's child that cannot place its descriptors writes a record" \
+		has "$got" "placing hutch-exec's descriptors: EINVAL"
+	[ -n "$(printf '%s' "$got" | grep "placing hutch-exec")" ] || diag "got: $got"
+else
+	not_ok "hutch_client.py is there (tap_client_dir), for hutch serve"
+fi
+
+# ---- signals: none lost between the target's fork and the forwarders ----
+# SIGTERM to the helper as early as spec-send can send it, at delays across
+# the whole setup: each must reach the target (signal=15), never be
+# dropped by a pid 1 that has no handler yet (the target would then sleep
+# on and exit 0).
+lost=0 n=0
+for round in 1 2; do
+	for us in 0 100 250 500 750 1000 1500 2000 2500 3000 4000 5000 6000 8000 12000; do
+		n=$((n + 1))
+		got=$(send $L --kill-after "$us" 15 -- /bin/sleep 3)
+		if [ "$got" != "exit=none signal=15 record=none" ]; then
+			lost=$((lost + 1))
+			diag "SIGTERM after $us us: $got"
+		fi
+	done
+done
+check "SIGTERM sent $n times from 0 to 12 ms after the spec: the target got it every time" \
+	test "$lost" = 0
+
 # ---- lifetime: nothing the target leaves behind outlives the helper ----
 # A marker only our processes carry in their argv.
 mark=$((800000 + $$ % 100000))

@@ -63,12 +63,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 # $TMPDIR or /tmp), world-traversable because the jail's user outside may
 # be another uid; removed at exit after the tap_cleanup_add commands run.
 # The probe and filter cache goes to a private runtime directory of its own
-# beside it ($XDG_RUNTIME_DIR, 0700), outside $tmp: hutch refuses binds
-# that would reach its cache, and tests bind things under $tmp.
+# ($XDG_RUNTIME_DIR, 0700) under /dev/shm: hutch loads a cache only from
+# below /dev/shm or /run/user, which no request bind can reach.
 tap_tmpdir() {
 	tmp=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/hutch-$1.XXXXXX") || exit 99
 	chmod 755 "$tmp"
-	tap_rt=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/hutch-rt.XXXXXX") || exit 99
+	tap_rt=$(mktemp -d /dev/shm/hutch-rt.XXXXXX) || exit 99
 	trap 'eval "$tap_cleanups"; rm -rf "$tmp" "$tap_rt"' EXIT
 	export XDG_RUNTIME_DIR="$tap_rt"
 }

@@ -86,11 +86,14 @@ cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one session test case per invocation (argv[1]), run by
 # tapcase.main; exit 0 when it passed, diagnostics as TAP comments. Every
 # wait is bounded.
+import atexit
 import base64
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
 
 from tapcase import T, TMP, Fail, expect, gone, main, now, procs_with, spawn, wait_until
 
@@ -367,8 +370,10 @@ def case_close():
 def case_probe():
     # A worker is a jail like any run: the first one on a server waits for
     # the sandbox probe, whose verdict lands in the cache directory.
-    cache = os.path.join(TMP, "probe-cache")
-    os.mkdir(cache, 0o700)
+    # under /dev/shm: hutch loads no cache from a runtime directory a
+    # request bind could reach (issue 19)
+    cache = tempfile.mkdtemp(prefix="hutch-probe-cache.", dir="/dev/shm")
+    atexit.register(shutil.rmtree, cache, True)
     c = spawn(env=dict(os.environ, XDG_RUNTIME_DIR=cache))
     w = Worker("probe")
     count_up(c, "s1", w, 1, 1)

@@ -73,6 +73,10 @@
  *   --describe           end a record's line with " words=" and what
  *                        status_describe() makes of it with this spec
  *   --helper PATH        default $HUTCH_EXEC
+ *   --ignore-sigchld     start the helper with SIGCHLD ignored, as a
+ *                        careless parent could (SIG_IGN survives execve)
+ *   --kill-after US SIG  send SIG to the helper US microseconds after the
+ *                        spec is written (signals sent as early as can be)
  *   --timeout SECONDS    SIGKILL the helper after this long (default 60)
  *
  * Links libhutch-shared.a (spec codec, status names, fd-util). */
@@ -93,6 +97,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fd-util.h"
@@ -121,6 +126,7 @@ static char *envv[HUTCH_SPEC_MAX_ENVC + 1] = { "PATH=/usr/local/bin:/usr/bin:/bi
 static int env_given;
 static volatile pid_t helper_pid;
 static volatile sig_atomic_t timed_out;
+static int ignore_sigchld;
 static int describe;
 
 static _Noreturn void usage(const char *why, const char *word)
@@ -443,6 +449,8 @@ static _Noreturn void child_exec(const char *helper, pid_t parent, int spec_rd, 
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
 			sigaction(s, &dfl, NULL);
+	if (ignore_sigchld)
+		signal(SIGCHLD, SIG_IGN);
 	for (int i = 0; i < 7; i++) {
 		moved[i] = srcs[i] < 0 ? -1 : fcntl(srcs[i], F_DUPFD_CLOEXEC, 16);
 		if (srcs[i] >= 0 && moved[i] < 0)
@@ -570,7 +578,8 @@ int main(int argc, char **argv)
 	struct wire w = { .truncate_to = -1 };
 	const char *helper = getenv("HUTCH_EXEC");
 	struct sigaction sa = { .sa_handler = on_alarm };
-	int is_root = geteuid() == 0, default_layout = 0, dump = 0, null_stdin = 0;
+	int is_root = geteuid() == 0, default_layout = 0, dump = 0, null_stdin = 0, kill_sig = 0;
+	long kill_after_us = -1;
 	int cwd_given = 0, spec_p[2], status_p[2], control_p[2] = { -1, -1 }, stdin_fd = -1, status, no_seccomp = 0;
 	static const uint8_t allow_all[8] = { 0x06, 0, 0, 0, 0, 0, 0xff, 0x7f }; /* RET ALLOW */
 	unsigned timeout_s = 60;
@@ -704,6 +713,12 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--helper") == 0) {
 			helper = ARG(1);
 			i += 1;
+		} else if (strcmp(a, "--ignore-sigchld") == 0) {
+			ignore_sigchld = 1;
+		} else if (strcmp(a, "--kill-after") == 0) {
+			kill_after_us = (long)number32(ARG(1));
+			kill_sig = (int)number32(ARG(2));
+			i += 2;
 		} else if (strcmp(a, "--timeout") == 0) {
 			timeout_s = number32(ARG(1));
 			i += 1;
@@ -776,6 +791,13 @@ int main(int argc, char **argv)
 	(void)fd_write_all(spec_p[1], wire, wire_len);
 	close(spec_p[1]);
 	free(wire);
+	if (kill_after_us >= 0) {
+		struct timespec ts = { kill_after_us / 1000000, (kill_after_us % 1000000) * 1000 };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		kill(pid, kill_sig);
+	}
 
 	do
 		r = waitpid(pid, &status, 0);
