@@ -42,7 +42,7 @@ int landlock_abi(void);
  * privileges): each HUTCH_MF_IDMAP bind as a detached idmapped tree mapping
  * its source's owner to the jail's user; pid 1 attaches idmap_tree(i). */
 void idmap_prepare(const struct spec *sp);
-int idmap_tree(uint32_t item);
+int idmap_tree(uint32_t item, int *ret_is_dir);
 void idmap_close(const struct spec *sp);	/* the outer process's copies */
 
 /* namespaces.c (phase 2, outer process): clone pid 1 of the jail into new
