@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "doc/path-util.h"
 #include "doc/strv.h"
+#include "jail/bind-owner.h"
 #include "jail/bind-source.h"
 #include "jail/jail-path.h"
 #include "jail/narrow.h"
@@ -130,6 +132,8 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		if (!allowed)
 			return verror_add(e, VIOLATION, ptr, "not allowed by the policy");
 		if ((why = bind_source_refusal(real)))
+			return verror_add_key(e, VIOLATION, ptr, "source", why);
+		if (m->rw && geteuid() == 0 && (why = bind_owner_refusal(real)))
 			return verror_add_key(e, VIOLATION, ptr, "source", why);
 		if (!narrow_target_ok(pol, m->target))
 			return verror_add_key(e, BAD, ptr, "target", "reserved path");
