@@ -56,12 +56,10 @@ void kill_child(pid_t child);
 
 /* user-counts.c (phase 2, pid 1): the jail's user namespace may make no
  * namespaces and bounds the inotify, fanotify counts it charges to the
- * caller. HUTCH_JAIL_* are the bounds, as text; items by enum
+ * caller, inotify's to the spec's user caps; items by enum
  * hutch_user_count (status.h). */
-#define HUTCH_JAIL_INOTIFY_INSTANCES "32"
-#define HUTCH_JAIL_INOTIFY_WATCHES "16384"
 void user_counts_open(void);	/* before the mounts */
-void limit_user_counts(void);	/* after them, before the privileges go */
+void limit_user_counts(const struct spec *sp);	/* after them, before the privileges go */
 
 /* rootfs.c (phase 2, pid 1): tmpfs root, the spec's mounts, pivot_root. */
 void build_root(const struct spec *sp);

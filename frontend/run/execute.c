@@ -17,6 +17,7 @@
 #include "jail/host-ids.h"
 #include "jail/jail-path.h"
 #include "jail/layout.h"
+#include "jail/user-caps.h"
 #include "run/classify.h"
 #include "run/execute.h"
 #include "run/explain.h"
@@ -48,6 +49,7 @@ struct exec_run {
 	bool reaped;		/* supervise() waited for the helper */
 	bool collect_dirs;	/* eo->collect_dirs */
 	bool tty;		/* eo->tty: the spec asks pid 1 for a pty */
+	unsigned concurrency;	/* eo->concurrency */
 };
 
 static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
@@ -196,6 +198,8 @@ static int prepare_spec(struct exec_run *x, bool explain, uint8_t **ret_spec, si
 		set_memory_rlimits(x);
 	if (r == 0 && geteuid() == 0 && (r = lease_host_ids(x)) < 0)
 		return r;
+	if (r == 0)
+		user_caps_size(geteuid() == 0, x->concurrency, x->layout.sp.user_cap);
 	if (r == -E2BIG) /* a policy may allow more input files than a jail holds */
 		return start_failed(plan, x->res, HUTCH_ERR_INVALID_REQUEST, r,
 				    "more than 256 mounts in the jail (its own, the policy's "
@@ -406,6 +410,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	else {
 		x->collect_dirs = eo->collect_dirs;
 		x->tty = eo->tty;
+		x->concurrency = eo->concurrency ? eo->concurrency : USER_CAPS_CLI_CONCURRENCY;
 		r = prepare_cgroup(x, &io); /* before the spec: it sets the rlimits */
 	}
 	if (r == 0)

@@ -20,6 +20,8 @@ struct exec_opts {
 	bool explain;		/* --explain: log what the jail withholds (run/explain.h) */
 	bool collect_dirs;	/* collect a directory whole (run/collect-host.c writes it) */
 	bool tty;		/* --tty: a pty of the jail's own, relayed to stdin_fd and fd 1 */
+	unsigned concurrency;	/* jails of this caller at once, for per-user caps
+				 * (jail/user-caps.h); 0: USER_CAPS_CLI_CONCURRENCY */
 };
 
 /* Always fills *ret (a refused jail is an outcome too; a failure of our
