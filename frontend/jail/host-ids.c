@@ -58,9 +58,12 @@ static int find_entry(const char *text, uint64_t *ret_start, uint64_t *ret_count
 
 static int usable(uint64_t start, uint64_t count)
 {
-	/* Below 65536 live system and login users, systemd's dynamic users
-	 * and nobody; from 2^31 on, ids that signed arithmetic breaks. */
-	return count >= 1 && start >= 65536 && start + count <= 0x80000000ull;
+	uint64_t end = start + count; /* exclusive */
+
+	/* Never root; never nobody (65534) nor the 16-bit -1; never
+	 * systemd's dynamic users (61184-65519); from 2^31 on, ids that
+	 * signed arithmetic breaks. Named users are skipped one by one. */
+	return count >= 1 && start >= 1 && end <= 0x80000000ull && !(start < 65536 && end > 61184);
 }
 
 int host_ids_parse(const char *subuid, const char *subgid, struct host_id_range *ret,
@@ -88,8 +91,8 @@ int host_ids_parse(const char *subuid, const char *subgid, struct host_id_range 
 	}
 	if (!usable(us, uc) || !usable(gs, gc)) {
 		snprintf(why, why_len,
-			 "host ids: the hutch entries of %s and %s must lie from 65536 to 2147483647 "
-			 "(given %llu:%llu and %llu:%llu)",
+			 "host ids: the hutch entries of %s and %s must lie from 1 to 2147483647 "
+			 "and miss 61184-65535 (given %llu:%llu and %llu:%llu)",
 			 HOST_IDS_SUBUID, HOST_IDS_SUBGID, (unsigned long long)us,
 			 (unsigned long long)uc, (unsigned long long)gs, (unsigned long long)gc);
 		return -EINVAL;
@@ -243,6 +246,21 @@ fail:
 	return -EIO;
 }
 
+/* Whether every id of [base, base + count) exists in our user namespace
+ * (/proc/self/uid_map or gid_map: "INSIDE OUTSIDE COUNT" lines): root in
+ * a container often has a few ids only, and a jail id unmapped here could
+ * never be set up. */
+static int mapped(const char *file, uint32_t base, uint32_t count)
+{
+	_cleanup_(fclosep) FILE *f = fopen(file, "re");
+	unsigned long long in, out, n;
+
+	while (f && fscanf(f, "%llu %llu %llu", &in, &out, &n) == 3)
+		if (in <= base && (uint64_t)base + count <= in + n)
+			return 1;
+	return 0;
+}
+
 /* From a random place in the range, the first free pair this open can lock. */
 static int pick(int fd, const struct host_id_range *r, const struct busy *b,
 		struct host_id_lease *ret)
@@ -278,6 +296,15 @@ int host_ids_acquire(struct host_id_lease *ret, char *why, size_t why_len)
 
 	if ((rc = read_range(&r, why, why_len)) < 0)
 		return rc;
+	if (!mapped("/proc/self/uid_map", r.uid_base, r.count) ||
+	    !mapped("/proc/self/gid_map", r.gid_base, r.count)) {
+		snprintf(why, why_len,
+			 "host ids: the range %u-%u (gids from %u) does not exist in hutch's user "
+			 "namespace (a container?): name mapped ids in hutch entries of %s and %s",
+			 r.uid_base, r.uid_base + (r.count - 1), r.gid_base, HOST_IDS_SUBUID,
+			 HOST_IDS_SUBGID);
+		return -ERANGE;
+	}
 	if ((fd = open_lock(why, why_len)) < 0)
 		return fd;
 	scan_processes(&b, &r);

@@ -27,8 +27,8 @@ struct host_id_range {
 /* The range from the texts of /etc/subuid and /etc/subgid (NULL: the file
  * is absent): both "hutch:START:COUNT" entries, else the default block.
  * Pure. -EINVAL with a one-line reason in why when the entries are
- * unusable (one file only, malformed, overlapping ids below 65536 or at
- * 2^31 and above). ret is written on success only. */
+ * unusable (one file only, malformed, holding 0, 61184-65535 or ids from
+ * 2^31 on). ret is written on success only. */
 int host_ids_parse(const char *subuid, const char *subgid, struct host_id_range *ret,
 		   char *why, size_t why_len);
 
@@ -39,7 +39,8 @@ struct host_id_lease {
 	uint32_t uid, gid;
 };
 
-/* Read the range, then lock a uid and gid of it that no process holds
+/* Read the range (refused unless all of it exists in our user
+ * namespace), then lock a uid and gid of it that no process holds
  * (as real, effective, saved or filesystem id), that /etc/passwd and
  * /etc/group do not name, and that no other hutch holds: -EBUSY when all
  * are taken, another -errno when the range or the lock cannot be used;
