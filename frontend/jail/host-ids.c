@@ -137,7 +137,12 @@ static int busy_has(const struct busy *b, uint32_t i)
 	return b->n && bsearch(&i, b->idx, b->n, sizeof(i), cmp_u32) != NULL;
 }
 
-/* Every uid and gid of every process: "Uid:\tR\tE\tS\tFS". */
+/* Every uid and gid of every process that may hold one of the range:
+ * "Uid:\tR\tE\tS\tFS". /proc/PID belongs to the process's effective
+ * uid, or to root when it is not dumpable (a jail's pid 1, a process
+ * between credential changes); a jail's processes hold one uid in all
+ * four places and cannot change it, so any other owner is not one of
+ * them, and its status (costly to read) is skipped. */
 static void scan_processes(struct busy *b, const struct host_id_range *r)
 {
 	_cleanup_(closedirp) DIR *d = opendir("/proc");
@@ -146,9 +151,13 @@ static void scan_processes(struct busy *b, const struct host_id_range *r)
 
 	while (d && (de = readdir(d))) {
 		_cleanup_close_ int fd = -1;
+		struct stat st;
 		ssize_t n;
 
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, 0) == 0 && st.st_uid != 0 &&
+		    (st.st_uid < r->uid_base || st.st_uid - r->uid_base >= r->count))
 			continue;
 		snprintf(path, sizeof(path), "%s/status", de->d_name);
 		fd = openat(dirfd(d), path, O_RDONLY | O_CLOEXEC);

@@ -61,10 +61,11 @@ if is_root; then
 	# What still works: a directory of its own below the shared one.
 	mkdir "$tmp/shared/own"
 	rc=0
-	"$HUTCH" run --rw "$tmp/shared/own:/x" -- /bin/sh -c 'echo made >/x/f && cat /x/f' \
+	"$HUTCH" run --rw "$tmp/shared/own:/x" -- /bin/sh -c \
+		'echo made >/x/f && cat /x/f && stat -c %u:%g /x /x/f && id -u' \
 		>"$tmp/out" 2>"$tmp/err" || rc=$?
-	same "... a directory below it that only its owner writes: the jail writes there" "0 made" \
-		"$rc $(cat "$tmp/out")"
+	same "... a directory below it that only its owner writes: the jail writes there, owning it" \
+		"0 made 65534:65534 65534:65534 65534" "$rc $(tr '\n' ' ' <"$tmp/out" | sed 's/ $//')"
 	same "... as that owner on the host" "0:0" "$(stat -c %u:%g "$tmp/shared/own/f")"
 else
 	# Nothing is lent: the jail is the caller, and /var/tmp (sticky,
