@@ -189,4 +189,59 @@ same "on a shared bind, each jail reads its own 0600 file and not the other's" \
 check "... and both are gone: no process holds either host uid" \
 	sh -c "! grep -l -E '^Uid:	($ua|$ub)	' /proc/[0-9]*/status 2>/dev/null | grep -q ."
 
+# ---- root: a range of one id, held by one jail at a time ----
+
+one=1879200000 # outside the default block: no other jail takes it
+rm -f "$tmp/sig"/*
+HUTCH_HOST_IDS="$one:1" "$HUTCH" run --rw "$tmp/sig:/sig" -- /bin/sh -c \
+	'cat /proc/self/uid_map >/sig/held; while [ ! -e /sig/release ]; do sleep 0.05; done' \
+	>/dev/null 2>"$tmp/hold.err" &
+holder=$!
+wait_for_file "$tmp/sig/held"
+same "HUTCH_HOST_IDS=$one:1: the jail runs as that one id" "65534 $one 1" \
+	"$(cat "$tmp/sig/held" | tr -s ' \t' '  ' | sed 's/^ //')"
+rc=0
+HUTCH_HOST_IDS="$one:1" "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
+cp "$tmp/err" "$tmp/msg"
+same "... a second jail while it lives is refused (71), nothing run under its id" 71 "$rc"
+same "... saying so in one line" \
+	"hutch: sandbox_unavailable: a mechanism the policy requires is not available: host ids: all 1 of the range $one-$one are in use (more jails of root callers at once than the range holds; see hutch(1), Host ids)" \
+	"$(cat "$tmp/msg")"
+: >"$tmp/sig/release"
+wait "$holder"
+same "... and once that jail is gone, the id is handed out again" "65534 $one 1" \
+	"$(HUTCH_HOST_IDS="$one:1" "$HUTCH" run -- cat /proc/self/uid_map 2>"$tmp/err" | tr -s ' \t' '  ' | sed 's/^ //')"
+# A process still holding an id (a jail whose hutch was killed, dying),
+# lock or no lock, keeps it from being handed out.
+two=$((one + 1))
+mkdir "$tmp/linger"
+chown "$two:$two" "$tmp/linger"
+"$py" -c 'import os, sys, time
+os.setgroups([])
+os.setresgid(int(sys.argv[1]), int(sys.argv[1]), int(sys.argv[1]))
+os.setresuid(int(sys.argv[1]), int(sys.argv[1]), int(sys.argv[1]))
+open(sys.argv[2], "w").close()
+end = time.monotonic() + 30
+while not os.path.exists(sys.argv[3]) and time.monotonic() < end:
+    time.sleep(0.05)' "$two" "$tmp/linger/holding" "$tmp/linger/go-away" &
+lingerer=$!
+wait_for_file "$tmp/linger/holding"
+rc=0
+HUTCH_HOST_IDS="$two:1" "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
+cp "$tmp/err" "$tmp/msg"
+same "an id some process holds (no hutch's lock on it) is not handed out" "71 1" \
+	"$rc $(grep -c "all 1 of the range $two-$two are in use" "$tmp/msg")"
+: >"$tmp/linger/go-away"
+wait "$lingerer"
+same "... and is once that process is gone" "65534 $two 1" \
+	"$(HUTCH_HOST_IDS="$two:1" "$HUTCH" run -- cat /proc/self/uid_map 2>"$tmp/err" | tr -s ' \t' '  ' | sed 's/^ //')"
+for bad in 0:5 60000:2000 2147483647:2 x:1; do
+	rc=0
+	HUTCH_HOST_IDS=$bad "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
+	cp "$tmp/err" "$tmp/msg"
+	same "HUTCH_HOST_IDS=$bad: refused (71), in words" \
+		"71 hutch: sandbox_unavailable: a mechanism the policy requires is not available: host ids: HUTCH_HOST_IDS must be START:COUNT, from 1 to 2147483647 and missing 61184-65535" \
+		"$rc $(cat "$tmp/msg")"
+done
+
 tap_done
