@@ -194,7 +194,8 @@ check "... and both are gone: no process holds either host uid" \
 one=1879200000 # outside the default block: no other jail takes it
 rm -f "$tmp/sig"/*
 HUTCH_HOST_IDS="$one:1" "$HUTCH" run --rw "$tmp/sig:/sig" -- /bin/sh -c \
-	'cat /proc/self/uid_map >/sig/held; while [ ! -e /sig/release ]; do sleep 0.05; done' \
+	'cat /proc/self/uid_map >/sig/held.tmp && mv /sig/held.tmp /sig/held
+	while [ ! -e /sig/release ]; do sleep 0.05; done' \
 	>/dev/null 2>"$tmp/hold.err" &
 holder=$!
 wait_for_file "$tmp/sig/held"
