@@ -6,7 +6,8 @@
 # for concurrent runs) leave the caller half its quota; a root caller's
 # jails are charged to host ids of their own and leave root's alone.
 # Real attempts, four jails holding all they may while the caller on the
-# host tries; the host's side is the control. Root and unprivileged.
+# host tries; the host's side is the control; a server's jails get the
+# share of all it may run at once. Root and unprivileged.
 . "$(dirname "$0")/lib.sh"
 
 tap_tmpdir user-counts
@@ -171,5 +172,62 @@ same "... and meanwhile the caller can still open an 8 x 8 KiB queue on the host
 same "control: with no jail holding any, that queue opens under the same quota" ok \
 	"$("$py" "$tmp/host.py" mqueue "$mq_quota")"
 [ -s "$tmp/four.err" ] && diag "stderr of the four: $(head -c 300 "$tmp/four.err")"
+
+# ---- hutch serve: its jails are sized for all it may run at once ----
+
+# One run through `hutch serve --fd N --max-total 2` (two runs and its 64
+# session workers at once): the jail counts the inotify instances it gets.
+cat >"$tmp/serve-run.py" <<'EOF'
+import json, os, socket, struct, subprocess, sys
+ours, theirs = socket.socketpair()
+ours.settimeout(30)
+p = subprocess.Popen([sys.argv[1], "serve", "--fd", str(theirs.fileno()), "--max-total", "2"],
+                     pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+theirs.close()
+code = sys.argv[2]
+req = {"version": 1, "id": 1, "run": {"version": 1,
+       "argv": ["/usr/bin/python3", "-c", code]}}
+body = json.dumps(req).encode()
+ours.sendall(struct.pack(">I", len(body)) + body)
+buf = b""
+def frame():
+    global buf
+    while True:
+        if len(buf) >= 4:
+            n = struct.unpack(">I", buf[:4])[0]
+            if len(buf) >= 4 + n:
+                f, buf = buf[4:4 + n], buf[4 + n:]
+                return json.loads(f)
+        chunk = ours.recv(65536)
+        if not chunk:
+            return None
+        buf += chunk
+out = "no exit event"
+while True:
+    f = frame()
+    if f is None:
+        break
+    if f.get("id") == 1 and "exit" in f:
+        out = f["exit"]["stdout"].get("text", "").strip()
+        break
+    if f.get("id") == 1 and "failed" in f:
+        out = "failed: " + f["failed"]["code"]
+        break
+ours.close()
+p.wait(timeout=30)
+print(out)
+EOF
+count='import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+n = 0
+while libc.inotify_init1(0) >= 0:
+    n += 1
+print(n)'
+if is_root; then n_srv=32; else
+	q=$(min2 "$(cat /proc/sys/user/max_inotify_instances)" "$(cat /proc/sys/fs/inotify/max_user_instances)")
+	n_srv=$((q / 132 < 32 ? q / 132 : 32))
+fi
+same "hutch serve --max-total 2: a run's jail gets $n_srv inotify instances (its share for 66 jails)" \
+	"$n_srv" "$("$py" "$tmp/serve-run.py" "$HUTCH" "$count" 2>"$tmp/err")"
 
 tap_done
