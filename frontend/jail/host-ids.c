@@ -7,8 +7,12 @@
  * is gone (systemd's dynamic users wait for the unit's cgroup instead).
  * No file outlives a jail with its id (a --rw bind is idmapped to its
  * owner; /tmp and the working directory are the jail's own tmpfs; IPC is
- * the jail's own namespace), so an id is clean to reuse once its processes
- * are. Frontend only. */
+ * the jail's own namespace, so unlike systemd's dynamic users there are no
+ * host IPC objects to look for), so an id is clean to reuse once its
+ * processes are. Names are checked in /etc/passwd and /etc/group only, not
+ * through NSS: the frontend asks no NSS module anything (a daemon's, a
+ * directory's), and the range is chosen clear of directory users.
+ * Frontend only. */
 #include "config.h"
 
 #include <dirent.h>
