@@ -46,7 +46,7 @@ int landlock_abi(void);
  * privileges): each HUTCH_MF_IDMAP bind as a detached idmapped tree mapping
  * its source's owner to the jail's user; pid 1 attaches idmap_tree(i). */
 void idmap_prepare(const struct spec *sp);
-int idmap_tree(uint32_t item);
+int idmap_tree(uint32_t item, int *ret_is_dir);
 void idmap_close(const struct spec *sp);	/* the outer process's copies */
 
 /* namespaces.c (phase 2, outer process): clone pid 1 of the jail into new
@@ -60,12 +60,10 @@ void kill_child(pid_t child);
 
 /* user-counts.c (phase 2, pid 1): the jail's user namespace may make no
  * namespaces and bounds the inotify, fanotify counts it charges to the
- * caller. HUTCH_JAIL_* are the bounds, as text; items by enum
+ * caller, inotify's to the spec's user caps; items by enum
  * hutch_user_count (status.h). */
-#define HUTCH_JAIL_INOTIFY_INSTANCES "32"
-#define HUTCH_JAIL_INOTIFY_WATCHES "16384"
 void user_counts_open(void);	/* before the mounts */
-void limit_user_counts(void);	/* after them, before the privileges go */
+void limit_user_counts(const struct spec *sp);	/* after them, before the privileges go */
 
 /* rootfs.c (phase 2, pid 1): tmpfs root, the spec's mounts, pivot_root.
  * The new root is assembled at STAGING_DIR before pivot_root; our mount

@@ -31,6 +31,17 @@
 #include "sys.h"
 
 static int idmapped_fd[HUTCH_SPEC_MAX_MOUNTS];
+static unsigned char idmapped_is_dir[HUTCH_SPEC_MAX_MOUNTS];
+
+/* Others may write it: group- or world-writable, or sticky (a directory
+ * users share, like /tmp). Its owner's ownership would let the jail chmod
+ * it, read the owner's private files there, and rename or remove anyone's
+ * (as a sticky directory's owner may): the frontend refuses such a bind
+ * with words (hutch(1), --rw); this holds if one was swapped in since. */
+static int is_shared(const struct stat *st)
+{
+	return (st->st_mode & (S_IWGRP | S_IWOTH | S_ISVTX)) != 0;
+}
 
 /* /proc/PID/NAME <- "INSIDE OUTSIDE 1\n"; -errno or 0. */
 static int write_map(pid_t pid, const char *name, uint32_t inside, uint32_t outside)
@@ -113,8 +124,9 @@ static void idmap_one(const struct spec *sp, const struct spec_mount *m, uint32_
 
 	if (fd < 0 || fstat(fd, &st) < 0)
 		fail(STAGE_BIND_SOURCE, i, errno);
-	if (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode))
+	if (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode) || is_shared(&st))
 		fail(STAGE_BIND_SOURCE, i, EPERM);
+	idmapped_is_dir[i] = S_ISDIR(st.st_mode) ? 1 : 0;
 	tree = sys_open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
 					     AT_RECURSIVE);
 	if (tree < 0)
@@ -142,9 +154,12 @@ void idmap_prepare(const struct spec *sp)
 	}
 }
 
-int idmap_tree(uint32_t i)
+int idmap_tree(uint32_t i, int *ret_is_dir)
 {
-	return i < HUTCH_SPEC_MAX_MOUNTS ? idmapped_fd[i] : -1;
+	if (i >= HUTCH_SPEC_MAX_MOUNTS)
+		return -1;
+	*ret_is_dir = idmapped_is_dir[i];
+	return idmapped_fd[i];
 }
 
 void idmap_close(const struct spec *sp)

@@ -81,7 +81,7 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 		bring_up_loopback();
 	landlock_add_rules(ruleset_fd, sp);	/* by path, so after pivot_root */
 	apply_rlimits(sp);		/* after the mounts, which need open files */
-	limit_user_counts();		/* after the mounts, which count as namespaces */
+	limit_user_counts(sp);		/* after the mounts, which count as namespaces */
 	drop_privileges(sp);		/* bounding and ambient, ids, then caps */
 	parent_death_guard();		/* a credential change cleared it */
 	set_no_new_privs();		/* Landlock and seccomp both require it */

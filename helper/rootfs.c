@@ -47,11 +47,14 @@ static void clone_bind_source(const struct spec_mount *m, uint32_t i)
 
 	tree_fd[i] = -1;
 	if (m->flags & HUTCH_MF_IDMAP) {
-		/* made and flagged by the outer process (idmap.c) */
+		int is_dir = 1;
+
+		/* made and flagged by the outer process (idmap.c); a file's
+		 * tree must land on a file (a directory there: EINVAL) */
 		if (fd >= 0)
 			close(fd);
-		tree_fd[i] = idmap_tree(i);
-		tree_is_dir[i] = 1;
+		tree_fd[i] = idmap_tree(i, &is_dir);
+		tree_is_dir[i] = (unsigned char)is_dir;
 		return;
 	}
 	if (fd < 0 && errno == ENOENT && (m->flags & HUTCH_MF_OPTIONAL))

@@ -106,6 +106,10 @@ static int check_header_fields(const struct spec *sp)
 		return 0;
 	if (!!(sp->flags & HUTCH_SPEC_SECCOMP) != (sp->filter_len > 0))
 		return 0;
+	/* written to an int sysctl by the helper */
+	if (sp->user_cap[HUTCH_UCAP_INOTIFY_INSTANCES] > HUTCH_UCAP_COUNT_MAX ||
+	    sp->user_cap[HUTCH_UCAP_INOTIFY_WATCHES] > HUTCH_UCAP_COUNT_MAX)
+		return 0;
 	for (uint32_t i = 0, sends = 0; sp->mounts && i < sp->n_mounts; i++)
 		if ((sp->mounts[i].flags & HUTCH_MF_SEND_FD) && ++sends > 1)
 			return 0; /* one work dir at most */
@@ -221,6 +225,8 @@ int spec_encode(const struct spec *sp, uint8_t **ret_buf, size_t *ret_len)
 	put_u32(&w, sp->gid_outside);
 	for (int i = 0; i < HUTCH_RLIM_COUNT; i++)
 		put_u64(&w, sp->rlimit[i]);
+	for (int i = 0; i < HUTCH_UCAP_COUNT; i++)
+		put_u64(&w, sp->user_cap[i]);
 	put_str(&w, sp->hostname);
 	put_str(&w, sp->cwd);
 	put_u32(&w, sp->n_mounts);
@@ -372,6 +378,8 @@ int spec_decode(const uint8_t *buf, size_t len, struct spec *ret_sp)
 	sp.gid_outside = get_u32(&r);
 	for (int i = 0; i < HUTCH_RLIM_COUNT; i++)
 		sp.rlimit[i] = get_u64(&r);
+	for (int i = 0; i < HUTCH_UCAP_COUNT; i++)
+		sp.user_cap[i] = get_u64(&r);
 	sp.hostname = get_str(&r, HUTCH_SPEC_MAX_HOSTNAME);
 	sp.cwd = get_str(&r, HUTCH_SPEC_MAX_PATH);
 

@@ -5,7 +5,8 @@
  * "blob" is u32 length and the bytes):
  *   u32 magic, u16 version, u16 zero, u32 total_len, u32 flags,
  *   u32 uid_inside, gid_inside, uid_outside, gid_outside,
- *   u64 rlimit[HUTCH_RLIM_COUNT], str hostname, str cwd,
+ *   u64 rlimit[HUTCH_RLIM_COUNT], u64 user_cap[HUTCH_UCAP_COUNT],
+ *   str hostname, str cwd,
  *   u32 n_mounts, n_mounts x { u8 kind, u8 zero, u16 flags, u32 mode,
  *                              u64 size, u64 inodes, str source, str target,
  *                              blob data },
@@ -18,7 +19,7 @@
 #include <stdint.h>
 
 #define HUTCH_SPEC_MAGIC 0x31505348u /* "HSP1" */
-#define HUTCH_SPEC_VERSION 2 /* 2: a tmpfs carries its inode count */
+#define HUTCH_SPEC_VERSION 3 /* 2: a tmpfs carries its inode count; 3: user caps */
 #define HUTCH_SPEC_HEADER_BYTES 12 /* magic, version, zero, total_len */
 
 #define HUTCH_SPEC_MAX_BYTES (64u << 20)
@@ -58,6 +59,21 @@ enum hutch_rlimit {
 	HUTCH_RLIM_COUNT
 };
 #define HUTCH_RLIM_INFINITY UINT64_MAX
+
+/* Per-user kernel counts the jail is held to: the kernel charges them to
+ * the user that owns the jail's user namespace, the caller on the host
+ * (hutch-exec(8), USER COUNTS). The inotify two are the jail namespace's
+ * /proc/sys/user counts, at most HUTCH_UCAP_COUNT_MAX; the others are
+ * rlimits (RLIMIT_MSGQUEUE bytes, RLIMIT_SIGPENDING), never above the
+ * hard limit the helper inherits. */
+enum hutch_user_cap {
+	HUTCH_UCAP_INOTIFY_INSTANCES,
+	HUTCH_UCAP_INOTIFY_WATCHES,
+	HUTCH_UCAP_MSGQUEUE_BYTES,
+	HUTCH_UCAP_SIGPENDING,
+	HUTCH_UCAP_COUNT
+};
+#define HUTCH_UCAP_COUNT_MAX 0x7fffffffu
 
 enum hutch_mount_kind {
 	HUTCH_MOUNT_BIND = 1,	/* source: host path, no symlinks in it */
@@ -101,6 +117,7 @@ struct spec {
 	uint32_t flags;
 	uint32_t uid_inside, gid_inside, uid_outside, gid_outside;
 	uint64_t rlimit[HUTCH_RLIM_COUNT];
+	uint64_t user_cap[HUTCH_UCAP_COUNT];
 	const char *hostname;
 	const char *cwd;
 	uint32_t n_mounts;

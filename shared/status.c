@@ -143,6 +143,8 @@ static const char *const setgroups_sites[SITE_SETGROUPS_MAX] = {
 };
 static const char *const userns_sites[SITE_USERNS_MAX] = {
 	[SITE_USERNS_CLONE] = "creating the jail's user namespace",
+	[SITE_USERNS_OWNER] = "making the jail's host user the owner of its user namespace",
+	[SITE_USERNS_OWNER_BACK] = "taking back root's ids after creating the jail",
 };
 static const char *const id_map_sites[SITE_ID_MAP_MAX] = {
 	[SITE_ID_MAP_SETGROUPS] = "writing setgroups",

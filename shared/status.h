@@ -93,7 +93,12 @@ enum site_landlock_create {
 	SITE_LANDLOCK_CREATE_MAX
 };
 enum site_setgroups { SITE_SETGROUPS_DROP, SITE_SETGROUPS_MAX };
-enum site_userns { SITE_USERNS_CLONE, SITE_USERNS_MAX };
+enum site_userns {
+	SITE_USERNS_CLONE,
+	SITE_USERNS_OWNER,		/* a root caller's jail id as the namespace's owner */
+	SITE_USERNS_OWNER_BACK,		/* and back to root after the clone */
+	SITE_USERNS_MAX
+};
 enum site_id_map {
 	SITE_ID_MAP_SETGROUPS,		/* /proc/PID/setgroups: deny */
 	SITE_ID_MAP_UID,

@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "doc/path-util.h"
 #include "doc/policy-accepts.h"
 #include "doc/strv.h"
+#include "jail/bind-owner.h"
 #include "jail/bind-source.h"
 #include "jail/jail-path.h"
 #include "jail/narrow.h"
@@ -128,6 +130,10 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 			return -EINVAL;
 		}
 		if ((why = bind_source_refusal(real)))
+			return verror_add_key(e, VIOLATION, ptr, "source", why);
+		/* An overlay's lower layer is idmapped too: the jail would read
+		 * as the owner what the owner keeps from others. */
+		if ((m->rw || m->overlay) && geteuid() == 0 && (why = bind_owner_refusal(real)))
 			return verror_add_key(e, VIOLATION, ptr, "source", why);
 		if (!narrow_target_ok(pol, m->target))
 			return verror_add_key(e, BAD, ptr, "target", "reserved path");

@@ -14,9 +14,11 @@
 #include "doc/result.h"
 #include "jail/cgroup.h"
 #include "jail/filter.h"
+#include "jail/host-ids.h"
 #include "jail/jail-path.h"
 #include "jail/layout.h"
 #include "run/changes.h"
+#include "jail/user-caps.h"
 #include "run/classify.h"
 #include "run/execute.h"
 #include "run/explain.h"
@@ -44,11 +46,13 @@ struct exec_run {
 	struct outcome *res;
 	int control_sock;
 	struct cgroup_run cg;
+	struct host_id_lease ids;	/* a root caller's: held until the jail is gone */
 	bool have_cgroup;
 	bool reaped;		/* supervise() waited for the helper */
 	bool collect_dirs;	/* eo->collect_dirs */
 	bool tty;		/* eo->tty: the spec asks pid 1 for a pty */
 	bool changes_data;	/* eo->changes_data */
+	unsigned concurrency;	/* eo->concurrency */
 };
 
 static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
@@ -61,6 +65,7 @@ static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
 	x->res = res;
 	x->control_sock = -1;
 	x->cg.dir_fd = -1;
+	x->ids.lock_fd = -1;
 	x->so.control_fd = -1;
 	x->jp = (struct jail_proc){ .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
 				    .stdout_rd = -1, .stderr_rd = -1, .exit_rd = -1 };
@@ -86,6 +91,7 @@ static void run_free(struct exec_run *x)
 		close(x->control_sock);
 	run_leave_cgroup(x);
 	layout_free(&x->layout);
+	host_ids_release(&x->ids); /* the helper is reaped or was never started */
 	free(x);
 }
 
@@ -154,6 +160,21 @@ static void set_memory_rlimits(struct exec_run *x)
 		cg || !l->processes ? HUTCH_RLIM_INFINITY : l->processes;
 }
 
+/* A root caller's jail runs as host ids of its own (jail/host-ids.h),
+ * the policy's user inside: per-user counts, signals and files are then
+ * the jail's alone. The lease lives as long as x. */
+static int lease_host_ids(struct exec_run *x)
+{
+	char why[OUTCOME_DETAIL_MAX] = "";
+	int r = host_ids_acquire(&x->ids, why, sizeof(why));
+
+	if (r < 0)
+		return start_failed(x->plan, x->res, HUTCH_ERR_SANDBOX_UNAVAILABLE, r, why);
+	x->layout.sp.uid_outside = x->ids.uid;
+	x->layout.sp.gid_outside = x->ids.gid;
+	return 0;
+}
+
 /* Step 2: the seccomp program, the jail's layout (kept in x until the end)
  * and the spec encoded from it. The filter has one owner at a time: ours
  * here, the layout's once layout_build took it. */
@@ -178,6 +199,10 @@ static int prepare_spec(struct exec_run *x, bool explain, uint8_t **ret_spec, si
 	r = layout_build(plan, geteuid() == 0, &filter, filter_len, &x->layout);
 	if (r == 0)
 		set_memory_rlimits(x);
+	if (r == 0 && geteuid() == 0 && (r = lease_host_ids(x)) < 0)
+		return r;
+	if (r == 0)
+		user_caps_size(geteuid() == 0, x->concurrency, x->layout.sp.user_cap);
 	if (r == -E2BIG) /* a policy may allow more input files than a jail holds */
 		return start_failed(plan, x->res, HUTCH_ERR_INVALID_REQUEST, r,
 				    "more than 256 mounts in the jail (its own, the policy's "
@@ -389,6 +414,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 		x->collect_dirs = eo->collect_dirs;
 		x->changes_data = eo->changes_data;
 		x->tty = eo->tty;
+		x->concurrency = eo->concurrency ? eo->concurrency : USER_CAPS_CLI_CONCURRENCY;
 		r = prepare_cgroup(x, &io); /* before the spec: it sets the rlimits */
 	}
 	if (r == 0)

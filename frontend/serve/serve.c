@@ -115,7 +115,8 @@ static void run_link(struct conn *c, struct srun *r)
 static void start_run(struct conn *c, struct proto_msg *m)
 {
 	struct srv *s = c->srv;
-	struct exec_opts eo = { .kill_grace_ms = s->grace_ms };
+	struct exec_opts eo = { .kill_grace_ms = s->grace_ms,
+				.concurrency = serve_concurrency(s) };
 	_cleanup_free_ struct srun *r = NULL;
 	struct serve_refusal rf;
 

@@ -114,6 +114,13 @@ struct srv {
 	struct forkserver fs;	/* every jail's helper is its child; pid -1: none */
 };
 
+/* How many jails the server may hold at once (runs and session workers):
+ * what its jails' per-user caps are sized for (jail/user-caps.h). */
+static inline unsigned serve_concurrency(const struct srv *s)
+{
+	return (unsigned)(s->max_runs_total + SESSIONS_TOTAL_MAX);
+}
+
 int cmd_serve(int argc, char **argv);
 
 /* serve-options.c, for serve.c: what the command line gives besides the

@@ -140,12 +140,16 @@ if [ $userns_ok = no ]; then
 elif is_root; then
 	# As root: map 0 to 0 from outside (so setgroups stays allowed and the
 	# helper takes its root path), then exec as root in the namespace,
-	# which regains the capabilities to write the limit.
+	# which regains the capabilities to write the limit. The jail's
+	# outside ids are 0 there, the only ones that exist: any other would
+	# stop the helper before the clone, when it makes the jail's host
+	# user the namespace's owner (hutch-exec(8), HOST IDS).
 	rm -f "$tmp/ready" "$tmp/go"
 	mkfifo "$tmp/ready" "$tmp/go"
 	unshare -U /bin/sh -c 'echo > "$1"; read x < "$2"; shift 2
 		exec /bin/sh -c "echo 0 > /proc/sys/user/max_user_namespaces && exec \"\$@\"" sh "$@"' \
-		sh "$tmp/ready" "$tmp/go" "$SEND" --describe $L -- /bin/true </dev/null >"$tmp/userns.out" 2>&1 &
+		sh "$tmp/ready" "$tmp/go" "$SEND" --describe --uid-outside 0 --gid-outside 0 $L -- /bin/true \
+		</dev/null >"$tmp/userns.out" 2>&1 &
 	upid=$!
 	if timeout 30 /bin/sh -c 'read x < "$1"' sh "$tmp/ready"; then
 		echo "0 0 1" > "/proc/$upid/uid_map"

@@ -22,11 +22,10 @@ if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
 fi
 
 # The worker, bound read-only into its jail at /opt/w. The state directory
-# is bound read-write at /state; the jail's user outside is 65534 when we
-# are root, so it is world-writable.
+# is bound read-write at /state: the jail is its owner there (idmapped when
+# we are root, who may not lend a directory others may write).
 mkdir "$tmp/w" "$tmp/state"
-chmod 755 "$tmp/w"
-chmod 777 "$tmp/state"
+chmod 755 "$tmp/w" "$tmp/state"
 cat >"$tmp/w/worker.py" <<'EOF'
 # A session worker: one length-prefixed JSON request in on stdin, one
 # length-prefixed reply out on stdout. Before acting it appends the op to

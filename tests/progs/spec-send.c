@@ -594,6 +594,11 @@ int main(int argc, char **argv)
 	sp.cwd = "/";
 	for (int k = 0; k < HUTCH_RLIM_COUNT; k++)
 		sp.rlimit[k] = HUTCH_RLIM_INFINITY;
+	/* hutch's ceilings (frontend/jail/user-caps.c) */
+	sp.user_cap[HUTCH_UCAP_INOTIFY_INSTANCES] = 32;
+	sp.user_cap[HUTCH_UCAP_INOTIFY_WATCHES] = 16384;
+	sp.user_cap[HUTCH_UCAP_MSGQUEUE_BYTES] = 65536;
+	sp.user_cap[HUTCH_UCAP_SIGPENDING] = 1024;
 
 #define ARG(n) (i + (n) < argc ? argv[i + (n)] : (usage("missing argument to", argv[i]), ""))
 	for (i = 1; i < argc; i++) {

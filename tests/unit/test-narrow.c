@@ -406,7 +406,7 @@ static void test_mount_overlay(void)
 
 	make_policy("[{\"prefix\":\"/\",\"modes\":[\"overlay\"]}]", &pol);
 	rc = narrow_fmt(&pol, &plan, &e,
-			R(",\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/t\",\"mode\":\"overlay\"}],"
+			R(",\"mounts\":[{\"source\":\"/usr\",\"target\":\"/t\",\"mode\":\"overlay\"}],"
 			  "\"export_changes\":true"));
 	CU_ASSERT_EQUAL_FATAL(rc, 0);
 	CU_ASSERT_EQUAL_FATAL(plan.n_mounts, 1);
@@ -416,7 +416,7 @@ static void test_mount_overlay(void)
 	CU_ASSERT_EQUAL(plan.limits.overlay_bytes, lim_def(LIM_OVERLAY_BYTES));
 	plan_free(&plan);
 	memset(&plan, 0, sizeof(plan));
-	rc = narrow_fmt(&pol, &plan, &e, R(",\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/t\"}]"));
+	rc = narrow_fmt(&pol, &plan, &e, R(",\"mounts\":[{\"source\":\"/usr\",\"target\":\"/t\"}]"));
 	expect_fail(rc, &plan, &e, VIOLATION, "/mounts/0", "ro under an overlay-only rule");
 	memset(&e, 0, sizeof(e));
 	memset(&plan, 0, sizeof(plan));

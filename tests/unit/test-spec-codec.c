@@ -50,12 +50,13 @@ enum field {
 	F_ARGV,
 	F_ENV,
 	F_FILTER,
+	F_UCAP,
 };
 
 struct field_case {
 	const char *name;
 	enum field field;
-	unsigned idx;		/* mount, argv or env index */
+	unsigned idx;		/* mount, argv, env or user cap index */
 	uint64_t num;		/* numeric fields */
 	const char *str;	/* str and blob fields: the bytes, NULs allowed; */
 	size_t len;		/* NULL str keeps the bytes (with term) */
@@ -129,6 +130,9 @@ static void apply_struct(struct fixture *f, const struct field_case *c, char **s
 		f->sp.filter = (const uint8_t *)c->str;
 		f->sp.filter_len = (uint32_t)c->len;
 		break;
+	case F_UCAP:
+		f->sp.user_cap[c->idx] = c->num;
+		break;
 	}
 }
 
@@ -183,6 +187,9 @@ static void apply_wire(struct wire *w, const struct field_case *c)
 	case F_FILTER:
 		wire_set_blob(w, at->filter, c->str, c->len);
 		break;
+	case F_UCAP:
+		wr64(w->buf + at->user_cap + 8 * c->idx, c->num);
+		break;
 	}
 }
 
@@ -231,6 +238,11 @@ static const struct field_case good_cases[] = {
 	{ "env: empty value", F_ENV, 0, BYTES("A=") },
 	{ "env: control characters in value", F_ENV, 1, BYTES("A=\x01\n") },
 	{ "env: 128 KiB - 1", F_ENV, 2, .str = long_env, .len = HUTCH_SPEC_MAX_ARG_BYTES - 1 },
+	{ "user cap: inotify instances 2^31 - 1", F_UCAP, HUTCH_UCAP_INOTIFY_INSTANCES,
+	  .num = HUTCH_UCAP_COUNT_MAX },
+	{ "user cap: inotify watches 0", F_UCAP, HUTCH_UCAP_INOTIFY_WATCHES, .num = 0 },
+	{ "user cap: message queues unlimited", F_UCAP, HUTCH_UCAP_MSGQUEUE_BYTES,
+	  .num = UINT64_MAX },
 	{ "filter: one instruction", F_FILTER, BYTES("\x06\0\0\0\0\0\xff\x7f") },
 	{ "filter: 4096 instructions", F_FILTER, .str = zeros,
 	  .len = HUTCH_SPEC_MAX_FILTER_INSNS * 8 },
@@ -238,6 +250,10 @@ static const struct field_case good_cases[] = {
 
 static const struct field_case bad_cases[] = {
 	/* flags and the filter */
+	{ "user cap: inotify instances 2^31", F_UCAP, HUTCH_UCAP_INOTIFY_INSTANCES,
+	  .num = HUTCH_UCAP_COUNT_MAX + 1ull },
+	{ "user cap: inotify watches all ones", F_UCAP, HUTCH_UCAP_INOTIFY_WATCHES,
+	  .num = UINT64_MAX },
 	{ "flags: first unknown bit", F_FLAGS, .num = GOOD_FLAGS | (HUTCH_SPEC_FLAGS_ALL + 1u) },
 	{ "flags: unknown bit 31", F_FLAGS, .num = GOOD_FLAGS | 1u << 31 },
 	{ "flags: all ones", F_FLAGS, .num = UINT32_MAX },
@@ -552,8 +568,8 @@ static void test_round_trip_unaligned(void)
 static void test_golden_bytes(void)
 {
 	static const uint8_t golden[] = {
-		0x48, 0x53, 0x50, 0x31, 0x02, 0x00, 0x00, 0x00, /* "HSP1", v2, zero */
-		0xa2, 0x00, 0x00, 0x00,				/* total_len 162 */
+		0x48, 0x53, 0x50, 0x31, 0x03, 0x00, 0x00, 0x00, /* "HSP1", v3, zero */
+		0xc2, 0x00, 0x00, 0x00,				/* total_len 194 */
 		0x01, 0x02, 0x00, 0x00,				/* flags PID|SECCOMP */
 		0xe8, 0x03, 0x00, 0x00, 0xe9, 0x03, 0x00, 0x00, /* uid/gid inside */
 		0xa0, 0x86, 0x01, 0x00, 0x78, 0x56, 0x34, 0x12, /* uid/gid outside */
@@ -562,6 +578,10 @@ static void test_golden_bytes(void)
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* FSIZE */
 		0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* NOFILE */
 		0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* NPROC */
+		0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* inotify instances */
+		0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* inotify watches */
+		0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, /* message-queue bytes */
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* pending signals */
 		0x01, 0x00, 0x00, 0x00, 'h', 0x00,		/* hostname */
 		0x01, 0x00, 0x00, 0x00, '/', 0x00,		/* cwd */
 		0x01, 0x00, 0x00, 0x00,				/* n_mounts */
@@ -588,6 +608,7 @@ static void test_golden_bytes(void)
 		.uid_inside = 1000, .gid_inside = 1001,
 		.uid_outside = 100000, .gid_outside = 0x12345678,
 		.rlimit = { 0x0102030405060708ull, 5, HUTCH_RLIM_INFINITY, 256, 32 },
+		.user_cap = { 32, 16384, 65536, HUTCH_RLIM_INFINITY },
 		.hostname = "h", .cwd = "/",
 		.n_mounts = 1, .mounts = &m,
 		.argc = 1, .argv = argv, .envc = 1, .envp = envp,
@@ -597,7 +618,7 @@ static void test_golden_bytes(void)
 	size_t len;
 	struct decoded d;
 
-	CU_ASSERT_EQUAL(sizeof(golden), 162);
+	CU_ASSERT_EQUAL(sizeof(golden), 194);
 	CU_ASSERT_EQUAL_FATAL(spec_encode(&sp, &buf, &len), 0);
 	CU_ASSERT_EQUAL(len, sizeof(golden));
 	CU_ASSERT(len == sizeof(golden) && memcmp(buf, golden, len) == 0);
