@@ -61,12 +61,15 @@ static const int slot_target[FS_SLOTS] = {
 	[FS_SLOT_EXIT] = -1,
 };
 
+static const int *bind_fds;	/* this request's bind sources, for child_start */
+static uint32_t n_bind_fds;
+
 /* The child's half: the job's fds into place, nothing else of ours, our
  * signal state undone, then the one-shot helper. */
 static _Noreturn void child_start(const int slot_fd[FS_SLOTS])
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	int moved[FS_SLOTS];
+	int moved[FS_SLOTS], moved_bind[HUTCH_BIND_FDS_MAX];
 	sigset_t none;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != self)
@@ -81,12 +84,18 @@ static _Noreturn void child_start(const int slot_fd[FS_SLOTS])
 		    (moved[i] = fcntl(slot_fd[i], F_DUPFD_CLOEXEC, FS_HIGH_FD + 16)) < 0)
 			_exit(HUTCH_EXIT_SETUP);
 	}
-	for (int t = 0; t <= HUTCH_CONTROL_FD; t++)
+	for (uint32_t i = 0; i < n_bind_fds; i++)
+		if ((moved_bind[i] = fcntl(bind_fds[i], F_DUPFD_CLOEXEC, FS_HIGH_FD + 16)) < 0)
+			_exit(HUTCH_EXIT_SETUP);
+	for (int t = 0; t < HUTCH_BIND_FD_FIRST + (int)n_bind_fds; t++)
 		close(t);
 	for (int i = 0; i < FS_SLOTS; i++)
 		if (moved[i] >= 0 && dup2(moved[i], slot_target[i]) < 0)
 			_exit(HUTCH_EXIT_SETUP);
-	if (sys_close_range(HUTCH_CONTROL_FD + 1, ~0U, 0) < 0)
+	for (uint32_t i = 0; i < n_bind_fds; i++)
+		if (dup2(moved_bind[i], HUTCH_BIND_FD_FIRST + (int)i) < 0)
+			_exit(HUTCH_EXIT_SETUP);
+	if (sys_close_range(HUTCH_BIND_FD_FIRST + n_bind_fds, ~0U, 0) < 0)
 		_exit(HUTCH_EXIT_SETUP);
 	helper_run_one();
 }
@@ -145,12 +154,15 @@ static void handle_request(const struct hutch_fs_request *rq, ssize_t len, int *
 	if (len != (ssize_t)sizeof(*rq) || rq->magic != HUTCH_FS_MAGIC ||
 	    (rq->slots & ~((1u << FS_SLOTS) - 1)) ||
 	    (rq->slots & HUTCH_FS_REQUIRED_SLOTS) != HUTCH_FS_REQUIRED_SLOTS ||
-	    (size_t)__builtin_popcount(rq->slots) != n_fds) {
+	    rq->n_bind > HUTCH_BIND_FDS_MAX ||
+	    (size_t)__builtin_popcount(rq->slots) + rq->n_bind != n_fds) {
 		rep.err = EBADMSG;
 	} else {
 		for (int i = 0; i < FS_SLOTS; i++)
 			if (rq->slots & (1u << i))
 				slot_fd[i] = fds[k++];
+		bind_fds = fds + k;	/* the rest, in order */
+		n_bind_fds = rq->n_bind;
 		if (!j) {
 			rep.err = EAGAIN;
 		} else {

@@ -106,7 +106,13 @@ static void idmap_one(const struct spec *sp, const struct spec_mount *m, uint32_
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID |
 					       MOUNT_ATTR_NODEV };
 	struct stat st;
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how)), tree;
+	int fd, tree;
+
+	/* A passed descriptor is cloned itself (bind-fd.c says why). */
+	if (m->flags & HUTCH_MF_FD)
+		fd = fcntl(bind_fd_of(sp, i), F_DUPFD_CLOEXEC, 0);
+	else
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how));
 
 	if (fd < 0 || fstat(fd, &st) < 0)
 		fail(STAGE_BIND_SOURCE, i, errno);

@@ -127,7 +127,7 @@ static void start_run(struct conn *c, struct proto_msg *m)
 	}
 	r->c = c;
 	r->id = m->id;
-	if (serve_plan(s, m->run, &r->req, &r->plan, &rf) < 0) {
+	if (serve_plan(s, m->run, serve_origin(c), &r->req, &r->plan, &rf) < 0) {
 		serve_refuse(c, m->id, &rf);
 		return;
 	}
@@ -342,11 +342,17 @@ static void handle_frame(struct conn *c, uint8_t *buf, size_t len)
 static void conn_read(struct conn *c)
 {
 	uint8_t buf[64 << 10];
-	ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	const char *why = NULL;
+	ssize_t n = serve_recv(c, buf, sizeof(buf), &why); /* descriptors: serve-fds.c */
 	size_t off = 0;
 
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	if (n == -EAGAIN)
 		return;
+	if (n == -EPROTO) {
+		conn_fail(c, 0, HUTCH_ERR_PROTOCOL_ERROR, why);
+		c->dead = true;
+		return;
+	}
 	if (n <= 0) {
 		c->dead = true; /* the client is gone: everything of it dies */
 		return;
@@ -370,6 +376,7 @@ static void conn_read(struct conn *c)
 			 * of one is as idle as a silent one. */
 			c->idle_since = time_now_ms();
 			handle_frame(c, frame, len);
+			serve_fds_close(c); /* a started jail's helper has its own */
 			free(frame);
 		}
 	}
@@ -417,6 +424,7 @@ static void conn_sweep(struct srv *s)
 		if (c->fd < 0 && !c->runs && !c->sessions) {
 			*pp = c->next;
 			frame_reader_reset(&c->rd);
+			serve_fds_close(c);
 			conn_drop_queue(c);
 			free(c);
 			continue;
@@ -817,6 +825,7 @@ int cmd_serve(int argc, char **argv)
 	r = serve_options_parse(argc, argv, &s, &o);
 	if (r < 0)
 		return r == -ECANCELED ? 0 : HUTCH_EXIT_FAILURE;
+	s.allow_path_binds = o.allow_path_binds;
 	r = load_policy(&s, o.policy);
 	if (r != 0)
 		return r;

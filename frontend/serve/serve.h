@@ -25,6 +25,7 @@
 #include "run/forkserver.h"
 #include "run/supervise.h"
 #include "serve/serve-budget.h"
+#include "serve/serve-fds.h"
 #include "serve/serve-socket.h"
 
 #define SESSIONS_TOTAL_MAX 64
@@ -84,6 +85,8 @@ struct conn {
 	uid_t uid;		/* the peer's, from SO_PEERCRED when accepted */
 	uint64_t idle_since;	/* last frame in, or the end of its last request */
 	struct frame_reader rd;
+	struct frame_fds fds;	/* passed with the frame being read (serve-fds.c) */
+	struct req_origin origin;	/* of the frame being handled: serve_origin() */
 	uint8_t *out;
 	size_t out_len, out_off;
 	struct srun *runs;
@@ -112,6 +115,8 @@ struct srv {
 	struct serve_socket sock;	/* --socket; fd -1 when none or drained */
 	uint64_t drain_deadline;
 	struct forkserver fs;	/* every jail's helper is its child; pid -1: none */
+	bool allow_path_binds;	/* --allow-path-binds: requests may bind by path */
+	size_t passed_fds;	/* descriptors clients passed, held now */
 };
 
 int cmd_serve(int argc, char **argv);
@@ -124,6 +129,7 @@ struct serve_options {
 	long fd;		/* --fd, or -1 */
 	mode_t mode;		/* --mode */
 	bool no_forkserver;	/* --no-forkserver */
+	bool allow_path_binds;	/* --allow-path-binds */
 };
 
 /* s's bounds (defaults, then the options) and *ret_opts. 0: serve;
@@ -152,12 +158,13 @@ struct serve_refusal {
 	char text[VERROR_POINTER_MAX + 96];	/* reason, when it names the pointer */
 };
 
-/* doc's request and its plan under the pinned policy. 0; or -EINVAL (the
+/* doc's request and its plan under the pinned policy, its binds by
+ * descriptor from origin (serve_origin()). 0; or -EINVAL (the
  * request is invalid or asks for more than the policy allows), -EPERM (it
  * names another policy), -ENOMEM, each with *ret_refusal filled and
  * nothing held. */
-int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
-	       struct plan *ret_plan, struct serve_refusal *ret_refusal);
+int serve_plan(struct srv *s, struct json_object *doc, const struct req_origin *origin,
+	       struct request *ret_req, struct plan *ret_plan, struct serve_refusal *ret_refusal);
 /* Its failed event, pointer included. */
 void serve_refuse(struct conn *c, uint64_t id, const struct serve_refusal *rf);
 /* The sandbox probe of the pinned policy, once per server until it

@@ -1,0 +1,93 @@
+/* bind-fd.c: see bind-fd.h. Frontend only. */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jail/bind-fd.h"
+
+/* What the open mode says the client proved: read access always (an
+ * O_RDONLY open of a directory needs it); write access to a file only
+ * when open for writing. A directory is never open for writing, so what
+ * a rw bind may do in it is the authority rule's to settle. */
+static const char *open_mode_refusal(int fd, bool rw, const struct statx *stx)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0)
+		return "is not an open descriptor";
+	if (fl & O_PATH)
+		return "is an O_PATH descriptor, which proves no access: open it for reading";
+	if ((fl & O_ACCMODE) == O_WRONLY)
+		return "is open write-only: open it for reading";
+	if (rw && S_ISREG(stx->stx_mode) && (fl & O_ACCMODE) != O_RDWR)
+		return "is a file open read-only; a rw bind of a file needs it open read-write";
+	return NULL;
+}
+
+/* The path fd is at here, canonical, naming the same file on the same
+ * mount; or why not. */
+static const char *find_path(int fd, const struct statx *stx, char *ret_path)
+{
+	char link[PATH_MAX], proc[40];
+	struct statx at;
+	ssize_t n;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, link, sizeof(link) - 1);
+	if (n <= 0 || n >= (ssize_t)sizeof(link) - 1)
+		return "has no path the server can see";
+	link[n] = '\0';
+	/* "/x (deleted)", "socket:[..]" and paths of another mount namespace
+	 * are not found again as this very file on this very mount. */
+	if (link[0] != '/' || !realpath(link, ret_path))
+		return "has no path the server can see (deleted, or in another mount namespace)";
+	if (statx(AT_FDCWD, ret_path, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &at) < 0 ||
+	    !(at.stx_mask & STATX_MNT_ID) || at.stx_ino != stx->stx_ino ||
+	    at.stx_dev_major != stx->stx_dev_major || at.stx_dev_minor != stx->stx_dev_minor ||
+	    at.stx_mnt_id != stx->stx_mnt_id)
+		return "has no path the server can see (deleted, or in another mount namespace)";
+	return NULL;
+}
+
+/* The jail acts beneath a bind as the server's user (unprivileged
+ * server) or, for a rw bind on a root server, as the source's owner
+ * (idmapped): either must be the client itself. */
+static const char *authority_refusal(bool rw, uid_t peer_uid, const struct statx *stx)
+{
+	uid_t self = geteuid();
+
+	if (peer_uid == 0)
+		return NULL;
+	if (self != 0 && peer_uid != self)
+		return "comes from another user than the server's, whose jails act as the "
+		       "server's user";
+	if (self == 0 && rw && stx->stx_uid != peer_uid)
+		return "is not owned by the client; a rw bind acts as its owner";
+	return NULL;
+}
+
+const char *bind_fd_refusal(int fd, bool rw, uid_t peer_uid, char *ret_path)
+{
+	struct statx stx;
+	const char *why;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_UID | STATX_MNT_ID,
+		  &stx) < 0)
+		return "is not an open descriptor";
+	if (S_ISSOCK(stx.stx_mode))
+		return "is a socket";
+	if (S_ISFIFO(stx.stx_mode))
+		return "is a FIFO";
+	if (!S_ISREG(stx.stx_mode) && !S_ISDIR(stx.stx_mode))
+		return "is not a regular file or directory";
+	if (!(stx.stx_mask & STATX_MNT_ID))
+		return "cannot be checked: the kernel does not report mount ids";
+	if ((why = open_mode_refusal(fd, rw, &stx)) || (why = authority_refusal(rw, peer_uid, &stx)))
+		return why;
+	return find_path(fd, &stx, ret_path);
+}
