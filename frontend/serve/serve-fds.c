@@ -1,5 +1,6 @@
-/* serve-fds.c: see serve-fds.h. A stream socket merges writes, so which
- * byte a descriptor came with is known only by reading no further than
+/* serve-fds.c: descriptors passed with request frames (see serve.h). A
+ * stream socket merges writes, so which byte a descriptor came with is
+ * known only by reading no further than
  * the kernel keeps them apart: the first byte of a frame is read alone
  * (the descriptors sent with it come with that one byte, even when its
  * sendmsg carried more), the rest of the header next, then the body up
@@ -14,7 +15,6 @@
 #include <unistd.h>
 
 #include "frame-codec.h"
-#include "serve/serve-fds.h"
 #include "serve/serve.h"
 
 /* Received descriptors held at once, server-wide: a quarter of our open

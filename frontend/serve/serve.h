@@ -25,7 +25,6 @@
 #include "run/forkserver.h"
 #include "run/supervise.h"
 #include "serve/serve-budget.h"
-#include "serve/serve-fds.h"
 #include "serve/serve-socket.h"
 
 #define SESSIONS_TOTAL_MAX 64
@@ -34,6 +33,13 @@
 struct srv;
 struct conn;
 struct pollfd;
+
+/* Descriptors passed with the frame being read (serve-fds.c). */
+#define SERVE_FDS_MAX REQ_MAX_SOURCE_FDS
+struct frame_fds {
+	int fd[SERVE_FDS_MAX];
+	size_t n;
+};
 
 struct srun {
 	struct srun *next;
@@ -136,6 +142,27 @@ struct serve_options {
  * -ECANCELED: --help was printed (exit 0); -EINVAL: the problem was
  * printed (exit HUTCH_EXIT_FAILURE). */
 int serve_options_parse(int argc, char **argv, struct srv *s, struct serve_options *ret_opts);
+
+/* serve-fds.c, for serve.c and session.c: descriptors a client passes
+ * with a request frame (hutch-protocol(7), "DESCRIPTORS"): SCM_RIGHTS on
+ * the sendmsg that begins with the frame's first byte, at most
+ * SERVE_FDS_MAX, named by the request's mounts as source_fd (their index
+ * in arrival order). Each is close-on-exec from the moment it arrives,
+ * counted against the server's budget for them, and closed when its
+ * frame has been handled: a started jail's helper holds its own copies.
+ *
+ * serve_recv reads from c's socket into buf (cap bytes at most), never
+ * past the end of the frame c->rd is reading, so that descriptors are
+ * told to their frame; they join c->fds. Bytes read; 0 at EOF; -EAGAIN
+ * when nothing waits; -EPROTO with *ret_why set when descriptors came on
+ * another byte than a frame's first, more than SERVE_FDS_MAX came, or the
+ * budget is spent (the connection ends); other -errno. */
+ssize_t serve_recv(struct conn *c, uint8_t *buf, size_t cap, const char **ret_why);
+/* The origin of the frame c is handling, for its request's binds: c's
+ * descriptors, the client's uid, whether path binds are allowed. */
+const struct req_origin *serve_origin(struct conn *c);
+/* Close the descriptors of c's frame and give back their budget. */
+void serve_fds_close(struct conn *c);
 
 /* serve-conn.c, for serve.c, serve-plan.c and session.c */
 void conn_send(struct conn *c, uint8_t *frame, size_t len);	/* takes frame */
