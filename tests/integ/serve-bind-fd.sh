@@ -3,8 +3,8 @@
 # "DESCRIPTORS"), against a real server. A directory passed with the frame
 # reads (ro) and writes (rw) in the jail; a path bind is refused without
 # --allow-path-binds and taken with it; a socket, a /proc directory, a
-# FIFO, a device, a directory outside the policy's prefixes, an O_PATH
-# descriptor, a read-only file asked rw, an index out of range are each
+# FIFO, a device, a directory outside the policy's prefixes, a removed
+# directory, an O_PATH descriptor, a read-only file asked rw, an index out of range are each
 # refused with the field named; 17 descriptors, or descriptors on a later
 # byte of the frame, end the connection with one failed event (id 0); no
 # descriptor reaches the jail or stays open in the server after its
@@ -160,6 +160,11 @@ def case_attacks():
            "/mounts/0/source_fd", "open read-write")
     attack(c, None, dict(ro(0), source=DATA), "invalid_request", "/mounts/0/source_fd",
            "not both")
+    gone_dir = os.path.join(TMP, "removed")
+    os.mkdir(gone_dir)
+    fd = dir_fd(gone_dir)
+    os.rmdir(gone_dir)
+    attack(c, fd, ro(0), "policy_violation", "/mounts/0/source_fd", "has no path the server")
     expect(c.ping(), "the connection did not survive the refused requests")
     expect(not os.path.exists(os.path.join(DATA, "x")), "something was written")
     c.close()
