@@ -54,20 +54,23 @@ static const char *find_path(int fd, const struct statx *stx, char *ret_path)
 	return NULL;
 }
 
-/* The jail acts beneath a bind as the server's user (unprivileged
- * server) or, for a rw bind on a root server, as the source's owner
- * (idmapped): either must be the client itself. */
+/* Writing is where a jail could act with more than the client's
+ * authority: a root server's rw bind is idmapped so that the jail acts
+ * as the source's owner (chmod, every file of that owner beneath it), and
+ * an unprivileged server's jail writes as the server's user. Either way
+ * the source must be the client's own (or the client root): then the
+ * jail acts as the client, or as a server user the client's own
+ * permissions on its directory let in. */
 static const char *authority_refusal(bool rw, uid_t peer_uid, const struct statx *stx)
 {
-	uid_t self = geteuid();
-
-	if (peer_uid == 0)
+	if (peer_uid == 0 || !rw)
 		return NULL;
-	if (self != 0 && peer_uid != self)
-		return "comes from another user than the server's, whose jails act as the "
-		       "server's user";
-	if (self == 0 && rw && stx->stx_uid != peer_uid)
-		return "is not owned by the client; a rw bind acts as its owner";
+	if (peer_uid == (uid_t)-1)
+		return "comes from a client whose user cannot be told; a rw bind needs the "
+		       "client's own directory or file";
+	if (stx->stx_uid != peer_uid)
+		return "is not owned by the client; a rw bind needs the client's own directory "
+		       "or file";
 	return NULL;
 }
 

@@ -7,11 +7,10 @@
  *     it open read-write;
  *   - found at a path of this server's mount namespace that names the same
  *     file on the same mount (not deleted, not another namespace's);
- *   - the jail never acts with more than the client's authority: on a
- *     root server a read-write bind (idmapped, the jail acting as the
- *     source's owner) needs the client to own the source; on a server of
- *     an unprivileged user, whose jails act as that user, the client must
- *     be that user (or root).
+ *   - a read-write bind needs the client to own the source (or be root):
+ *     a root server's rw bind is idmapped, the jail acting as the source's
+ *     owner, and an unprivileged server's jail writes as the server's
+ *     user; neither may be someone the client is not.
  * Frontend only. */
 #ifndef HUTCH_BIND_FD_H
 #define HUTCH_BIND_FD_H

@@ -4,13 +4,13 @@
 # reads (ro) and writes (rw) in the jail; a path bind is refused without
 # --allow-path-binds and taken with it; a socket, a /proc directory, a
 # FIFO, a device, a directory outside the policy's prefixes, a removed
-# directory, an O_PATH descriptor, a read-only file asked rw, an index out of range are each
-# refused with the field named; 17 descriptors, or descriptors on a later
-# byte of the frame, end the connection with one failed event (id 0); no
-# descriptor reaches the jail or stays open in the server after its
-# request. As root, clients of other users: a root server binds a
-# directory rw only for its owner and never a path named by a client; a
-# server of an unprivileged user binds no descriptor of another user.
+# directory, an O_PATH descriptor, a read-only file asked rw, an index out
+# of range are each refused with the field named; 17 descriptors, or
+# descriptors on a later byte of the frame, end the connection with one
+# failed event (id 0); no descriptor reaches the jail or stays open in the
+# server after its request. As root, clients of other users: a root server binds a
+# directory rw only for its owner and never a path named by a client, and
+# so does a server of an unprivileged user.
 . "$(dirname "$0")/lib.sh"
 
 # Sources must lie where the default policy allows request mounts (/tmp),
@@ -335,12 +335,24 @@ def case_root_server():
 
 def case_user_server():
     nobody, other = 65534, 1
+    shared = os.path.join(TMP, "shared1")     # writable by all, the server user's
+    os.mkdir(shared, 0o777)
+    os.chmod(shared, 0o777)
+    os.chown(shared, nobody, nobody)
+    theirs = os.path.join(TMP, "theirs")      # the client's own, writable by all
+    os.mkdir(theirs, 0o777)
+    os.chmod(theirs, 0o777)
+    os.chown(theirs, other, other)
     proc, path = sock_server(nobody)
     try:
-        refused(as_user(other, path, nobody, "fd", DATA, "ro"), "policy_violation",
-                "/mounts/0/source_fd", "another user than the server's")
-        ev = as_user(0, path, nobody, "fd", DATA, "ro")   # root lends nothing it lacks
-        expect(exited(ev, "root client")["exit_code"] == 0, "a root client: %s" % ev)
+        # The jail would write as the server's user: only in the client's own.
+        refused(as_user(other, path, nobody, "fd", shared, "rw"), "policy_violation",
+                "/mounts/0/source_fd", "not owned by the client")
+        ev = as_user(other, path, nobody, "fd", theirs, "rw")
+        expect(exited(ev, "rw theirs")["exit_code"] == 0, "rw of the client's own: %s" % ev)
+        ev = as_user(other, path, nobody, "fd", DATA, "ro")
+        expect(exited(ev, "ro data")["exit_code"] == 0, "ro of a readable directory: %s" % ev)
+        expect(not os.path.exists(os.path.join(shared, "w.txt")), "a refused bind was written")
     finally:
         stop(proc)
 
@@ -361,11 +373,11 @@ check "16 binds; no descriptor stays in the server or any process after the requ
 check "hutch run --request: source_fd refused (descriptors come only with serve)" tc cli
 if is_root; then
 	check "root server: no path bind from a client, rw only of the client's own directory" tc root_server
-	check "a server of an unprivileged user binds no descriptor of another user" tc user_server
+	check "a server of an unprivileged user: rw only of the client's own directory" tc user_server
 else
 	skip "root server: no path bind from a client, rw only of the client's own directory" \
 		"needs root to act as a second user"
-	skip "a server of an unprivileged user binds no descriptor of another user" \
+	skip "a server of an unprivileged user: rw only of the client's own directory" \
 		"needs root to act as a second user"
 fi
 
