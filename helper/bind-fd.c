@@ -5,7 +5,9 @@
  * pid 1 lives in a copy of the host's: so
  *   - with privilege over the host's mounts (root, the outer process,
  *     before the clone) the descriptor itself is cloned, flagged, and pid
- *     1 attaches the detached tree, as idmap.c's trees are;
+ *     1 attaches the detached tree, as idmap.c's trees are (a descriptor
+ *     of another mount namespace than ours is cloned from the path, as
+ *     below);
  *   - without it (an unprivileged caller) pid 1 opens the path the
  *     frontend found for the descriptor, with no symbolic link followed,
  *     and refuses it unless it is the descriptor's very file (device and
@@ -64,12 +66,29 @@ void bind_fd_prepare(const struct spec *sp)
 			fail(STAGE_BIND_SOURCE, i, EBADF);
 		if ((m->flags & HUTCH_MF_IDMAP) || geteuid() != 0)
 			continue; /* idmap.c clones its own; pid 1 resolves the rest */
-		pre_tree[i] = sys_open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-							   AT_EMPTY_PATH | AT_RECURSIVE);
-		if (pre_tree[i] < 0)
-			fail(STAGE_BIND_SOURCE, i, errno);
+		pre_tree[i] = bind_fd_clone(sp, i);
 		flag_tree(pre_tree[i], m, i);
 	}
+}
+
+int bind_fd_clone(const struct spec *sp, uint32_t i)
+{
+	unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE;
+	int tree = sys_open_tree(bind_fd_of(sp, i), "", flags), fd, err;
+
+	/* EINVAL: a mount of another namespace (a server in a mount
+	 * namespace of its own, as systemd's ProtectSystem= makes one); the
+	 * frontend found the same file at this path in ours. */
+	if (tree < 0 && errno == EINVAL) {
+		fd = bind_fd_open_source(sp, i);
+		tree = sys_open_tree(fd, "", flags);
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	if (tree < 0)
+		fail(STAGE_BIND_SOURCE, i, errno);
+	return tree;
 }
 
 int bind_fd_tree(uint32_t item)

@@ -55,6 +55,7 @@ void idmap_close(const struct spec *sp);	/* the outer process's copies */
  * link followed and refused unless it is the descriptor's file. */
 int bind_fd_of(const struct spec *sp, uint32_t item);
 void bind_fd_prepare(const struct spec *sp);
+int bind_fd_clone(const struct spec *sp, uint32_t item);	/* the outer process, as root */
 int bind_fd_tree(uint32_t item);
 int bind_fd_open_source(const struct spec *sp, uint32_t item);
 void bind_fd_close(const struct spec *sp);

@@ -108,18 +108,18 @@ static void idmap_one(const struct spec *sp, const struct spec_mount *m, uint32_
 	struct stat st;
 	int fd, tree;
 
-	/* A passed descriptor is cloned itself (bind-fd.c says why). */
-	if (m->flags & HUTCH_MF_FD)
-		fd = fcntl(bind_fd_of(sp, i), F_DUPFD_CLOEXEC, 0);
-	else
-		fd = (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how));
-
+	/* A passed descriptor is cloned itself (bind-fd.c says how). */
+	fd = (m->flags & HUTCH_MF_FD) ? fcntl(bind_fd_of(sp, i), F_DUPFD_CLOEXEC, 0)
+				      : (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how));
 	if (fd < 0 || fstat(fd, &st) < 0)
 		fail(STAGE_BIND_SOURCE, i, errno);
 	if (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode))
 		fail(STAGE_BIND_SOURCE, i, EPERM);
-	tree = sys_open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
-					     AT_RECURSIVE);
+	if (m->flags & HUTCH_MF_FD)
+		tree = bind_fd_clone(sp, i); /* the same file as fd, checked */
+	else
+		tree = sys_open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+						     AT_RECURSIVE);
 	if (tree < 0)
 		fail(STAGE_BIND_SOURCE, i, errno);
 	close(fd);

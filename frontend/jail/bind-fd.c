@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "jail/bind-fd.h"
@@ -29,8 +30,11 @@ static const char *open_mode_refusal(int fd, bool rw, const struct statx *stx)
 	return NULL;
 }
 
-/* The path fd is at here, canonical, naming the same file on the same
- * mount; or why not. */
+/* The path fd is at here, canonical, naming the same file; or why not.
+ * Usually through the same mount; through another when fd comes from
+ * another mount namespace (a client outside the mount namespace systemd
+ * gives a hardened service), which the helper then binds the file from,
+ * as the kernel clones no mount of another namespace. */
 static const char *find_path(int fd, const struct statx *stx, char *ret_path)
 {
 	char link[PATH_MAX], proc[40];
@@ -46,10 +50,9 @@ static const char *find_path(int fd, const struct statx *stx, char *ret_path)
 	 * are not found again as this very file on this very mount. */
 	if (link[0] != '/' || !realpath(link, ret_path))
 		return "has no path the server can see (deleted, or in another mount namespace)";
-	if (statx(AT_FDCWD, ret_path, AT_SYMLINK_NOFOLLOW, STATX_INO | STATX_MNT_ID, &at) < 0 ||
-	    !(at.stx_mask & STATX_MNT_ID) || at.stx_ino != stx->stx_ino ||
-	    at.stx_dev_major != stx->stx_dev_major || at.stx_dev_minor != stx->stx_dev_minor ||
-	    at.stx_mnt_id != stx->stx_mnt_id)
+	if (statx(AT_FDCWD, ret_path, AT_SYMLINK_NOFOLLOW, STATX_INO, &at) < 0 ||
+	    at.stx_ino != stx->stx_ino || at.stx_dev_major != stx->stx_dev_major ||
+	    at.stx_dev_minor != stx->stx_dev_minor)
 		return "has no path the server can see (deleted, or in another mount namespace)";
 	return NULL;
 }
@@ -76,6 +79,7 @@ static const char *authority_refusal(bool rw, uid_t peer_uid, const struct statx
 
 const char *bind_fd_refusal(int fd, bool rw, uid_t peer_uid, char *ret_path)
 {
+	struct statvfs vfs;
 	struct statx stx;
 	const char *why;
 
@@ -92,5 +96,9 @@ const char *bind_fd_refusal(int fd, bool rw, uid_t peer_uid, char *ret_path)
 		return "cannot be checked: the kernel does not report mount ids";
 	if ((why = open_mode_refusal(fd, rw, &stx)) || (why = authority_refusal(rw, peer_uid, &stx)))
 		return why;
+	/* Read-only where the client has it stays so, whichever mount of the
+	 * file the helper binds. */
+	if (rw && (fstatvfs(fd, &vfs) < 0 || (vfs.f_flag & ST_RDONLY)))
+		return "is on a read-only mount";
 	return find_path(fd, &stx, ret_path);
 }

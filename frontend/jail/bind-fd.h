@@ -6,7 +6,9 @@
  *     regular file open for reading; a read-write bind of a file needs
  *     it open read-write;
  *   - found at a path of this server's mount namespace that names the same
- *     file on the same mount (not deleted, not another namespace's);
+ *     file (not deleted; through the same mount unless the descriptor is
+ *     of another mount namespace, which the helper then binds by path);
+ *   - not asked rw when its own mount is read-only;
  *   - a read-write bind needs the client to own the source (or be root):
  *     a root server's rw bind is idmapped, the jail acting as the source's
  *     owner, and an unprivileged server's jail writes as the server's

@@ -333,6 +333,34 @@ def case_root_server():
         stop(proc)
 
 
+def case_other_namespace():
+    """A server in a mount namespace of its own (as systemd's ProtectSystem=
+    makes one): a client's descriptor binds as the same file found there,
+    and one whose path names another file there is refused."""
+    hidden = os.path.join(TMP, "hidden")
+    os.mkdir(hidden, 0o755)
+    with open(os.path.join(hidden, "host.txt"), "w") as f:
+        f.write("host\n")
+    d = os.path.join(TMP, "sockns")
+    os.mkdir(d, 0o700)
+    path = os.path.join(d, "s")
+    with open(LOG, "ab") as log:
+        proc = subprocess.Popen(["unshare", "--mount", "--propagation", "private", SH, "-c",
+                                 'mount -t tmpfs cover "$1" && exec "$2" serve --socket "$3"',
+                                 "sh", hidden, HUTCH, path], stdout=log, stderr=log)
+    try:
+        expect(wait_until(lambda: os.path.exists(path) or proc.poll() is not None, 10)
+               and proc.poll() is None, "serve in its own mount namespace did not start")
+        c = HutchClient.connect(path)
+        res = exited(final(c, req("cat /data/in.txt", [ro(0)]), [dir_fd(DATA)]), "other ns")
+        expect(res["stdout"]["text"] == "hello from the host\n", "read %s" % res)
+        refused(final(c, req("cat /h/host.txt", [ro(0, "/h")]), [dir_fd(hidden)]),
+                "policy_violation", "/mounts/0/source_fd", "has no path the server can see")
+        c.close()
+    finally:
+        stop(proc)
+
+
 def case_user_server():
     nobody, other = 65534, 1
     shared = os.path.join(TMP, "shared1")     # writable by all, the server user's
@@ -374,11 +402,17 @@ check "hutch run --request: source_fd refused (descriptors come only with serve)
 if is_root; then
 	check "root server: no path bind from a client, rw only of the client's own directory" tc root_server
 	check "a server of an unprivileged user: rw only of the client's own directory" tc user_server
+	if command -v unshare >/dev/null; then
+		check "a server in its own mount namespace: the same file bound, another refused" tc other_namespace
+	else
+		skip "a server in its own mount namespace" "no unshare(1)"
+	fi
 else
 	skip "root server: no path bind from a client, rw only of the client's own directory" \
 		"needs root to act as a second user"
 	skip "a server of an unprivileged user: rw only of the client's own directory" \
 		"needs root to act as a second user"
+	skip "a server in its own mount namespace" "needs root to make one without a user namespace"
 fi
 
 if [ "$tap_failed" != 0 ] && [ -s "$tmp/serve.log" ]; then
