@@ -50,21 +50,24 @@ static void flag_tree(int tree, const struct spec_mount *m, uint32_t i)
 		fail(STAGE_BIND_SOURCE, i, errno);
 }
 
+void bind_fd_check(const struct spec *sp)
+{
+	/* Before we open anything that could take the numbers: missing is a
+	 * spec that does not match what was passed; close-on-exec, nothing
+	 * of a client's reaches the target by an exec. */
+	for (uint32_t i = 0; i < sp->n_mounts; i++)
+		if ((sp->mounts[i].flags & HUTCH_MF_FD) &&
+		    fcntl(bind_fd_of(sp, i), F_SETFD, FD_CLOEXEC) < 0)
+			fail(STAGE_BIND_SOURCE, i, EBADF);
+}
+
 void bind_fd_prepare(const struct spec *sp)
 {
 	for (uint32_t i = 0; i < sp->n_mounts; i++) {
 		const struct spec_mount *m = &sp->mounts[i];
-		int fd;
 
 		pre_tree[i] = -1;
-		if (!(m->flags & HUTCH_MF_FD))
-			continue;
-		/* Missing: a spec that does not match what was passed. Set:
-		 * nothing of a client's reaches the target by an exec. */
-		fd = bind_fd_of(sp, i);
-		if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
-			fail(STAGE_BIND_SOURCE, i, EBADF);
-		if ((m->flags & HUTCH_MF_IDMAP) || geteuid() != 0)
+		if (!(m->flags & HUTCH_MF_FD) || (m->flags & HUTCH_MF_IDMAP) || geteuid() != 0)
 			continue; /* idmap.c clones its own; pid 1 resolves the rest */
 		pre_tree[i] = bind_fd_clone(sp, i);
 		flag_tree(pre_tree[i], m, i);

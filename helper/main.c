@@ -129,6 +129,7 @@ _Noreturn void helper_run_one(void)
 
 	/* Phase 1: read and prepare. May allocate; changes nothing yet. */
 	spec_read(&sp);			/* bounded, versioned, counts checked */
+	bind_fd_check(&sp);		/* a client's descriptors: there, close-on-exec */
 	seccomp_check_spec(&sp);	/* no filter, no jail: before any namespace */
 	if (!spec_uses_control(&sp))
 		close(HUTCH_CONTROL_FD);	/* before any open can reuse the number */

@@ -215,6 +215,31 @@ expect "a bind source that is a FIFO: bind_source EPERM" \
 expect "control: a regular file beside them binds" \
 	"exit=0 signal=0 record=none" --bind "$tmp/real/f" /data/f $L -- /bin/true
 
+# ---- binds of passed descriptors (hutch-exec(8); hutch-protocol(7), DESCRIPTORS) ----
+# The descriptor comes as fd 7. As root the helper clones the descriptor
+# itself; unprivileged, the kernel lets it clone no mount of the caller's
+# namespace, so it opens the path and must find the descriptor's file.
+mkdir "$tmp/other"
+echo elsewhere > "$tmp/other/g"
+expect_all "a descriptor bind reads" \
+	"inside
+exit=0 signal=0 record=none" --keep-fds 1 --bind "$tmp/real" /data --mflags fd $L \
+	-- /bin/cat /data/f 7<"$tmp/real"
+if is_root; then
+	expect_all "a descriptor bind as root: the descriptor's directory, whatever the path" \
+		"elsewhere
+exit=0 signal=0 record=none" --keep-fds 1 --bind "$tmp/real" /data --mflags fd $L \
+		-- /bin/cat /data/g 7<"$tmp/other"
+else
+	expect "a descriptor whose path names another file: bind_source EXDEV" \
+		"$REFUSED=setup_failed stage=bind_source item=1 errno=EXDEV words=bind of $tmp/real: EXDEV" \
+		--tmpfs /a 1048576 --keep-fds 1 --bind "$tmp/real" /s --mflags fd -- /bin/true \
+		7<"$tmp/other"
+fi
+expect "a descriptor bind with no descriptor passed: bind_source EBADF" \
+	"$REFUSED=setup_failed stage=bind_source item=1 errno=EBADF words=bind of $tmp/real: EBADF" \
+	--tmpfs /a 1048576 --bind "$tmp/real" /s --mflags fd -- /bin/true
+
 # ---- mount targets: created inside the new root, never through a link ----
 expect "a tmpfs target missing under a read-only bind: mount_target EROFS" \
 	"$REFUSED=setup_failed stage=mount_target item=1 errno=EROFS words=creating the mount point for /r/sub: EROFS" \
