@@ -1,7 +1,8 @@
 #!/bin/sh
 # serve-bind-fd.sh: binds by descriptor in `hutch serve` (hutch-protocol(7),
 # "DESCRIPTORS"), against a real server. A directory passed with the frame
-# reads (ro) and writes (rw) in the jail; a path bind is refused without
+# reads (ro) and writes (rw) in the jail, and in a session worker started
+# by the call that passed it; a path bind is refused without
 # --allow-path-binds and taken with it; a socket, a /proc directory, a
 # FIFO, a device, a directory outside the policy's prefixes, a removed
 # directory, an O_PATH descriptor, a read-only file asked rw, an index out
@@ -27,6 +28,23 @@ fi
 
 mkdir "$tmp/data" "$tmp/out" "$tmp/many"
 echo "hello from the host" >"$tmp/data/in.txt"
+# A session worker: per length-prefixed frame in, the bound file's text out.
+cat >"$tmp/data/worker.py" <<'EOF'
+import struct
+import sys
+
+rd, wr = sys.stdin.buffer, sys.stdout.buffer
+while True:
+    head = rd.read(4)
+    if len(head) < 4:
+        sys.exit(0)
+    rd.read(struct.unpack(">I", head)[0])
+    with open("/w/in.txt", "rb") as f:
+        text = f.read()
+    wr.write(struct.pack(">I", len(text)) + text)
+    wr.flush()
+EOF
+chmod 644 "$tmp/data/worker.py"
 chmod 755 "$tmp/data" "$tmp/out"
 chmod 644 "$tmp/data/in.txt"
 i=0
@@ -206,6 +224,21 @@ def case_later_byte():
     socket.send_fds(c.sock, [f[1:]], [fd])
     os.close(fd)
     ends_connection(c, "a byte other than a frame's first")
+
+
+def case_session():
+    """A worker's mounts name the descriptors of the call that starts it;
+    later calls to the running worker pass none."""
+    c = spawn()
+    worker = {"version": 1, "argv": ["/usr/bin/python3", "/w/worker.py"],
+              "mounts": [{"source_fd": 0, "target": "/w", "mode": "ro"}]}
+    fd = dir_fd(DATA)
+    got = c.session("s", worker, b"x", timeout_ms=10000, fds=[fd])
+    os.close(fd)
+    expect(got == b"hello from the host\n", "first call: %r" % got)
+    got = c.session("s", worker, b"y", timeout_ms=10000)
+    expect(got == b"hello from the host\n", "second call: %r" % got)
+    c.close()
 
 
 def fds_of(pid):
@@ -397,6 +430,7 @@ check "a path bind: refused without --allow-path-binds, taken with it" tc path_b
 check "socket, /proc, FIFO, device, outside the prefixes, O_PATH, ro file asked rw, bad index: refused" tc attacks
 check "17 descriptors with a frame: the connection ends (failed, id 0)" tc seventeen
 check "descriptors on a later byte of the frame: the connection ends (failed, id 0)" tc later_byte
+check "a session worker binds the descriptors of the call that starts it" tc session
 check "16 binds; no descriptor stays in the server or any process after the request" tc no_leak
 check "hutch run --request: source_fd refused (descriptors come only with serve)" tc cli
 if is_root; then
