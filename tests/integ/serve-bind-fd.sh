@@ -9,9 +9,10 @@
 # of range are each refused with the field named; 17 descriptors, or
 # descriptors on a later byte of the frame, end the connection with one
 # failed event (id 0); no descriptor reaches the jail or stays open in the
-# server after its request. As root, clients of other users: a root server binds a
-# directory rw only for its owner and never a path named by a client, and
-# so does a server of an unprivileged user.
+# server after its request. As root, clients of other users: a root
+# server binds a directory rw only for its owner and never a path named by
+# a client, and so does a server of an unprivileged user; a server in a
+# mount namespace of its own binds the same file found there, or refuses.
 . "$(dirname "$0")/lib.sh"
 
 # Sources must lie where the default policy allows request mounts (/tmp),
