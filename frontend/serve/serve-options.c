@@ -197,6 +197,7 @@ int serve_options_parse(int argc, char **argv, struct srv *s, struct serve_optio
 		return bad(argv[optind], "unexpected argument");
 	if (o.fd >= 0 && o.sock_path)
 		return bad("--fd", "cannot be combined with --socket");
+	s->allow_path_binds = o.allow_path_binds;
 	/* A connection's queue: two frames' worth, never under 16 MiB. */
 	s->max_out = (size_t)s->max_frame * 2 > (16u << 20) ? (size_t)s->max_frame * 2 : (16u << 20);
 	*ret_opts = o;

@@ -420,11 +420,11 @@ static void conn_sweep(struct srv *s)
 			conn_flush(c);
 			close(c->fd);
 			c->fd = -1;
+			serve_fds_close(c); /* a frame's that will never be handled */
 		}
 		if (c->fd < 0 && !c->runs && !c->sessions) {
 			*pp = c->next;
 			frame_reader_reset(&c->rd);
-			serve_fds_close(c);
 			conn_drop_queue(c);
 			free(c);
 			continue;
@@ -825,7 +825,6 @@ int cmd_serve(int argc, char **argv)
 	r = serve_options_parse(argc, argv, &s, &o);
 	if (r < 0)
 		return r == -ECANCELED ? 0 : HUTCH_EXIT_FAILURE;
-	s.allow_path_binds = o.allow_path_binds;
 	r = load_policy(&s, o.policy);
 	if (r != 0)
 		return r;
