@@ -242,6 +242,45 @@ def case_session():
     c.close()
 
 
+def case_budget():
+    """Passed descriptors count against the server's budget for them (a
+    quarter of its open-file limit: 16 at 64): one more, held by another
+    connection, ends that connection; the first goes on."""
+    import resource
+    d = os.path.join(TMP, "sockbudget")
+    os.mkdir(d, 0o700)
+    path = os.path.join(d, "s")
+    with open(LOG, "ab") as log:
+        proc = subprocess.Popen(
+            [HUTCH, "serve", "--socket", path], stdout=log, stderr=log,
+            preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (64, 64)))
+    try:
+        expect(wait_until(lambda: os.path.exists(path) or proc.poll() is not None, 10)
+               and proc.poll() is None, "serve did not start")
+        a, b = HutchClient.connect(path), HutchClient.connect(path)
+        a.sock.settimeout(T)
+        b.sock.settimeout(T)
+        f = frame({"version": 1, "id": 1, "run": req("cat /data/in.txt", [ro(0)])})
+        fds = [dir_fd(DATA) for _ in range(16)]
+        socket.send_fds(a.sock, [f[:1]], fds)      # held: the frame is not whole
+        expect(b.ping(), "no pong")                 # a turn of the loop has read a's byte
+        fd = dir_fd(DATA)
+        socket.send_fds(b.sock, [frame({"version": 1, "id": 1, "ping": {}})], [fd])
+        b.proc = None
+        ends = b.recv()
+        expect(ends.get("id") == 0 and "too many passed descriptors" in
+               ends.get("failed", {}).get("message", ""), "over the budget: %s" % ends)
+        a.sock.sendall(f[1:])
+        res = exited(a.wait_final(1), "the held frame")
+        expect(res["stdout"]["text"] == "hello from the host\n", "read %s" % res)
+        for x in fds + [fd]:
+            os.close(x)
+        a.close()
+        b.sock.close()
+    finally:
+        stop(proc)
+
+
 def fds_of(pid):
     return sorted(os.readlink("/proc/%d/fd/%s" % (pid, n)) for n in os.listdir("/proc/%d/fd" % pid))
 
@@ -432,6 +471,7 @@ check "socket, /proc, FIFO, device, outside the prefixes, O_PATH, ro file asked 
 check "17 descriptors with a frame: the connection ends (failed, id 0)" tc seventeen
 check "descriptors on a later byte of the frame: the connection ends (failed, id 0)" tc later_byte
 check "a session worker binds the descriptors of the call that starts it" tc session
+check "passed descriptors count against the server's budget for them" tc budget
 check "16 binds; no descriptor stays in the server or any process after the request" tc no_leak
 check "hutch run --request: source_fd refused (descriptors come only with serve)" tc cli
 if is_root; then
