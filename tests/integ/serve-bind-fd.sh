@@ -7,9 +7,10 @@
 # FIFO, a device, a directory outside the policy's prefixes, a removed
 # directory, an O_PATH descriptor, a read-only file asked rw, an index out
 # of range are each refused with the field named; 17 descriptors, or
-# descriptors on a later byte of the frame, end the connection with one
-# failed event (id 0); no descriptor reaches the jail or stays open in the
-# server after its request. As root, clients of other users: a root
+# descriptors on a later byte of the frame, or past the server's budget
+# for them, end the connection with one failed event (id 0); no
+# descriptor reaches the jail or stays open in the server after its
+# request. As root, clients of other users: a root
 # server binds a directory rw only for its owner and never a path named by
 # a client, and so does a server of an unprivileged user; a server in a
 # mount namespace of its own binds the same file found there, or refuses.
