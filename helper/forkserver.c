@@ -1,7 +1,8 @@
 /* forkserver.c: `hutch-exec --forkserver`, the long-lived helper of `hutch
  * serve` (hutch-exec(8), "FORKSERVER"). It reads no spec and runs nothing
  * of a request: per message on its socket it forks one child, which takes
- * the message's descriptors as fds 0-6 and then is exactly the one-shot
+ * the message's descriptors as fds 0-6 (and a client's bind sources as 7
+ * and up, hutch-abi.h) and then is exactly the one-shot
  * hutch-exec (helper_run_one: spec read, fresh namespaces, jail, exec).
  * The forkserver is that child's parent, so it alone can reap it: it sends
  * the frontend the child's pidfd at once (for signals) and its wait status
