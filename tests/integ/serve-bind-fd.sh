@@ -103,7 +103,11 @@ def dir_fd(path):
 
 
 def case_read():
-    c = spawn()
+    for opts in ((), ("--no-forkserver",)):    # the forkserver's fd map, and spawn.c's
+        read_with(spawn(*opts))
+
+
+def read_with(c):
     fd = dir_fd(DATA)
     res = exited(final(c, req("cat /data/in.txt; ls /proc/self/fd", [ro(0)]), [fd]), "ro")
     os.close(fd)
@@ -465,7 +469,7 @@ EOF
 export CLIENT_DIR="$client_dir" TMPD="$tmp"
 tc() { "$py" "$tmp/cases.py" "$@"; }
 
-check "a descriptor bind reads; nothing of the client's reaches the jail; ro stays ro" tc read
+check "a descriptor bind reads (forkserver or not); nothing of the client's reaches the jail; ro stays ro" tc read
 check "a descriptor bind writes (rw dir) and a file binds (ro)" tc write
 check "a path bind: refused without --allow-path-binds, taken with it" tc path_binds
 check "socket, /proc, FIFO, device, outside the prefixes, O_PATH, ro file asked rw, bad index: refused" tc attacks
