@@ -9,6 +9,14 @@
  *   hutch-client --socket PATH ping               (or --fd N ping)
  *   hutch-client --expect-uid UID --socket PATH ...
  *   hutch-client --socket PATH --count N --in-flight K run -- COMMAND...
+ *   hutch-client --socket PATH --bind-ro HOST:JAIL --bind-rw HOST:JAIL run -- ...
+ *
+ * --bind-ro and --bind-rw open HOST here, as the caller, and pass the
+ * descriptor with the request frame (SCM_RIGHTS on the sendmsg that begins
+ * with the frame's first byte), named by the request as
+ * {"source_fd": K, "target": JAIL, "mode": "ro"|"rw"}: the server binds
+ * what we could open, never a path with its own authority
+ * (hutch-protocol(7), "DESCRIPTORS"). At most 16.
  *
  * --count N sends N requests (ids 1..N), keeping up to K of them in flight
  * on the one connection (default 1), prints every final event, one line
@@ -25,6 +33,7 @@
  * broke the framing, 2 for usage errors, 3 when the server is not the
  * expected user. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
 #include <time.h>
@@ -41,10 +51,19 @@
 #include "frame-codec.h"
 
 #define MAX_EVENT (256u << 20)	/* a result document may carry 64 MiB twice, base64'd */
+#define MAX_BINDS 16		/* descriptors with one frame (hutch-protocol(7)) */
+
+/* A --bind-ro or --bind-rw: HOST opened by us, passed as source_fd. */
+struct bind {
+	const char *jail;
+	bool rw;
+	int fd;
+};
 
 static const char usage[] =
 	"Usage: hutch-client [--expect-uid UID] --fd N | --socket PATH [--count N]\n"
-	"                    [--in-flight K]  run -- COMMAND [ARG...]\n"
+	"                    [--in-flight K] [--bind-ro HOST:JAIL] [--bind-rw HOST:JAIL]\n"
+	"                    run -- COMMAND [ARG...]\n"
 	"       hutch-client [--expect-uid UID] --fd N | --socket PATH [--count N]\n"
 	"                    [--in-flight K]  ping\n";
 
@@ -139,8 +158,28 @@ static int buf_json_string(struct buf *b, const char *s)
 	return 0;
 }
 
+/* ,"mounts":[{"source_fd":0,"target":"/x","mode":"ro"},...] */
+static int build_mounts(struct buf *b, const struct bind *binds, int n)
+{
+	char idx[48];
+
+	if (n == 0)
+		return 0;
+	buf_puts(b, ",\"mounts\":[");
+	for (int k = 0; k < n; k++) {
+		snprintf(idx, sizeof(idx), "%s{\"source_fd\":%d,\"target\":", k ? "," : "", k);
+		buf_puts(b, idx);
+		if (buf_json_string(b, binds[k].jail) < 0)
+			return -EILSEQ;
+		buf_puts(b, binds[k].rw ? ",\"mode\":\"rw\"}" : ",\"mode\":\"ro\"}");
+	}
+	buf_puts(b, "]");
+	return 0;
+}
+
 /* {"version":1,"id":1,"run":{"version":1,"argv":[...]}} or a ping. */
-static int build_request(struct buf *b, long id, bool is_ping, char **argv, int argc)
+static int build_request(struct buf *b, long id, bool is_ping, char **argv, int argc,
+			 const struct bind *binds, int n_binds)
 {
 	char head[64];
 
@@ -157,7 +196,10 @@ static int build_request(struct buf *b, long id, bool is_ping, char **argv, int 
 		if (buf_json_string(b, argv[i]) < 0)
 			return -EILSEQ;
 	}
-	buf_puts(b, "]}}");
+	buf_puts(b, "]");
+	if (build_mounts(b, binds, n_binds) < 0)
+		return -EILSEQ;
+	buf_puts(b, "}}");
 	return b->failed ? -ENOMEM : 0;
 }
 
@@ -296,21 +338,58 @@ struct batch {
 	long count, in_flight;	/* requests in all, at most in flight */
 	long sent, finals, exited_ok;
 	size_t live;
+	struct bind binds[MAX_BINDS];	/* passed with every run frame */
+	int n_binds;
 };
+
+/* The frame's header and its first bytes in one sendmsg, with the bind
+ * descriptors; the rest as it goes. 0 or -errno. */
+static int send_frame(struct batch *bt, const char *body, size_t len)
+{
+	uint8_t hdr[FRAME_HEADER_BYTES];
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * MAX_BINDS)];
+	} u;
+	struct iovec iov[2] = { { hdr, sizeof(hdr) }, { (void *)body, len } };
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 2 };
+	ssize_t n;
+
+	frame_put_header(hdr, (uint32_t)len);
+	if (bt->n_binds && !bt->is_ping) {
+		struct cmsghdr *c;
+
+		memset(&u, 0, sizeof(u));
+		msg.msg_control = u.buf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * (size_t)bt->n_binds);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int) * (size_t)bt->n_binds);
+		for (int k = 0; k < bt->n_binds; k++)
+			memcpy(CMSG_DATA(c) + k * sizeof(int), &bt->binds[k].fd, sizeof(int));
+	}
+	do
+		n = sendmsg(bt->fd, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n < sizeof(hdr))
+		return fd_write_all(bt->fd, hdr + n, sizeof(hdr) - (size_t)n) < 0
+			       ? -EPIPE : fd_write_all(bt->fd, body, len);
+	n -= (ssize_t)sizeof(hdr);
+	return fd_write_all(bt->fd, body + n, len - (size_t)n);
+}
 
 /* One request frame, id n. 0, or 1 with the problem printed. */
 static int send_one(struct batch *bt)
 {
 	struct buf req = { 0 };
-	uint8_t hdr[FRAME_HEADER_BYTES];
-	int r = build_request(&req, bt->sent + 1, bt->is_ping, bt->argv, bt->argc);
+	int r = build_request(&req, bt->sent + 1, bt->is_ping, bt->argv, bt->argc, bt->binds,
+			      bt->n_binds);
 
-	if (r == 0) {
-		frame_put_header(hdr, (uint32_t)req.len);
-		r = fd_write_all(bt->fd, hdr, sizeof(hdr));
-		if (r == 0)
-			r = fd_write_all(bt->fd, req.p, req.len);
-	}
+	if (r == 0)
+		r = send_frame(bt, req.p, req.len);
 	free(req.p);
 	if (r < 0) {
 		fprintf(stderr, "hutch-client: cannot send the request: %s\n",
@@ -461,6 +540,40 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
+/* --bind-ro/--bind-rw HOST:JAIL: HOST opened as we are (a directory or
+ * a file for reading; a file for writing too when rw), to pass. 0, or -1
+ * with the problem printed. */
+static int open_bind(struct batch *bt, const char *opt, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	struct bind *b = &bt->binds[bt->n_binds];
+	char host[4096];
+	struct stat st;
+
+	if (!colon || colon == arg || colon[1] != '/' || (size_t)(colon - arg) >= sizeof(host)) {
+		fprintf(stderr, "hutch-client: %s: %s: give HOST:JAIL (JAIL absolute)\n", opt, arg);
+		return -1;
+	}
+	if (bt->n_binds >= MAX_BINDS) {
+		fprintf(stderr, "hutch-client: %s: more than %d binds; at most %d\n", opt,
+			MAX_BINDS, MAX_BINDS);
+		return -1;
+	}
+	memcpy(host, arg, (size_t)(colon - arg));
+	host[colon - arg] = '\0';
+	b->rw = strcmp(opt, "--bind-rw") == 0;
+	b->jail = colon + 1;
+	b->fd = open(host, (b->rw && stat(host, &st) == 0 && !S_ISDIR(st.st_mode) ? O_RDWR
+										 : O_RDONLY) |
+				   O_CLOEXEC | O_NOCTTY);
+	if (b->fd < 0) {
+		fprintf(stderr, "hutch-client: %s: %s: %s\n", opt, host, strerror(errno));
+		return -1;
+	}
+	bt->n_binds++;
+	return 0;
+}
+
 /* The options before the request; i is left at it. 0, or 2 for usage. */
 static int parse_options(int argc, char **argv, int *i, const char **path, long *fd,
 			 long *expect_uid, struct batch *bt)
@@ -483,6 +596,9 @@ static int parse_options(int argc, char **argv, int *i, const char **path, long 
 		} else if (strcmp(o, "--in-flight") == 0 &&
 			   (bt->in_flight = parse_num(v, 4096)) > 0) {
 			continue;
+		} else if (strcmp(o, "--bind-ro") == 0 || strcmp(o, "--bind-rw") == 0) {
+			if (open_bind(bt, o, v) < 0)
+				return 2;
 		} else {
 			fputs(usage, stderr);
 			return 2;

@@ -7,10 +7,19 @@ As a module:
         result = c.run({"version": 1, "argv": ["/bin/echo", "hi"]})
         print(result["stdout"]["text"])
 
+Binds by descriptor: open the directory or file yourself and pass it; the
+request names it by its index in fds (hutch-protocol(7), "DESCRIPTORS"):
+        fd = os.open("/srv/data", os.O_RDONLY | os.O_DIRECTORY)
+        c.run({"version": 1, "argv": ["/bin/ls", "/data"],
+               "mounts": [{"source_fd": 0, "target": "/data", "mode": "ro"}]},
+              fds=[fd])
+
 As a command:
-    hutch_client.py [--socket PATH] [--expect-uid UID] run -- /bin/echo hi
+    hutch_client.py [--socket PATH] [--expect-uid UID] run
+                    [--bind-ro HOST:JAIL] [--bind-rw HOST:JAIL] -- /bin/echo hi
     hutch_client.py [--socket PATH] [--expect-uid UID] ping
 With no --socket it starts `hutch serve --fd N` itself over a socketpair.
+--bind-ro and --bind-rw open HOST here, as the caller, and pass it.
 
 Before sending anything the client asks the kernel who serves the socket
 (SO_PEERCRED) and refuses unless it is the expected uid: by default our
@@ -101,9 +110,15 @@ class HutchClient:
 
     # -- frames --
 
-    def send(self, obj):
+    def send(self, obj, fds=()):
+        """One frame; fds (at most 16 open descriptors) ride on the
+        sendmsg that begins with its first byte, as the protocol wants."""
         data = json.dumps(obj).encode()
-        self.sock.sendall(struct.pack(">I", len(data)) + data)
+        frame = struct.pack(">I", len(data)) + data
+        if fds:
+            sent = socket.send_fds(self.sock, [frame], list(fds))
+            frame = frame[sent:]
+        self.sock.sendall(frame)
 
     def send_raw(self, data):
         self.sock.sendall(data)
@@ -133,12 +148,12 @@ class HutchClient:
     # per request id and in order, for whoever asks for it next, so any
     # number of requests can be in flight on one connection.
 
-    def request(self, kind, body):
-        """Send one request; returns its id."""
+    def request(self, kind, body, fds=()):
+        """Send one request, with fds for its source_fd binds; its id."""
         rid = self.next_id
         self.next_id += 1
         self.pending.setdefault(rid, collections.deque())
-        self.send({"version": 1, "id": rid, kind: body})
+        self.send({"version": 1, "id": rid, kind: body}, fds)
         return rid
 
     def _pump(self):
@@ -196,9 +211,10 @@ class HutchClient:
                 return 0, self.closing
             self._pump()
 
-    def start(self, request):
-        """Send a run without waiting: its id (for wait_final, cancel)."""
-        return self.request("run", request)
+    def start(self, request, fds=()):
+        """Send a run without waiting: its id (for wait_final, cancel).
+        fds: descriptors its mounts name by index (source_fd)."""
+        return self.request("run", request, fds)
 
     def result(self, rid, on_live=None):
         """The result document of run rid; ProtocolError when it failed."""
@@ -207,8 +223,8 @@ class HutchClient:
             return ev["exit"]
         raise ProtocolError(ev.get("failed", ev))
 
-    def run(self, request, on_live=None):
-        return self.result(self.start(request), on_live)
+    def run(self, request, on_live=None, fds=()):
+        return self.result(self.start(request, fds), on_live)
 
     def cancel(self, rid):
         """Cancel run or session call rid; True when the server took the
@@ -220,13 +236,15 @@ class HutchClient:
     def ping(self):
         return "pong" in self.wait_final(self.request("ping", {}))
 
-    def session(self, name, worker, data, timeout_ms=2000, reset=False):
+    def session(self, name, worker, data, timeout_ms=2000, reset=False, fds=()):
+        """fds: descriptors the worker's mounts name, for the call that
+        starts the worker."""
         body = {"name": name, "worker": worker,
                 "input_base64": base64.b64encode(data).decode(),
                 "timeout_ms": timeout_ms}
         if reset:
             body["reset"] = True
-        ev = self.wait_final(self.request("session", body))
+        ev = self.wait_final(self.request("session", body, fds))
         if "reply" in ev:
             return base64.b64decode(ev["reply"]["base64"])
         raise ProtocolError(ev.get("failed", ev))
@@ -239,6 +257,26 @@ def live_bytes(live, stream):
     if "base64" in part:
         return base64.b64decode(part["base64"])
     return part.get("text", "").encode()
+
+
+def open_binds(args):
+    """--bind-ro/--bind-rw HOST:JAIL pairs before "--": the mounts, the
+    descriptors (opened here, as the caller) and the rest of args."""
+    mounts, fds = [], []
+    while len(args) >= 2 and args[0] in ("--bind-ro", "--bind-rw"):
+        host, sep, jail = args[1].partition(":")
+        if not sep or not host or not jail:
+            raise ValueError("%s: %r: give HOST:JAIL" % (args[0], args[1]))
+        rw = args[0] == "--bind-rw"
+        flags = os.O_RDONLY if os.path.isdir(host) or not rw else os.O_RDWR
+        try:
+            fds.append(os.open(host, flags | os.O_CLOEXEC | os.O_NOCTTY))
+        except OSError as e:
+            raise ValueError("%s: %s: %s" % (args[0], host, e.strerror))
+        mounts.append({"source_fd": len(fds) - 1, "target": jail,
+                       "mode": "rw" if rw else "ro"})
+        args = args[2:]
+    return mounts, fds, args
 
 
 def main(argv):
@@ -264,6 +302,14 @@ def main(argv):
         if argv and argv[0] == "ping":
             print("pong" if client.ping() else "no pong")
             return 0
+        mounts, fds = [], []
+        if argv and argv[0] == "run":
+            try:
+                mounts, fds, rest = open_binds(argv[1:])
+            except ValueError as e:
+                print("hutch_client.py: %s" % e, file=sys.stderr)
+                return 2
+            argv = ["run"] + rest
         if len(argv) >= 3 and argv[0] == "run" and argv[1] == "--":
             def on_live(live):
                 # Live output as it comes: stdout's to our stderr (stdout
@@ -271,7 +317,10 @@ def main(argv):
                 for stream in ("stdout", "stderr"):
                     sys.stderr.buffer.write(live_bytes(live, stream))
                 sys.stderr.buffer.flush()
-            res = client.run({"version": 1, "argv": argv[2:]}, on_live=on_live)
+            req = {"version": 1, "argv": argv[2:]}
+            if mounts:
+                req["mounts"] = mounts
+            res = client.run(req, on_live=on_live, fds=fds)
             json.dump(res, sys.stdout)
             sys.stdout.write("\n")
             return 0 if res["status"] == "exited" and res["exit_code"] == 0 else 1

@@ -49,6 +49,23 @@ void idmap_prepare(const struct spec *sp);
 int idmap_tree(uint32_t item, int *ret_is_dir);
 void idmap_close(const struct spec *sp);	/* the outer process's copies */
 
+/* bind-fd.c (phase 2): binds of descriptors a serve client passed
+ * (HUTCH_MF_FD). bind_fd_of: the fd of mount item. Phase 1, right after
+ * the spec is read: bind_fd_check marks them close-on-exec, refusing a
+ * spec whose descriptor is missing. The outer process, before the clone:
+ * bind_fd_prepare, when it holds privilege over the host's mounts, clones
+ * and flags each non-idmapped one; bind_fd_close closes its copies after
+ * the clone. pid 1: bind_fd_tree(i), or -1 when
+ * it must bind_fd_open_source(sp, i): the frontend's path, opened with no
+ * link followed and refused unless it is the descriptor's file. */
+int bind_fd_of(const struct spec *sp, uint32_t item);
+void bind_fd_check(const struct spec *sp);
+void bind_fd_prepare(const struct spec *sp);
+int bind_fd_clone(const struct spec *sp, uint32_t item);	/* the outer process, as root */
+int bind_fd_tree(uint32_t item);
+int bind_fd_open_source(const struct spec *sp, uint32_t item);
+void bind_fd_close(const struct spec *sp);
+
 /* namespaces.c (phase 2, outer process): clone pid 1 of the jail into new
  * namespaces and write its id maps. Returns its pid to us, 0 to it (once
  * its maps are written). */

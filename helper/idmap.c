@@ -120,15 +120,21 @@ static void idmap_one(const struct spec *sp, const struct spec_mount *m, uint32_
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID |
 					       MOUNT_ATTR_NODEV };
 	struct stat st;
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how)), tree;
+	int fd, tree;
 
+	/* A passed descriptor is cloned itself (bind-fd.c says how). */
+	fd = (m->flags & HUTCH_MF_FD) ? fcntl(bind_fd_of(sp, i), F_DUPFD_CLOEXEC, 0)
+				      : (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how));
 	if (fd < 0 || fstat(fd, &st) < 0)
 		fail(STAGE_BIND_SOURCE, i, errno);
 	if (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode) || is_shared(&st))
 		fail(STAGE_BIND_SOURCE, i, EPERM);
 	idmapped_is_dir[i] = S_ISDIR(st.st_mode) ? 1 : 0;
-	tree = sys_open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
-					     AT_RECURSIVE);
+	if (m->flags & HUTCH_MF_FD)
+		tree = bind_fd_clone(sp, i); /* the same file as fd, checked */
+	else
+		tree = sys_open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+						     AT_RECURSIVE);
 	if (tree < 0)
 		fail(STAGE_BIND_SOURCE, i, errno);
 	close(fd);

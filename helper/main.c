@@ -132,6 +132,7 @@ _Noreturn void helper_run_one(void)
 
 	/* Phase 1: read and prepare. May allocate; changes nothing yet. */
 	spec_read(&sp);			/* bounded, versioned, counts checked */
+	bind_fd_check(&sp);		/* a client's descriptors: there, close-on-exec */
 	seccomp_check_spec(&sp);	/* no filter, no jail: before any namespace */
 	if (!spec_uses_control(&sp))
 		close(HUTCH_CONTROL_FD);	/* before any open can reuse the number */
@@ -140,6 +141,7 @@ _Noreturn void helper_run_one(void)
 
 	/* Phase 2: enact. No malloc, no stdio, async-signal-safe calls only. */
 	make_mirror_pipe(&mirror_rd);
+	bind_fd_prepare(&sp);		/* passed descriptors: in the host's mount namespace */
 	idmap_prepare(&sp);		/* needs our privileges over the host's filesystems */
 	child = clone_into_namespaces(&sp);	/* pid 1 of the new pid namespace */
 	if (child == 0) {
@@ -149,6 +151,7 @@ _Noreturn void helper_run_one(void)
 	if (ruleset_fd >= 0)
 		close(ruleset_fd);
 	idmap_close(&sp);		/* pid 1 holds its own copies */
+	bind_fd_close(&sp);		/* and of the passed descriptors */
 	if (spec_uses_control(&sp))
 		close(HUTCH_CONTROL_FD);	/* pid 1's business */
 	close(HUTCH_MIRROR_FD);	/* the status pipe stays: see reaper.c */

@@ -35,15 +35,16 @@
 static int tree_fd[HUTCH_SPEC_MAX_MOUNTS];
 static unsigned char tree_is_dir[HUTCH_SPEC_MAX_MOUNTS];
 
-static void clone_bind_source(const struct spec_mount *m, uint32_t i)
+static void clone_bind_source(const struct spec *sp, uint32_t i)
 {
+	const struct spec_mount *m = &sp->mounts[i];
 	struct open_how how = {
 		.flags = O_PATH | O_CLOEXEC,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID };
 	struct stat st;
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how));
+	int fd;
 
 	tree_fd[i] = -1;
 	if (m->flags & HUTCH_MF_IDMAP) {
@@ -51,12 +52,22 @@ static void clone_bind_source(const struct spec_mount *m, uint32_t i)
 
 		/* made and flagged by the outer process (idmap.c); a file's
 		 * tree must land on a file (a directory there: EINVAL) */
-		if (fd >= 0)
-			close(fd);
 		tree_fd[i] = idmap_tree(i, &is_dir);
 		tree_is_dir[i] = (unsigned char)is_dir;
 		return;
 	}
+	if ((m->flags & HUTCH_MF_FD) && bind_fd_tree(i) >= 0) {
+		/* a passed descriptor, cloned and flagged by the outer process */
+		if (fstat(bind_fd_of(sp, i), &st) < 0)
+			fail(STAGE_BIND_SOURCE, i, errno);
+		tree_fd[i] = bind_fd_tree(i);
+		tree_is_dir[i] = S_ISDIR(st.st_mode);
+		return;
+	}
+	if (m->flags & HUTCH_MF_FD)
+		fd = bind_fd_open_source(sp, i);
+	else
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how));
 	if (fd < 0 && errno == ENOENT && (m->flags & HUTCH_MF_OPTIONAL))
 		return;
 	if (fd < 0 || fstat(fd, &st) < 0)
@@ -344,7 +355,7 @@ void build_root(const struct spec *sp)
 	 * stages it */
 	for (uint32_t i = 0; i < sp->n_mounts; i++)
 		if (sp->mounts[i].kind == HUTCH_MOUNT_BIND || sp->mounts[i].kind == HUTCH_MOUNT_OVERLAY)
-			clone_bind_source(&sp->mounts[i], i);
+			clone_bind_source(sp, i);
 
 	if (mount("hutch-root", STAGING_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  ROOT_OPTIONS) < 0)

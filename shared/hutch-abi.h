@@ -12,6 +12,12 @@
 #define HUTCH_MIRROR_FD 5	/* helper-internal: pid 1 -> outer helper, target's wait status */
 #define HUTCH_CONTROL_FD 6	/* optional unix socket: pid 1 sends descriptors out on it */
 
+/* Descriptors a client passed for its binds (HUTCH_MF_FD mounts, in
+ * mount order) arrive at HUTCH_BIND_FD_FIRST and up, at most
+ * HUTCH_BIND_FDS_MAX of them; pid 1 closes them before the target runs. */
+#define HUTCH_BIND_FD_FIRST 7
+#define HUTCH_BIND_FDS_MAX 16
+
 /* What pid 1 sends on HUTCH_CONTROL_FD, one tagged byte with one fd each. */
 #define HUTCH_CONTROL_WORKDIR 'w'	/* the work dir's tmpfs, for collect */
 #define HUTCH_CONTROL_LISTENER 's'	/* the seccomp listener, for denial reports */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hutch-abi.h"
 #include "spec.h"
 
 /* ---- validation shared by both directions ---- */
@@ -54,6 +55,10 @@ static int check_mount(const struct spec_mount *m)
 	    (!(m->kind == HUTCH_MOUNT_OVERLAY ||
 	       (m->kind == HUTCH_MOUNT_BIND && (m->flags & HUTCH_MF_RW))) ||
 	     (m->flags & (HUTCH_MF_OPTIONAL | HUTCH_MF_DEV))))
+		return 0;
+	/* a descriptor is only ever a bind's source, never optional */
+	if ((m->flags & HUTCH_MF_FD) &&
+	    (m->kind != HUTCH_MOUNT_BIND || (m->flags & (HUTCH_MF_OPTIONAL | HUTCH_MF_DEV))))
 		return 0;
 	/* tmpfs reads nr_inodes=0 as unlimited: a tmpfs (an overlay's upper
 	 * is one) always says its bound. */
@@ -113,6 +118,9 @@ static int check_header_fields(const struct spec *sp)
 	for (uint32_t i = 0, sends = 0; sp->mounts && i < sp->n_mounts; i++)
 		if ((sp->mounts[i].flags & HUTCH_MF_SEND_FD) && ++sends > 1)
 			return 0; /* one work dir at most */
+	for (uint32_t i = 0, fds = 0; sp->mounts && i < sp->n_mounts; i++)
+		if ((sp->mounts[i].flags & HUTCH_MF_FD) && ++fds > HUTCH_BIND_FDS_MAX)
+			return 0; /* no more descriptors than fit their fd range */
 	return 1;
 }
 

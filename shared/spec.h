@@ -98,7 +98,10 @@ enum {
 	HUTCH_MF_OPTIONAL = 1u << 3,	/* skip a bind whose source does not exist */
 	HUTCH_MF_SEND_FD = 1u << 4,	/* tmpfs: send its root fd on HUTCH_CONTROL_FD */
 	HUTCH_MF_IDMAP = 1u << 5,	/* rw bind or overlay's lower: idmapped, its owner as the jail's user */
-	HUTCH_MF_ALL = (1u << 6) - 1,
+	HUTCH_MF_FD = 1u << 6,		/* bind of a descriptor: the k-th such mount's is
+					 * fd HUTCH_BIND_FD_FIRST + k; source is where the
+					 * frontend found it (hutch-abi.h) */
+	HUTCH_MF_ALL = (1u << 7) - 1,
 };
 
 struct spec_mount {

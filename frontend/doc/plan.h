@@ -15,11 +15,13 @@ enum landlock_mode { LANDLOCK_OFF, LANDLOCK_BEST_EFFORT, LANDLOCK_REQUIRED };
 enum stdout_mode { STDOUT_STREAM, STDOUT_FRAME };
 
 struct plan_mount {
-	char *source;	/* host path, canonical */
+	char *source;	/* host path, canonical (by_fd: where fd was found) */
 	char *target;	/* jail path */
 	bool rw;
 	bool overlay;	/* copy-on-write: rw is false, the upper layer is the jail's */
 	bool exec;
+	bool by_fd;	/* the source is fd, a descriptor a serve client passed */
+	int fd;		/* borrowed: its owner (the serve frame) closes it */
 };
 
 struct plan_file {

@@ -302,7 +302,7 @@ static int parse_limits(struct json_object *o, struct request *r, struct verrors
 
 static int parse_mounts(struct json_object *a, struct request *r, struct verrors *e)
 {
-	static const char *const keys[] = { "source", "target", "mode", NULL };
+	static const char *const keys[] = { "source", "source_fd", "target", "mode", NULL };
 	size_t n = json_object_array_length(a);
 
 	if (n > REQ_MAX_MOUNTS)
@@ -314,16 +314,27 @@ static int parse_mounts(struct json_object *a, struct request *r, struct verrors
 		struct json_object *m = json_object_array_get_idx(a, i);
 		const char *src = NULL, *dst = NULL, *mode = NULL;
 		char ptr[VERROR_POINTER_MAX];
-		int k;
+		uint64_t fd = 0;
+		int k, has_fd;
 
 		pointer_join_index(ptr, sizeof(ptr), "/mounts", i);
 		if (!json_object_is_type(m, json_type_object))
 			return verror_add(e, BAD, ptr, "must be an object");
 		if (json_check_keys(m, keys, BAD, ptr, e) < 0)
 			return -EINVAL;
-		if ((k = json_get_string(m, "source", HUTCH_SPEC_MAX_PATH, BAD, ptr, e, &src)) <= 0)
-			return k < 0 ? k : verror_add_key(e, BAD, ptr, "source", "missing");
-		if (!path_ok(src))
+		/* A bind names its source by path or, in a serve request, by
+		 * the index of a descriptor passed with the frame; never both. */
+		if ((has_fd = json_get_uint(m, "source_fd", 0, REQ_MAX_SOURCE_FDS - 1, BAD, ptr, e,
+					    &fd)) < 0)
+			return has_fd;
+		if ((k = json_get_string(m, "source", HUTCH_SPEC_MAX_PATH, BAD, ptr, e, &src)) < 0)
+			return k;
+		if (k > 0 && has_fd)
+			return verror_add_key(e, BAD, ptr, "source_fd",
+					      "give source or source_fd, not both");
+		if (k == 0 && !has_fd)
+			return verror_add_key(e, BAD, ptr, "source", "missing (or give source_fd)");
+		if (src && !path_ok(src))
 			return verror_add_key(e, BAD, ptr, "source", "must be a clean absolute path");
 		if ((k = json_get_string(m, "target", HUTCH_SPEC_MAX_PATH, BAD, ptr, e, &dst)) <= 0)
 			return k < 0 ? k : verror_add_key(e, BAD, ptr, "target", "missing");
@@ -334,12 +345,13 @@ static int parse_mounts(struct json_object *a, struct request *r, struct verrors
 		if (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0 &&
 		    strcmp(mode, "overlay") != 0)
 			return verror_add_key(e, BAD, ptr, "mode", "must be ro, rw or overlay");
-		r->mounts[i].source = strdup(src);
+		r->mounts[i].source = src ? strdup(src) : NULL;
+		r->mounts[i].source_fd = has_fd ? (int)fd : -1;
 		r->mounts[i].target = strdup(dst);
 		r->mounts[i].rw = mode && strcmp(mode, "rw") == 0;
 		r->mounts[i].overlay = mode && strcmp(mode, "overlay") == 0;
 		r->n_mounts = i + 1;
-		if (!r->mounts[i].source || !r->mounts[i].target)
+		if ((src && !r->mounts[i].source) || !r->mounts[i].target)
 			return -ENOMEM;
 	}
 	return 0;

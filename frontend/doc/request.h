@@ -25,10 +25,25 @@
 #define REQ_MAX_DOC_BYTES (128u << 20)
 #define REQ_MAX_STDIN_BYTES (64u << 20)
 
+/* Descriptors a serve request may pass with its frame (hutch-protocol(7)):
+ * source_fd is an index below this. */
+#define REQ_MAX_SOURCE_FDS 16u
+
 struct req_mount {
-	char *source, *target;
+	char *source;	/* NULL when the source is a passed descriptor */
+	int source_fd;	/* index of that descriptor in the frame, or -1 */
+	char *target;
 	bool rw;
 	bool overlay;	/* mode "overlay" */
+};
+
+/* What a serve frame brought besides its document (hutch-protocol(7)).
+ * NULL for `hutch run`, which passes no descriptors. */
+struct req_origin {
+	const int *fds;		/* the frame's descriptors, in arrival order (borrowed) */
+	size_t n_fds;
+	bool path_binds_refused;	/* serve without --allow-path-binds */
+	uint32_t peer_uid;	/* the client's, from SO_PEERCRED */
 };
 
 struct req_file {
@@ -63,6 +78,7 @@ struct request {
 	struct req_mount *mounts;
 	size_t n_mounts;
 	bool export_changes;	/* the overlays' changed files as data */
+	const struct req_origin *origin;	/* set by serve after parsing, or NULL */
 };
 
 /* From a parsed document. -EINVAL with e filled (invalid_request and the

@@ -290,6 +290,21 @@ static int add_overlay(struct layout *l, const struct plan *plan, const struct p
 	return 0;
 }
 
+/* The binds of passed descriptors: the helper gets each as the next fd
+ * of its range (hutch-abi.h), in mount order. narrow.c admits no more
+ * than fit; more would be -E2BIG, never a bind by path. */
+static int pass_bind_fds(struct layout *l, const struct plan *plan)
+{
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		if (!plan->mounts[i].by_fd)
+			continue;
+		if (l->n_bind_fds >= HUTCH_BIND_FDS_MAX)
+			return -E2BIG;
+		l->bind_fds[l->n_bind_fds++] = plan->mounts[i].fd;
+	}
+	return 0;
+}
+
 /* The mounts, in the order the file's opening comment gives. */
 static int layout_mounts(struct layout *l, const struct plan *plan)
 {
@@ -330,8 +345,9 @@ static int layout_mounts(struct layout *l, const struct plan *plan)
 			    ? add_overlay(l, plan, &plan->mounts[i])
 			    : add_bind(l, plan->mounts[i].source, plan->mounts[i].target,
 				       (plan->mounts[i].rw ? HUTCH_MF_RW | rw_idmap(l) : 0) |
-					       (plan->mounts[i].exec ? HUTCH_MF_EXEC : 0));
-	return r;
+					       (plan->mounts[i].exec ? HUTCH_MF_EXEC : 0) |
+					       (plan->mounts[i].by_fd ? HUTCH_MF_FD : 0));
+	return r == 0 ? pass_bind_fds(l, plan) : r;
 }
 
 int layout_build(const struct plan *plan, bool is_root, uint8_t **filter, size_t filter_len,

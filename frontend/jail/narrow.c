@@ -14,6 +14,7 @@
 #include "doc/policy-accepts.h"
 #include "doc/strv.h"
 #include "jail/bind-owner.h"
+#include "jail/bind-fd.h"
 #include "jail/bind-source.h"
 #include "jail/jail-path.h"
 #include "jail/narrow.h"
@@ -90,9 +91,44 @@ static bool is_directory(const char *real)
 	return stat(real, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Where mount m's source is on this host, canonical, in real[PATH_MAX]:
+ * its path, or where its passed descriptor was found (bind-fd.h). The
+ * policy's prefix rules then apply to that place whichever way it was
+ * named, so they mean the same for a path and a descriptor. A serve
+ * without --allow-path-binds takes descriptors only: a path is bound
+ * with the server's authority, not the client's. */
+static int mount_source(const struct request *req, const struct req_mount *m, const char *ptr,
+			char *real, struct verrors *e)
+{
+	const struct req_origin *o = req->origin;
+	const char *why;
+
+	if (m->source_fd >= 0) {
+		if (!o || (size_t)m->source_fd >= o->n_fds)
+			return verror_add_key(e, BAD, ptr, "source_fd",
+					      o ? "no descriptor with that index came with the frame"
+						: "descriptors come only with a hutch serve frame");
+		why = bind_fd_refusal(o->fds[m->source_fd], m->rw, o->peer_uid, real);
+		return why ? verror_add_key(e, VIOLATION, ptr, "source_fd", why) : 0;
+	}
+	if (o && o->path_binds_refused)
+		return verror_add_key(e, VIOLATION, ptr, "source",
+				      "pass the directory as a descriptor (source_fd) or start "
+				      "the server with --allow-path-binds");
+	/* The rule applies to where the source really is: a symlink
+	 * under an allowed prefix may point anywhere. The helper then
+	 * refuses any symlink on the canonical path, so it cannot be
+	 * swapped in after this check. */
+	if (!realpath(m->source, real))
+		return verror_add_key(e, BAD, ptr, "source", "does not exist");
+	return 0;
+}
+
 static int build_mounts(const struct request *req, const struct policy *pol, struct plan *p,
 			struct verrors *e)
 {
+	size_t n_by_fd = 0;
+
 	p->policy_binds = calloc(pol->n_binds + 1, sizeof(*p->policy_binds));
 	p->mounts = calloc(req->n_mounts + 1, sizeof(*p->mounts));
 	if (!p->policy_binds || !p->mounts)
@@ -114,15 +150,19 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 	for (size_t i = 0; i < req->n_mounts; i++) {
 		const struct req_mount *m = &req->mounts[i];
 		char ptr[VERROR_POINTER_MAX], real[PATH_MAX];
-		const char *why;
+		const char *why, *key = m->source_fd >= 0 ? "source_fd" : "source";
+		int r;
 
 		pointer_join_index(ptr, sizeof(ptr), "/mounts", i);
-		/* The rule applies to where the source really is: a symlink
-		 * under an allowed prefix may point anywhere. The helper then
-		 * refuses any symlink on the canonical path, so it cannot be
-		 * swapped in after this check. */
-		if (!realpath(m->source, real))
-			return verror_add_key(e, BAD, ptr, "source", "does not exist");
+		if ((r = mount_source(req, m, ptr, real, e)) < 0)
+			return r;
+		if (m->source_fd >= 0 && ++n_by_fd > REQ_MAX_SOURCE_FDS)
+			return verror_add_key(e, BAD, ptr, "source_fd",
+					      "more than 16 binds of descriptors");
+		if (m->source_fd >= 0 && m->overlay)
+			return verror_add_key(e, BAD, ptr, "mode",
+					      "an overlay's source is a path (--allow-path-binds); "
+					      "a descriptor binds ro or rw");
 		if (!policy_takes_mount(pol, real, m)) {
 			verror_add(e, VIOLATION, ptr, "not allowed by the policy");
 			verror_given(e, "%s", m->overlay ? "overlay" : m->rw ? "rw" : "ro");
@@ -130,11 +170,11 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 			return -EINVAL;
 		}
 		if ((why = bind_source_refusal(real)))
-			return verror_add_key(e, VIOLATION, ptr, "source", why);
+			return verror_add_key(e, VIOLATION, ptr, key, why);
 		/* An overlay's lower layer is idmapped too: the jail would read
 		 * as the owner what the owner keeps from others. */
 		if ((m->rw || m->overlay) && geteuid() == 0 && (why = bind_owner_refusal(real)))
-			return verror_add_key(e, VIOLATION, ptr, "source", why);
+			return verror_add_key(e, VIOLATION, ptr, key, why);
 		if (!narrow_target_ok(pol, m->target))
 			return verror_add_key(e, BAD, ptr, "target", "reserved path");
 		for (size_t k = 0; k < i; k++)
@@ -147,6 +187,8 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		if (m->overlay && !is_directory(real))
 			return verror_add_key(e, BAD, ptr, "source",
 					      "an overlay's source must be a directory");
+		p->mounts[i].by_fd = m->source_fd >= 0;
+		p->mounts[i].fd = m->source_fd >= 0 ? req->origin->fds[m->source_fd] : -1;
 		p->mounts[i].exec = pol->request_exec; /* false: request binds never execute */
 		p->n_mounts = i + 1;
 		if (!p->mounts[i].source || !p->mounts[i].target)

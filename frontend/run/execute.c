@@ -420,7 +420,11 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	if (r == 0)
 		r = prepare_spec(x, eo->explain, &spec, &spec_len);
 	/* --tty keeps the path its terminal hand-over was proven on */
-	if (r == 0 && early && io.pipe_stdin && io.cgroup_fd < 0 && !x->tty) {
+	if (r == 0) {
+		io.bind_fds = x->layout.bind_fds;
+		io.n_bind_fds = x->layout.n_bind_fds;
+	}
+	if (r == 0 && early && io.pipe_stdin && io.cgroup_fd < 0 && !x->tty && !io.n_bind_fds) {
 		adopt_early(x, TAKE_PTR(early), spec, spec_len);
 	} else if (r == 0) {
 		exec_early_discard(TAKE_PTR(early));

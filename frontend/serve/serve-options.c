@@ -31,6 +31,9 @@ static const char serve_usage[] =
 	"  --max-buffered SIZE    output held in memory for all runs together (default 256M)\n"
 	"  --idle-timeout DURATION  close a socket client idle this long; 0: never (default 60s)\n"
 	"  --max-conn-per-uid N   socket connections per client user (default 32)\n"
+	"  --allow-path-binds     let requests bind host paths by name (\"source\"), with the\n"
+	"                         server's own authority; without it only descriptors the\n"
+	"                         client passes (\"source_fd\") are bound\n"
 	"  --no-forkserver        start one hutch-exec per run instead of forking each\n"
 	"                         from a long-lived one (slower; for a wrapped helper)\n"
 	"  -h, --help             show this help\n";
@@ -50,6 +53,7 @@ static const struct option opts[] = {
 	{ "idle-timeout", required_argument, NULL, 'I' },
 	{ "max-conn-per-uid", required_argument, NULL, 'U' },
 	{ "no-forkserver", no_argument, NULL, 'N' },
+	{ "allow-path-binds", no_argument, NULL, 'P' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -159,6 +163,9 @@ static int parse_other(int opt, const char *arg, struct serve_options *o)
 	case 'N':
 		o->no_forkserver = true;
 		return 0;
+	case 'P':
+		o->allow_path_binds = true;
+		return 0;
 	case 'h':
 		fputs(serve_usage, stdout);
 		return -ECANCELED;
@@ -190,6 +197,7 @@ int serve_options_parse(int argc, char **argv, struct srv *s, struct serve_optio
 		return bad(argv[optind], "unexpected argument");
 	if (o.fd >= 0 && o.sock_path)
 		return bad("--fd", "cannot be combined with --socket");
+	s->allow_path_binds = o.allow_path_binds;
 	/* A connection's queue: two frames' worth, never under 16 MiB. */
 	s->max_out = (size_t)s->max_frame * 2 > (16u << 20) ? (size_t)s->max_frame * 2 : (16u << 20);
 	*ret_opts = o;

@@ -36,8 +36,8 @@ static int refuse_verror(int r, const struct verrors *e, struct serve_refusal *r
 	return -EINVAL;
 }
 
-int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
-	       struct plan *ret_plan, struct serve_refusal *ret_refusal)
+int serve_plan(struct srv *s, struct json_object *doc, const struct req_origin *origin,
+	       struct request *ret_req, struct plan *ret_plan, struct serve_refusal *ret_refusal)
 {
 	struct verrors e = { 0 };
 	int r;
@@ -53,7 +53,9 @@ int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
 		};
 		return -EPERM;
 	}
+	ret_req->origin = origin;
 	r = narrow(ret_req, &s->pol, ret_plan, &e);
+	ret_req->origin = NULL;	/* its descriptors go with the frame */
 	if (r < 0) {
 		request_free(ret_req);
 		return refuse_verror(r, &e, ret_refusal);

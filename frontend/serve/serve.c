@@ -129,7 +129,7 @@ static void start_run(struct conn *c, struct proto_msg *m)
 	}
 	r->c = c;
 	r->id = m->id;
-	if (serve_plan(s, m->run, &r->req, &r->plan, &rf) < 0) {
+	if (serve_plan(s, m->run, serve_origin(c), &r->req, &r->plan, &rf) < 0) {
 		serve_refuse(c, m->id, &rf);
 		return;
 	}
@@ -344,11 +344,17 @@ static void handle_frame(struct conn *c, uint8_t *buf, size_t len)
 static void conn_read(struct conn *c)
 {
 	uint8_t buf[64 << 10];
-	ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	const char *why = NULL;
+	ssize_t n = serve_recv(c, buf, sizeof(buf), &why); /* descriptors: serve-fds.c */
 	size_t off = 0;
 
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	if (n == -EAGAIN)
 		return;
+	if (n == -EPROTO) {
+		conn_fail(c, 0, HUTCH_ERR_PROTOCOL_ERROR, why);
+		c->dead = true;
+		return;
+	}
 	if (n <= 0) {
 		c->dead = true; /* the client is gone: everything of it dies */
 		return;
@@ -360,10 +366,10 @@ static void conn_read(struct conn *c)
 		off += used;
 		if (st == FRAME_OVERSIZED) {
 			enum hutch_err code;
-			char why[256];
+			char words[256];
 
-			proto_oversized_words(c->rd.hdr, c->rd.max, &code, why, sizeof(why));
-			conn_fail(c, 0, code, why);
+			proto_oversized_words(c->rd.hdr, c->rd.max, &code, words, sizeof(words));
+			conn_fail(c, 0, code, words);
 			c->dead = true;
 		} else if (st == FRAME_NOMEM) {
 			conn_fail(c, 0, HUTCH_ERR_INTERNAL, NULL);
@@ -376,6 +382,7 @@ static void conn_read(struct conn *c)
 			 * of one is as idle as a silent one. */
 			c->idle_since = time_now_ms();
 			handle_frame(c, frame, len);
+			serve_fds_close(c); /* a started jail's helper has its own */
 			free(frame);
 		}
 	}
@@ -417,8 +424,10 @@ static void conn_sweep(struct srv *s)
 		if (c->dead && c->fd >= 0) {
 			conn_kill_all(c);
 			conn_flush(c);
+			serve_discard_input(c->fd);
 			close(c->fd);
 			c->fd = -1;
+			serve_fds_close(c); /* a frame's that will never be handled */
 		}
 		if (c->fd < 0 && !c->runs && !c->sessions) {
 			*pp = c->next;

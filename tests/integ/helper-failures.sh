@@ -240,6 +240,31 @@ expect "an upper layer with room for its root alone: overlay, its index, ENOSPC"
 	"$REFUSED=setup_failed stage=overlay item=1 errno=ENOSPC words=overlay of $tmp/real at /o: ENOSPC" \
 	--tmpfs /a 1048576 --overlay "$tmp/real" /o 1048576 --inodes 1 -- /bin/true
 
+# ---- binds of passed descriptors (hutch-exec(8); hutch-protocol(7), DESCRIPTORS) ----
+# The descriptor comes as fd 7. As root the helper clones the descriptor
+# itself; unprivileged, the kernel lets it clone no mount of the caller's
+# namespace, so it opens the path and must find the descriptor's file.
+mkdir "$tmp/other"
+echo elsewhere > "$tmp/other/g"
+expect_all "a descriptor bind reads" \
+	"inside
+exit=0 signal=0 record=none" --keep-fds 1 --bind "$tmp/real" /data --mflags fd $L \
+	-- /bin/cat /data/f 7<"$tmp/real"
+if is_root; then
+	expect_all "a descriptor bind as root: the descriptor's directory, whatever the path" \
+		"elsewhere
+exit=0 signal=0 record=none" --keep-fds 1 --bind "$tmp/real" /data --mflags fd $L \
+		-- /bin/cat /data/g 7<"$tmp/other"
+else
+	expect "a descriptor whose path names another file: bind_source EXDEV" \
+		"$REFUSED=setup_failed stage=bind_source item=1 errno=EXDEV words=bind of $tmp/real: EXDEV" \
+		--tmpfs /a 1048576 --keep-fds 1 --bind "$tmp/real" /s --mflags fd -- /bin/true \
+		7<"$tmp/other"
+fi
+expect "a descriptor bind with no descriptor passed: bind_source EBADF" \
+	"$REFUSED=setup_failed stage=bind_source item=1 errno=EBADF words=bind of $tmp/real: EBADF" \
+	--tmpfs /a 1048576 --bind "$tmp/real" /s --mflags fd -- /bin/true
+
 # ---- mount targets: created inside the new root, never through a link ----
 expect "a tmpfs target missing under a read-only bind: mount_target EROFS" \
 	"$REFUSED=setup_failed stage=mount_target item=1 errno=EROFS words=creating the mount point for /r/sub: EROFS" \
@@ -331,12 +356,13 @@ else
 	skip_feature "an idmapped bind whose user namespace cannot be made: bind_idmap ENOSPC" \
 		"unshare -Urm cannot make a user and mount namespace here"
 fi
-# The forkserver's child could not place the job's descriptors (F_DUPFD
-# above the descriptor limit): a helper_exec record, as the one-shot path
-# writes, not a bare 71.
+# The forkserver's child could not place the job's descriptors (no
+# descriptor free above its own, at 27 the limit leaves the forkserver
+# room to start and its child none): a helper_exec record, as the
+# one-shot path writes, not a bare 71.
 client_dir=$(tap_client_dir)
 if [ -n "$client_dir" ]; then
-	got=$( (ulimit -n 110 && PYTHONPATH="$client_dir" "$py" -c '
+	got=$( (ulimit -n 27 && PYTHONPATH="$client_dir" "$py" -c '
 import json, os, sys, hutch_client
 with hutch_client.HutchClient.spawn([os.environ["HUTCH"], "serve"]) as c:
     rid = c.start({"version": 1, "argv": ["/bin/true"]})
@@ -344,7 +370,7 @@ with hutch_client.HutchClient.spawn([os.environ["HUTCH"], "serve"]) as c:
     print(json.dumps(ev.get("failed") or ev.get("exit", {}).get("error")))
 ') 2>"$tmp/stderr")
 	check "the forkserver's child that cannot place its descriptors writes a record" \
-		has "$got" "placing hutch-exec's descriptors: EINVAL"
+		has "$got" "placing hutch-exec's descriptors: EMFILE"
 	[ -n "$(printf '%s' "$got" | grep "placing hutch-exec")" ] || diag "got: $got"
 else
 	not_ok "hutch_client.py is there (tap_client_dir), for hutch serve"

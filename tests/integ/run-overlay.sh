@@ -265,7 +265,8 @@ if [ -n "$client" ]; then
 import base64, os, sys
 sys.path.insert(0, os.environ["CLIENT_DIR"])
 from hutch_client import HutchClient
-with HutchClient.spawn([sys.argv[1], "serve"]) as c:
+# An overlay names its source by path: the server must allow path binds.
+with HutchClient.spawn([sys.argv[1], "serve", "--allow-path-binds"]) as c:
     doc = c.run({"version": 1, "argv": ["/bin/sh", "-c", "echo served > /s/f"],
                  "mounts": [{"source": sys.argv[2], "target": "/s", "mode": "overlay"}],
                  "export_changes": True})

@@ -94,9 +94,16 @@ import signal
 import sys
 import tempfile
 
-from tapcase import T, TMP, Fail, expect, gone, main, now, procs_with, spawn, wait_until
+from tapcase import T, TMP, Fail, expect, gone, main, now, procs_with, wait_until
+from tapcase import spawn as spawn_server
 
 STATE = os.path.join(TMP, "state")
+
+
+def spawn(*opts, env=None):
+    """The workers bind their script and state by path, which a server
+    takes only with --allow-path-binds (serve-bind-fd.sh tests both)."""
+    return spawn_server("--allow-path-binds", *opts, env=env)
 
 
 class Worker:

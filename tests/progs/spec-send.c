@@ -38,7 +38,9 @@
  *   --file DST TEXT      a file holding TEXT, mode 0644
  *   --symlink TEXT DST   a symlink to TEXT
  *   --mflags LIST        replace the last mount's flags: comma list of
- *                        ro rw exec dev optional, or a number
+ *                        ro rw exec dev optional fd idmap, or a number
+ *   --keep-fds N         leave the inherited fds 7 .. 6+N open for the
+ *                        helper: the descriptors of "fd" binds, in order
  *   --mode OCTAL         the last mount's mode
  *   --inodes N           the last mount's inode count (nr_inodes of a tmpfs)
  *   --dump               list the mounts with their indexes on stderr
@@ -313,6 +315,8 @@ static uint16_t parse_mflags(const char *list)
 		{ "ro", 0 },		     { "rw", HUTCH_MF_RW },
 		{ "exec", HUTCH_MF_EXEC },   { "dev", HUTCH_MF_DEV },
 		{ "optional", HUTCH_MF_OPTIONAL },
+		{ "fd", HUTCH_MF_FD },
+		{ "idmap", HUTCH_MF_IDMAP },
 	};
 	char *copy, *tok, *save = NULL;
 	uint16_t flags = 0;
@@ -419,6 +423,8 @@ static const char *errno_name(int err)
 	return num;
 }
 
+static int keep_fds;	/* --keep-fds */
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -461,8 +467,11 @@ static _Noreturn void child_exec(const char *helper, pid_t parent, int spec_rd, 
 			goto fail;
 	/* Like the frontend, whose every fd is born close-on-exec: the helper
 	 * starts with 0-4 (and the control socket) and nothing else, whatever
-	 * the test shell left open. */
-	if (syscall(SYS_close_range, control_fd >= 0 ? 7U : 5U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+	 * the test shell left open, but the bind descriptors --keep-fds names. */
+	if (syscall(SYS_close_range, 5U, control_fd >= 0 ? 5U : (unsigned)HUTCH_BIND_FD_FIRST - 1,
+		    CLOSE_RANGE_CLOEXEC) < 0 ||
+	    syscall(SYS_close_range, (unsigned)(HUTCH_BIND_FD_FIRST + keep_fds), ~0U,
+		    CLOSE_RANGE_CLOEXEC) < 0)
 		goto fail;
 	execve(helper, argv, envp);
 fail:
@@ -649,6 +658,11 @@ int main(int argc, char **argv)
 			i += 1;
 		} else if (strcmp(a, "--dump") == 0) {
 			dump = 1;
+		} else if (strcmp(a, "--keep-fds") == 0) {
+			keep_fds = (int)number32(ARG(1));
+			if (keep_fds > HUTCH_BIND_FDS_MAX)
+				usage("more than 16", a);
+			i += 1;
 		} else if (strcmp(a, "--uid") == 0) {
 			sp.uid_inside = sp.uid_outside = number32(ARG(1));
 			i += 1;

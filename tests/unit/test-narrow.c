@@ -598,6 +598,78 @@ static const struct {
 	{ "/work", false },
 };
 
+/* Narrow text with origin (what a serve frame brought) set. */
+static int narrow_origin(const struct policy *pol, const struct req_origin *o, const char *text,
+			 struct plan *plan, struct verrors *e)
+{
+	struct request req = { 0 };
+	struct verrors pe = { 0 };
+	int rc = request_parse(text, strlen(text), &req, &pe);
+
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	req.origin = o;
+	plan->argc = 77;	/* must stay untouched on failure */
+	rc = narrow(&req, pol, plan, e);
+	request_free(&req);
+	return rc;
+}
+
+/* source_fd names a descriptor of the frame, which obeys the policy's
+ * prefixes where it is found; a path needs path binds allowed; the CLI
+ * (no origin) takes no descriptors. */
+static void test_mount_origin(void)
+{
+	struct tree t;
+	struct policy pol = { 0 };
+	char file[PATH_MAX + 16], text[PATH_MAX + 200];
+	int fds[3];
+	struct req_origin o = { .fds = fds, .n_fds = 3, .peer_uid = geteuid() };
+	struct plan plan = { 0 };
+	struct verrors e = { 0 };
+	static const char fd0[] = R(",\"mounts\":[{\"source_fd\":0,\"target\":\"/d\"}]");
+
+	tree_make(&t);
+	make_tree_policy(&t, &pol);
+	path_in(file, &t, "ro/file");
+	fds[0] = open(t.ro, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fds[1] = open(t.outside, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fds[2] = open(file, O_RDONLY | O_CLOEXEC);
+	CU_ASSERT_FATAL(fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0);
+
+	CU_ASSERT_EQUAL_FATAL(narrow_origin(&pol, &o, fd0, &plan, &e), 0);
+	CU_ASSERT_TRUE(plan.mounts[0].by_fd);
+	CU_ASSERT_EQUAL(plan.mounts[0].fd, fds[0]);
+	CU_ASSERT_STRING_EQUAL(plan.mounts[0].source, t.ro);
+	plan_free(&plan);
+
+	expect_fail(narrow_origin(&pol, NULL, fd0, &plan, &e), &plan, &e, INV,
+		    "/mounts/0/source_fd", "no origin (hutch run)");
+	e = (struct verrors){ 0 };
+	o.n_fds = 0;
+	expect_fail(narrow_origin(&pol, &o, fd0, &plan, &e), &plan, &e, INV,
+		    "/mounts/0/source_fd", "index past the descriptors");
+	e = (struct verrors){ 0 };
+	o.n_fds = 3;
+	expect_fail(narrow_origin(&pol, &o, R(",\"mounts\":[{\"source_fd\":1,\"target\":\"/d\"}]"),
+				  &plan, &e),
+		    &plan, &e, VIOLATION, "/mounts/0", "a descriptor outside the prefixes");
+	e = (struct verrors){ 0 };
+	expect_fail(narrow_origin(&pol, &o,
+				  R(",\"mounts\":[{\"source_fd\":2,\"target\":\"/f\",\"mode\":\"rw\"}]"),
+				  &plan, &e),
+		    &plan, &e, VIOLATION, "/mounts/0/source_fd", "a read-only file asked rw");
+	e = (struct verrors){ 0 };
+	o.path_binds_refused = true;
+	snprintf(text, sizeof(text), R(",\"mounts\":[{\"source\":\"%s\",\"target\":\"/d\"}]"),
+		 t.ro);
+	expect_fail(narrow_origin(&pol, &o, text, &plan, &e), &plan, &e, VIOLATION,
+		    "/mounts/0/source", "a path without --allow-path-binds");
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	policy_free(&pol);
+	tree_remove(&t);
+}
+
 static void test_mount_targets(void)
 {
 	struct tree t;
@@ -846,6 +918,7 @@ static const struct unit_case cases[] = {
 	{ "env", test_env },
 	{ "mount sources, canonicalised", test_mount_sources },
 	{ "mount mode overlay", test_mount_overlay },
+	{ "mount sources by descriptor, and path binds refused", test_mount_origin },
 	{ "mount targets", test_mount_targets },
 	{ "files and collect", test_files },
 	{ "plan fields", test_plan_fields },

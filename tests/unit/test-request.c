@@ -359,6 +359,23 @@ static const struct bad_doc bad_docs[] = {
 	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\"},"
 		"{\"source\":\"/tmp\",\"target\":\"x\"}]"),
 	    "/mounts/1/target"),
+	/* ---- mounts by descriptor (serve frames): an index below 16 ---- */
+	BAD(DOC("\"mounts\":[{\"source_fd\":-1,\"target\":\"/a\"}]"), "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":16,\"target\":\"/a\"}]"), "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":4294967296,\"target\":\"/a\"}]"),
+	    "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":\"0\",\"target\":\"/a\"}]"), "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":0.0,\"target\":\"/a\"}]"), "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":null,\"target\":\"/a\"}]"), "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":true,\"target\":\"/a\"}]"), "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":0,\"source\":\"/tmp\",\"target\":\"/a\"}]"),
+	    "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":0,\"source_fd\":1,\"target\":\"/a\"}]"),
+	    "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":0}]"), "/mounts/0/target"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":0,\"target\":\"/a\",\"mode\":\"x\"}]"),
+	    "/mounts/0/mode"),
+	BAD(DOC("\"mounts\":[{\"sourcefd\":0,\"target\":\"/a\"}]"), "/mounts/0/sourcefd"),
 };
 
 static void test_bad_table(void)
@@ -515,6 +532,30 @@ static void test_good_overlay(void)
 	r = parse_ok(DOC("\"mounts\":[{\"source\":\"/srv\",\"target\":\"/s\",\"mode\":\"rw\"}]"));
 	CU_ASSERT_FALSE(r.mounts[0].overlay);
 	CU_ASSERT_FALSE(r.export_changes);
+	request_free(&r);
+}
+
+/* A mount names its source by path or by the index of a descriptor the
+ * frame passed; the parser keeps which, and never both. */
+static void test_good_source_fd(void)
+{
+	struct request r = parse_ok(DOC(
+		"\"mounts\":[{\"source_fd\":0,\"target\":\"/a\"},"
+		"{\"target\":\"/b\",\"source_fd\":15,\"mode\":\"rw\"},"
+		"{\"source\":\"/srv\",\"target\":\"/c\"},"
+		"{\"source_fd\":0,\"target\":\"/d\"}]"));
+
+	CU_ASSERT_EQUAL_FATAL(r.n_mounts, 4);
+	CU_ASSERT_PTR_NULL(r.mounts[0].source);
+	CU_ASSERT_EQUAL(r.mounts[0].source_fd, 0);
+	CU_ASSERT_FALSE(r.mounts[0].rw);
+	CU_ASSERT_PTR_NULL(r.mounts[1].source);
+	CU_ASSERT_EQUAL(r.mounts[1].source_fd, 15);
+	CU_ASSERT_TRUE(r.mounts[1].rw);
+	CU_ASSERT_STRING_EQUAL(r.mounts[2].source, "/srv");
+	CU_ASSERT_EQUAL(r.mounts[2].source_fd, -1);
+	CU_ASSERT_EQUAL(r.mounts[3].source_fd, 0);	/* one descriptor, two targets */
+	CU_ASSERT_PTR_NULL(r.origin);	/* serve sets it; a document never does */
 	request_free(&r);
 }
 
@@ -741,6 +782,7 @@ static const struct unit_case cases[] = {
 	{ "good: every field", test_good_full },
 	{ "good: variants", test_good_variants },
 	{ "good: overlay mounts and export_changes", test_good_overlay },
+	{ "good: mounts by descriptor", test_good_source_fd },
 	{ "request_from_json", test_from_json },
 	{ "request_name_ok", test_name_ok },
 	{ "request_relpath_ok", test_relpath_ok },
