@@ -319,6 +319,7 @@ static void handle_frame(struct conn *c, uint8_t *buf, size_t len)
 		proto_msg_free(&m);
 		return;
 	}
+	serve_log_request(c, &m);
 	switch (m.kind) {
 	case MSG_RUN:
 		start_run(c, &m);
@@ -396,6 +397,7 @@ static struct conn *conn_new(struct srv *s, int fd, bool timed, uid_t uid)
 	c->rd.max = s->max_frame;
 	c->next = s->conns;
 	s->conns = c;
+	serve_log_conn_open(c);
 	return c;
 }
 
@@ -416,6 +418,7 @@ static void conn_sweep(struct srv *s)
 		}
 		if (c->fd < 0 && !c->runs && !c->sessions) {
 			*pp = c->next;
+			serve_log_conn_close(c);
 			frame_reader_reset(&c->rd);
 			conn_drop_queue(c);
 			free(c);
@@ -458,6 +461,7 @@ static void conn_accept(struct srv *s, int fd)
 	if (frame)
 		(void)send(fd, frame, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	free(frame);
+	serve_log_conn_refused(s, fd, HUTCH_ERR_BUSY);
 	close(fd);
 }
 
@@ -820,6 +824,7 @@ int cmd_serve(int argc, char **argv)
 	r = load_policy(&s, o.policy);
 	if (r != 0)
 		return r;
+	serve_log_start(&s, o.policy);
 	signal(SIGPIPE, SIG_IGN);
 	sig_fd = supervise_block_signals(NULL);	/* the set `hutch run` uses */
 	if (sig_fd < 0)
@@ -834,5 +839,6 @@ int cmd_serve(int argc, char **argv)
 	if (r == 0)
 		r = loop(&s, sig_fd);
 	serve_done(&s);
+	serve_log_stop(&s, r);
 	return r;
 }

@@ -25,6 +25,7 @@
 #include "run/forkserver.h"
 #include "run/supervise.h"
 #include "serve/serve-budget.h"
+#include "serve/serve-log.h"
 #include "serve/serve-socket.h"
 
 #define SESSIONS_TOTAL_MAX 64
@@ -90,6 +91,7 @@ struct conn {
 	size_t n_runs;
 	struct session *sessions;
 	size_t n_sessions;
+	struct conn_log log;	/* its number and peer in the log (serve-log.c) */
 };
 
 struct srv {
@@ -112,6 +114,7 @@ struct srv {
 	struct serve_socket sock;	/* --socket; fd -1 when none or drained */
 	uint64_t drain_deadline;
 	struct forkserver fs;	/* every jail's helper is its child; pid -1: none */
+	struct serve_log log;	/* --log-level, and the lines it let through */
 };
 
 int cmd_serve(int argc, char **argv);

@@ -1,0 +1,60 @@
+/* serve-log.h: the operator's view of `hutch serve` (hutch-protocol(7),
+ * LOGGING): one line on stderr per connection opened and closed, per
+ * final event a request gets (a run's exit, a failure or refusal, a
+ * session's reply) and, at debug, per request received. Numbers, fixed
+ * names and the server's own policy digest only: never a command, an
+ * argument, an environment value, a file, a session name or a reason
+ * text a request could have shaped. Frontend only; at the bottom of
+ * serve/ (serve-conn.c and serve.c call it, it calls nothing of theirs). */
+#ifndef HUTCH_SERVE_LOG_H
+#define HUTCH_SERVE_LOG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <json-c/json.h>
+
+#include "errors.h"
+
+enum log_level { LOG_NONE, LOG_ERROR, LOG_INFO, LOG_DEBUG };
+
+/* The server's: its level, where the lines go, what it numbered. */
+struct serve_log {
+	enum log_level level;
+	bool journal;		/* stderr is the journal: <N> prefixes, no timestamp */
+	uint64_t conns;		/* connections numbered so far */
+	uint64_t dropped;	/* lines a full stderr did not take */
+};
+
+/* A connection's: its number and peer, what it asked and was refused. */
+struct conn_log {
+	uint64_t no;
+	long uid, pid;		/* -1: the kernel did not say */
+	uint64_t opened_ms;
+	uint64_t requests, failed;
+};
+
+struct srv;
+struct conn;
+struct proto_msg;
+
+/* "none", "error", "info", "debug": 0 and *ret, or -EINVAL. */
+int serve_log_parse_level(const char *s, enum log_level *ret);
+/* Where stderr goes (the journal or not), then the start line. */
+void serve_log_start(struct srv *s, const char *policy);
+void serve_log_stop(struct srv *s, int status);
+
+void serve_log_conn_open(struct conn *c);
+void serve_log_conn_close(struct conn *c);
+/* A client of a listening socket turned away before it became one. */
+void serve_log_conn_refused(struct srv *s, int fd, enum hutch_err code);
+
+void serve_log_request(struct conn *c, const struct proto_msg *m);
+/* A final event about to go out: kind "exit" (payload the result
+ * document), "reply", "ack", "pong". */
+void serve_log_event(struct conn *c, uint64_t id, const char *kind,
+		     struct json_object *payload);
+void serve_log_failed(struct conn *c, uint64_t id, enum hutch_err code);
+
+#endif
