@@ -81,6 +81,10 @@ static void emit(struct serve_log *l, enum log_level lv, const char *fmt, ...)
 
 	if (lv > l->level || l->level == LOG_NONE)
 		return;
+	if (!l->checked) {
+		l->journal = stderr_is_journal();
+		l->checked = true;
+	}
 	n = line_prefix(l, lv, line, sizeof(line));
 	n += snprintf(line + n, sizeof(line) - (size_t)n, "hutch serve: ");
 	va_start(ap, fmt);
@@ -131,7 +135,6 @@ void serve_log_start(struct srv *s, const char *policy)
 {
 	size_t n = strlen(policy);
 
-	s->log.journal = stderr_is_journal();
 	/* The name as the operator gave it: a command-line word, not a
 	 * client's; a path is cut to its last 80 bytes. */
 	emit(&s->log, LOG_INFO, "start pid=%ld policy=%s digest=%s log_level=%s", (long)getpid(),

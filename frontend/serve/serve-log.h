@@ -22,6 +22,7 @@ enum log_level { LOG_NONE, LOG_ERROR, LOG_INFO, LOG_DEBUG };
 /* The server's: its level, where the lines go, what it numbered. */
 struct serve_log {
 	enum log_level level;
+	bool checked;		/* whether journal was looked at */
 	bool journal;		/* stderr is the journal: <N> prefixes, no timestamp */
 	uint64_t conns;		/* connections numbered so far */
 	uint64_t dropped;	/* lines a full stderr did not take */
@@ -41,7 +42,8 @@ struct proto_msg;
 
 /* "none", "error", "info", "debug": 0 and *ret, or -EINVAL. */
 int serve_log_parse_level(const char *s, enum log_level *ret);
-/* Where stderr goes (the journal or not), then the start line. */
+/* The server is up (a failure to start is its one error line instead);
+ * the pinned policy as the command line named it. */
 void serve_log_start(struct srv *s, const char *policy);
 void serve_log_stop(struct srv *s, int status);
 

@@ -33,14 +33,16 @@ static const char serve_usage[] =
 	"  --max-conn-per-uid N   socket connections per client user (default 32)\n"
 	"  --no-forkserver        start one hutch-exec per run instead of forking each\n"
 	"                         from a long-lived one (slower; for a wrapped helper)\n"
-	"  --log-level LEVEL      none, error, info or debug (default info): one line on\n"
+	"  --log-level LEVEL      none, error, info or debug (default info). One line on\n"
 	"                         stderr per connection opened and closed, per run's exit,\n"
-	"                         per failed or refused request, per session reply; debug\n"
-	"                         adds one per request received, ack and pong. Numbers,\n"
-	"                         codes and the policy digest only, never a command, an\n"
-	"                         argument, an environment value or a file. Timestamped\n"
-	"                         in UTC, or under the journal (JOURNAL_STREAM) prefixed\n"
-	"                         with the sd-daemon priority instead (hutch-protocol(7))\n"
+	"                         per failed or refused request and per session reply\n"
+	"                         (debug: per request, ack and pong too), as\n"
+	"                         \"hutch serve: EVENT key=value...\": conn, peer uid and\n"
+	"                         pid, request id, policy digest, status, exit code, wall\n"
+	"                         ms, bytes; never a command, argument, environment value\n"
+	"                         or file. A UTC timestamp first, or under the journal\n"
+	"                         (JOURNAL_STREAM) the sd-daemon <N> priority instead.\n"
+	"                         Format: hutch-protocol(7), LOGGING\n"
 	"  -h, --help             show this help\n";
 
 static const struct option opts[] = {

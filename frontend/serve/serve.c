@@ -824,7 +824,6 @@ int cmd_serve(int argc, char **argv)
 	r = load_policy(&s, o.policy);
 	if (r != 0)
 		return r;
-	serve_log_start(&s, o.policy);
 	signal(SIGPIPE, SIG_IGN);
 	sig_fd = supervise_block_signals(NULL);	/* the set `hutch run` uses */
 	if (sig_fd < 0)
@@ -836,9 +835,11 @@ int cmd_serve(int argc, char **argv)
 	 * `hutch run` does. */
 	if (r == 0 && !o.no_forkserver && forkserver_start(execute_helper_path(), &s.fs) == 0)
 		exec_use_forkserver(&s.fs);
-	if (r == 0)
+	if (r == 0) {
+		serve_log_start(&s, o.policy);
 		r = loop(&s, sig_fd);
+		serve_log_stop(&s, r);
+	}
 	serve_done(&s);
-	serve_log_stop(&s, r);
 	return r;
 }
