@@ -96,7 +96,7 @@ void conn_fail_at(struct conn *c, uint64_t id, enum hutch_err code, const char *
 	size_t len = 0;
 	uint8_t *frame = proto_failed_at(id, code, reason, pointer, &len);
 
-	serve_log_failed(c, id, code);
+	serve_log_failed(&c->srv->log, &c->log, id, code);
 	/* Every request gets its final event: without one, the end. */
 	if (!frame) {
 		c->dead = true;
@@ -116,7 +116,7 @@ void conn_event(struct conn *c, uint64_t id, const char *kind, struct json_objec
 	uint8_t *frame = NULL;
 	int r;
 
-	serve_log_event(c, id, kind, payload);
+	serve_log_event(&c->srv->log, &c->log, id, kind, payload);
 	r = proto_render(id, kind, payload, &frame, &len);
 
 	if (r == -EMSGSIZE)

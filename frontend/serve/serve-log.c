@@ -18,14 +18,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "doc/protocol.h"
 #include "serve/serve-log.h"
-#include "serve/serve.h"
+#include "time-util.h"
 
 #define LINE_MAX_BYTES 1024
 
 static const char *const level_names[] = {
-	[LOG_NONE] = "none", [LOG_ERROR] = "error", [LOG_INFO] = "info", [LOG_DEBUG] = "debug",
+	[SERVE_LOG_NONE] = "none", [SERVE_LOG_ERROR] = "error", [SERVE_LOG_INFO] = "info", [SERVE_LOG_DEBUG] = "debug",
 };
 
 int serve_log_parse_level(const char *s, enum log_level *ret)
@@ -55,8 +54,8 @@ static bool stderr_is_journal(void)
 /* What a line starts with: "<6>" under the journal, else the time. */
 static int line_prefix(const struct serve_log *l, enum log_level lv, char *buf, size_t n)
 {
-	static const int prio[] = { [LOG_NONE] = 3, [LOG_ERROR] = 3, [LOG_INFO] = 6,
-				    [LOG_DEBUG] = 7 };
+	static const int prio[] = { [SERVE_LOG_NONE] = 3, [SERVE_LOG_ERROR] = 3, [SERVE_LOG_INFO] = 6,
+				    [SERVE_LOG_DEBUG] = 7 };
 	struct timespec ts;
 	struct tm tm;
 
@@ -79,7 +78,7 @@ static void emit(struct serve_log *l, enum log_level lv, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (lv > l->level || l->level == LOG_NONE)
+	if (lv > l->level || l->level == SERVE_LOG_NONE)
 		return;
 	if (!l->checked) {
 		l->journal = stderr_is_journal();
@@ -114,8 +113,8 @@ static enum log_level failure_level(enum hutch_err code)
 	return code == HUTCH_ERR_SANDBOX_UNAVAILABLE || code == HUTCH_ERR_SANDBOX_PROBE_FAILED ||
 			       code == HUTCH_ERR_HELPER_NOT_FOUND || code == HUTCH_ERR_SPAWN_ERROR ||
 			       code == HUTCH_ERR_CRASH || code == HUTCH_ERR_INTERNAL
-		       ? LOG_ERROR
-		       : LOG_INFO;
+		       ? SERVE_LOG_ERROR
+		       : SERVE_LOG_INFO;
 }
 
 /* The peer's uid and pid, -1 each when the kernel does not say. */
@@ -131,67 +130,67 @@ static void peer_cred(int fd, long *ret_uid, long *ret_pid)
 	*ret_pid = cr.pid > 0 ? (long)cr.pid : -1;
 }
 
-void serve_log_start(struct srv *s, const char *policy)
+void serve_log_start(struct serve_log *l, const char *policy, const char *digest)
 {
 	size_t n = strlen(policy);
 
 	/* The name as the operator gave it: a command-line word, not a
 	 * client's; a path is cut to its last 80 bytes. */
-	emit(&s->log, LOG_INFO, "start pid=%ld policy=%s digest=%s log_level=%s", (long)getpid(),
-	     n > 80 ? policy + n - 80 : policy, s->digest, level_names[s->log.level]);
+	emit(l, SERVE_LOG_INFO, "start pid=%ld policy=%s digest=%s log_level=%s", (long)getpid(),
+	     n > 80 ? policy + n - 80 : policy, digest, level_names[l->level]);
 }
 
-void serve_log_stop(struct srv *s, int status)
+void serve_log_stop(struct serve_log *l, int status)
 {
-	emit(&s->log, status ? LOG_ERROR : LOG_INFO, "stop status=%d", status);
+	emit(l, status ? SERVE_LOG_ERROR : SERVE_LOG_INFO, "stop status=%d", status);
 }
 
-void serve_log_conn_open(struct conn *c)
+void serve_log_conn_open(struct serve_log *l, struct conn_log *cl, int fd)
 {
-	struct serve_log *l = &c->srv->log;
-
-	c->log = (struct conn_log){ .no = ++l->conns, .opened_ms = time_now_ms() };
-	peer_cred(c->fd, &c->log.uid, &c->log.pid);
-	emit(l, LOG_INFO, "open conn=%llu uid=%ld pid=%ld", (unsigned long long)c->log.no,
-	     c->log.uid, c->log.pid);
+	*cl = (struct conn_log){ .no = ++l->conns, .opened_ms = time_now_ms() };
+	peer_cred(fd, &cl->uid, &cl->pid);
+	emit(l, SERVE_LOG_INFO, "open conn=%llu uid=%ld pid=%ld", (unsigned long long)cl->no, cl->uid,
+	     cl->pid);
 }
 
-void serve_log_conn_close(struct conn *c)
+void serve_log_conn_close(struct serve_log *l, const struct conn_log *cl)
 {
-	emit(&c->srv->log, LOG_INFO, "close conn=%llu uid=%ld pid=%ld requests=%llu failed=%llu ms=%llu",
-	     (unsigned long long)c->log.no, c->log.uid, c->log.pid,
-	     (unsigned long long)c->log.requests, (unsigned long long)c->log.failed,
-	     (unsigned long long)(time_now_ms() - c->log.opened_ms));
+	emit(l, SERVE_LOG_INFO, "close conn=%llu uid=%ld pid=%ld requests=%llu failed=%llu ms=%llu",
+	     (unsigned long long)cl->no, cl->uid, cl->pid,
+	     (unsigned long long)cl->requests, (unsigned long long)cl->failed,
+	     (unsigned long long)(time_now_ms() - cl->opened_ms));
 }
 
-void serve_log_conn_refused(struct srv *s, int fd, enum hutch_err code)
+void serve_log_conn_refused(struct serve_log *l, int fd, enum hutch_err code)
 {
 	long uid, pid;
 
 	peer_cred(fd, &uid, &pid);
-	emit(&s->log, LOG_INFO, "turned_away uid=%ld pid=%ld code=%s", uid, pid,
+	emit(l, SERVE_LOG_INFO, "turned_away uid=%ld pid=%ld code=%s", uid, pid,
 	     hutch_err_name(code));
 }
 
-void serve_log_request(struct conn *c, const struct proto_msg *m)
+void serve_log_request(struct serve_log *l, const struct conn_log *cl, uint64_t id,
+		       enum proto_kind kind)
 {
 	static const char *const kinds[] = { [MSG_RUN] = "run", [MSG_CANCEL] = "cancel",
 					     [MSG_SESSION] = "session",
 					     [MSG_SESSION_CLOSE] = "session_close",
 					     [MSG_PING] = "ping" };
 
-	emit(&c->srv->log, LOG_DEBUG, "request conn=%llu uid=%ld id=%llu kind=%s",
-	     (unsigned long long)c->log.no, c->log.uid, (unsigned long long)m->id,
-	     (unsigned)m->kind < sizeof(kinds) / sizeof(kinds[0]) ? kinds[m->kind] : "?");
+	emit(l, SERVE_LOG_DEBUG, "request conn=%llu uid=%ld id=%llu kind=%s", (unsigned long long)cl->no,
+	     cl->uid, (unsigned long long)id,
+	     (unsigned)kind < sizeof(kinds) / sizeof(kinds[0]) ? kinds[kind] : "?");
 }
 
-void serve_log_failed(struct conn *c, uint64_t id, enum hutch_err code)
+void serve_log_failed(struct serve_log *l, struct conn_log *cl, uint64_t id,
+		      enum hutch_err code)
 {
 	if (id)
-		c->log.requests++;
-	c->log.failed++;
-	emit(&c->srv->log, failure_level(code), "failed conn=%llu uid=%ld id=%llu code=%s",
-	     (unsigned long long)c->log.no, c->log.uid, (unsigned long long)id,
+		cl->requests++;
+	cl->failed++;
+	emit(l, failure_level(code), "failed conn=%llu uid=%ld id=%llu code=%s",
+	     (unsigned long long)cl->no, cl->uid, (unsigned long long)id,
 	     hutch_err_name(code) ? hutch_err_name(code) : "internal");
 }
 
@@ -233,7 +232,8 @@ static const char *member_word(struct json_object *o, const char *a, const char 
 
 /* exit: what ended the command (its exit code, its signal, or the
  * failure's code), the policy it ran under, how long, how much output. */
-static void log_exit(struct conn *c, uint64_t id, struct json_object *doc)
+static void log_exit(struct serve_log *l, const struct conn_log *cl, uint64_t id,
+		     struct json_object *doc)
 {
 	const char *status = member_word(doc, "status", NULL);
 	const char *code = member(doc, "error", "code") ? member_word(doc, "error", "code") : NULL;
@@ -249,9 +249,9 @@ static void log_exit(struct conn *c, uint64_t id, struct json_object *doc)
 	for (int i = 1; code && i < HUTCH_ERR_MAX; i++)
 		if (strcmp(hutch_err_name((enum hutch_err)i), code) == 0)
 			err = (enum hutch_err)i;
-	emit(&c->srv->log, failure_level(err),
+	emit(l, failure_level(err),
 	     "exit conn=%llu uid=%ld id=%llu digest=%s status=%s %s wall_ms=%lld stdout_bytes=%lld "
-	     "stderr_bytes=%lld", (unsigned long long)c->log.no, c->log.uid, (unsigned long long)id,
+	     "stderr_bytes=%lld", (unsigned long long)cl->no, cl->uid, (unsigned long long)id,
 	     member_word(doc, "jail", "digest"), status, what, member_int(doc, "usage", "wall_ms"),
 	     member_int(doc, "stdout", "bytes"), member_int(doc, "stderr", "bytes"));
 }
@@ -267,19 +267,19 @@ static size_t base64_bytes(struct json_object *v)
 	return n / 4 * 3 - (s[n - 1] == '=') - (s[n - 2] == '=');
 }
 
-void serve_log_event(struct conn *c, uint64_t id, const char *kind, struct json_object *payload)
+void serve_log_event(struct serve_log *l, struct conn_log *cl, uint64_t id, const char *kind,
+		     struct json_object *payload)
 {
-	struct serve_log *l = &c->srv->log;
 	bool known = strcmp(kind, "ack") == 0 || strcmp(kind, "pong") == 0;
 
-	c->log.requests++;
+	cl->requests++;
 	if (strcmp(kind, "exit") == 0)
-		log_exit(c, id, payload);
+		log_exit(l, cl, id, payload);
 	else if (strcmp(kind, "reply") == 0)
-		emit(l, LOG_INFO, "reply conn=%llu uid=%ld id=%llu bytes=%zu",
-		     (unsigned long long)c->log.no, c->log.uid, (unsigned long long)id,
+		emit(l, SERVE_LOG_INFO, "reply conn=%llu uid=%ld id=%llu bytes=%zu",
+		     (unsigned long long)cl->no, cl->uid, (unsigned long long)id,
 		     base64_bytes(member(payload, "base64", NULL)));
 	else
-		emit(l, LOG_DEBUG, "%s conn=%llu uid=%ld id=%llu", known ? kind : "event",
-		     (unsigned long long)c->log.no, c->log.uid, (unsigned long long)id);
+		emit(l, SERVE_LOG_DEBUG, "%s conn=%llu uid=%ld id=%llu", known ? kind : "event",
+		     (unsigned long long)cl->no, cl->uid, (unsigned long long)id);
 }

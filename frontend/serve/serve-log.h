@@ -5,7 +5,8 @@
  * names and the server's own policy digest only: never a command, an
  * argument, an environment value, a file, a session name or a reason
  * text a request could have shaped. Frontend only; at the bottom of
- * serve/ (serve-conn.c and serve.c call it, it calls nothing of theirs). */
+ * serve/: serve-conn.c and serve.c call it with the log state their
+ * structs hold, and it knows nothing of those structs. */
 #ifndef HUTCH_SERVE_LOG_H
 #define HUTCH_SERVE_LOG_H
 
@@ -16,8 +17,9 @@
 #include <json-c/json.h>
 
 #include "errors.h"
+#include "doc/protocol.h"
 
-enum log_level { LOG_NONE, LOG_ERROR, LOG_INFO, LOG_DEBUG };
+enum log_level { SERVE_LOG_NONE, SERVE_LOG_ERROR, SERVE_LOG_INFO, SERVE_LOG_DEBUG };
 
 /* The server's: its level, where the lines go, what it numbered. */
 struct serve_log {
@@ -36,27 +38,26 @@ struct conn_log {
 	uint64_t requests, failed;
 };
 
-struct srv;
-struct conn;
-struct proto_msg;
-
 /* "none", "error", "info", "debug": 0 and *ret, or -EINVAL. */
 int serve_log_parse_level(const char *s, enum log_level *ret);
 /* The server is up (a failure to start is its one error line instead);
- * the pinned policy as the command line named it. */
-void serve_log_start(struct srv *s, const char *policy);
-void serve_log_stop(struct srv *s, int status);
+ * the pinned policy as the command line named it, and its digest. */
+void serve_log_start(struct serve_log *l, const char *policy, const char *digest);
+void serve_log_stop(struct serve_log *l, int status);
 
-void serve_log_conn_open(struct conn *c);
-void serve_log_conn_close(struct conn *c);
+/* A connection on fd: numbered, its peer asked, the open line. */
+void serve_log_conn_open(struct serve_log *l, struct conn_log *cl, int fd);
+void serve_log_conn_close(struct serve_log *l, const struct conn_log *cl);
 /* A client of a listening socket turned away before it became one. */
-void serve_log_conn_refused(struct srv *s, int fd, enum hutch_err code);
+void serve_log_conn_refused(struct serve_log *l, int fd, enum hutch_err code);
 
-void serve_log_request(struct conn *c, const struct proto_msg *m);
+void serve_log_request(struct serve_log *l, const struct conn_log *cl, uint64_t id,
+		       enum proto_kind kind);
 /* A final event about to go out: kind "exit" (payload the result
  * document), "reply", "ack", "pong". */
-void serve_log_event(struct conn *c, uint64_t id, const char *kind,
+void serve_log_event(struct serve_log *l, struct conn_log *cl, uint64_t id, const char *kind,
 		     struct json_object *payload);
-void serve_log_failed(struct conn *c, uint64_t id, enum hutch_err code);
+void serve_log_failed(struct serve_log *l, struct conn_log *cl, uint64_t id,
+		      enum hutch_err code);
 
 #endif

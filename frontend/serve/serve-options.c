@@ -194,7 +194,7 @@ int serve_options_parse(int argc, char **argv, struct srv *s, struct serve_optio
 	*s = (struct srv){ .max_runs_conn = 8, .max_runs_total = 64, .max_sessions = 4,
 			   .grace_ms = 5000, .lifetime_ms = 3600 * 1000, .max_frame = 96u << 20,
 			   .budget = { .max = 256ull << 20 }, .idle_ms = 60000,
-			   .max_conn_uid = 32, .sock = { .fd = -1 }, .log = { .level = LOG_INFO },
+			   .max_conn_uid = 32, .sock = { .fd = -1 }, .log = { .level = SERVE_LOG_INFO },
 			   .fs = { .sock = -1, .pid = -1, .pidfd = -1 } };
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
