@@ -24,7 +24,10 @@
 #define LINE_MAX_BYTES 1024
 
 static const char *const level_names[] = {
-	[SERVE_LOG_NONE] = "none", [SERVE_LOG_ERROR] = "error", [SERVE_LOG_INFO] = "info", [SERVE_LOG_DEBUG] = "debug",
+	[SERVE_LOG_NONE] = "none",
+	[SERVE_LOG_ERROR] = "error",
+	[SERVE_LOG_INFO] = "info",
+	[SERVE_LOG_DEBUG] = "debug",
 };
 
 int serve_log_parse_level(const char *s, enum log_level *ret)
@@ -68,15 +71,22 @@ static int line_prefix(const struct serve_log *l, enum log_level lv, char *buf, 
 			ts.tv_nsec / 1000000);
 }
 
+/* n, the length snprintf reported, as what fits in size bytes. */
+static size_t fitted(int n, size_t size)
+{
+	return n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
+}
+
 /* One line at level lv, if the level lets it through: prefix, "hutch
  * serve: ", the words, "\n". Written only when stderr takes it now. */
 __attribute__((format(printf, 3, 4)))
 static void emit(struct serve_log *l, enum log_level lv, const char *fmt, ...)
 {
 	char line[LINE_MAX_BYTES];
+	const size_t room = sizeof(line) - 1;	/* the newline's place kept */
 	struct pollfd p = { .fd = STDERR_FILENO, .events = POLLOUT };
 	va_list ap;
-	int n;
+	size_t n;
 
 	if (lv > l->level || l->level == SERVE_LOG_NONE)
 		return;
@@ -84,21 +94,19 @@ static void emit(struct serve_log *l, enum log_level lv, const char *fmt, ...)
 		l->journal = stderr_is_journal();
 		l->checked = true;
 	}
-	n = line_prefix(l, lv, line, sizeof(line));
-	n += snprintf(line + n, sizeof(line) - (size_t)n, "hutch serve: ");
+	n = fitted(line_prefix(l, lv, line, room), room);
+	n += fitted(snprintf(line + n, room - n, "hutch serve: "), room - n);
 	va_start(ap, fmt);
-	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	n += fitted(vsnprintf(line + n, room - n, fmt, ap), room - n);
 	va_end(ap);
-	if (l->dropped && n < (int)sizeof(line) - 40)
-		n += snprintf(line + n, sizeof(line) - (size_t)n, " dropped_before=%llu",
-			      (unsigned long long)l->dropped);
-	if (n > (int)sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;	/* never: every field is bounded */
+	if (l->dropped)
+		n += fitted(snprintf(line + n, room - n, " dropped_before=%llu",
+				     (unsigned long long)l->dropped), room - n);
 	line[n++] = '\n';
 	/* A pipe, socket or terminal that is full now drops the line rather
 	 * than stop every client; the next line that goes says how many. */
 	if (poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT) ||
-	    write(STDERR_FILENO, line, (size_t)n) != n) {
+	    write(STDERR_FILENO, line, n) != (ssize_t)n) {
 		l->dropped++;
 		return;
 	}

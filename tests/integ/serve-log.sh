@@ -23,6 +23,7 @@ tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one test case per invocation (argv[1]), run by tapcase.main;
 # every wait is bounded.
+import fcntl
 import json
 import os
 import random
@@ -31,9 +32,11 @@ import socket
 import struct
 import subprocess
 import sys
+import time
 
 from tapcase import HUTCH, T, TMP, HutchClient, diag, expect, main, stop, wait_until
 
+F_SETPIPE_SZ = 1031
 SECRETS = ("ARGSECRET", "ENVSECRET", "FILESECRET", "CMDSECRET", "OUTSECRET")
 STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z "
 
@@ -212,6 +215,55 @@ def case_journal():
     expect(lines and all(re.match(STAMP, ln) for ln in lines), "not the journal: %s" % lines)
 
 
+def case_full_stderr():
+    # stderr a one-page pipe nobody reads: lines are dropped, the server
+    # answers every client at once all the same; once the pipe is read,
+    # the next line says how many were dropped.
+    d = os.path.join(TMP, "full-%d" % random.randrange(1 << 30))
+    os.mkdir(d, 0o700)
+    path = os.path.join(d, "h.sock")
+    r, w = os.pipe()
+    fcntl.fcntl(w, F_SETPIPE_SZ, 4096)
+    proc = subprocess.Popen([HUTCH, "serve", "--socket", path, "--log-level", "debug"],
+                            stderr=w)
+    os.close(w)
+    try:
+        expect(wait_until(lambda: os.path.exists(path) or proc.poll() is not None, 10),
+               "the server did not come up")
+        c = HutchClient.connect(path)
+        c.sock.settimeout(T)
+        t0 = time.monotonic()
+        for _ in range(200):
+            expect(c.ping(), "a ping went unanswered")
+        took = time.monotonic() - t0
+        expect(took < 10, "200 pings took %.1f s" % took)
+        os.set_blocking(r, False)
+        first = b""
+        while True:
+            try:
+                chunk = os.read(r, 65536)
+            except BlockingIOError:
+                break
+            first += chunk
+        expect(len(first) <= 4096 and b"\n" in first, "the pipe held %d bytes" % len(first))
+        expect(c.ping(), "ping after the drain")
+        c.close()
+    finally:
+        stop(proc)
+    os.set_blocking(r, True)
+    rest = b""
+    while True:
+        chunk = os.read(r, 65536)
+        if not chunk:
+            break
+        rest += chunk
+    os.close(r)
+    m = re.search(rb"dropped_before=(\d+)", rest)
+    expect(m and int(m.group(1)) > 100, "no dropped_before count: %r" % rest[:300])
+    expect(all(re.match(rb"\d{4}-.*hutch serve: ", ln) for ln in (first + rest).splitlines()),
+           "a torn line")
+
+
 def case_bad_level():
     r = subprocess.run([HUTCH, "serve", "--log-level", "loud"], capture_output=True, timeout=T)
     expect(r.returncode == 125 and
@@ -231,6 +283,7 @@ check "--log-level none: not one line" tc none
 check "--log-level error: only a refused jail, nothing of the runs" tc error
 check "--log-level debug: requests, pongs and acks too; no secret" tc debug
 check "under the journal (JOURNAL_STREAM is stderr): <6> and no timestamp" tc journal
+check "stderr a full pipe: lines dropped and counted, every client answered at once" tc full_stderr
 check "--log-level loud: one line naming it and what is accepted, exit 125" tc bad_level
 
 "$HUTCH" serve --help >"$tmp/help" 2>&1
