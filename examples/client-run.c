@@ -25,13 +25,17 @@
 int client_block_signals(void)
 {
 	sigset_t set;
+	int fd;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
 	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0)
 		return -1;
-	return signalfd(-1, &set, SFD_CLOEXEC);
+	fd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (fd < 0)	/* no cancel then, but a signal still ends us */
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+	return fd;
 }
 
 /* hutch(1)'s status for an error code: exec_failed with ENOENT is 127. */

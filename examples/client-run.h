@@ -12,7 +12,8 @@
 #define CLIENT_EXIT_FAILURE 125
 
 /* A signalfd for SIGINT and SIGTERM, which are blocked from now on (so
- * one that comes while the request goes out is not lost), or -1. */
+ * one that comes while the request goes out is not lost); or -1 with
+ * them left as they were. */
 int client_block_signals(void);
 
 /* The events of request 1 on fd until its final one. Live output goes to
