@@ -37,7 +37,12 @@ import time
 from tapcase import HUTCH, T, TMP, HutchClient, diag, expect, main, stop, wait_until
 
 F_SETPIPE_SZ = 1031
-SECRETS = ("ARGSECRET", "ENVSECRET", "FILESECRET", "CMDSECRET", "OUTSECRET")
+SECRETS = ("ARGSECRET", "ENVSECRET", "FILESECRET", "CMDSECRET", "OUTSECRET", "NAMESECRET",
+           "INSECRET", "REPLYSECRET")
+# A session worker: each 12-byte frame in ("INSECRET" and its header)
+# answered with the frame "REPLYSECRET".
+WORKER = {"version": 1, "argv": ["/bin/sh", "-c", "while head -c 12 >/dev/null; do "
+                                 "printf '\\000\\000\\000\\013REPLYSECRET'; done"]}
 STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z "
 
 
@@ -83,8 +88,9 @@ def secret_run():
 
 def activity(s):
     """What the cases log: a run with secrets, a refusal, a cancelled run,
-    a ping, then a frame that breaks the protocol. Returns the result
-    document and our pid (the peer the server sees)."""
+    a ping, a session call (id 6) with secrets in its name, input and
+    reply, then a frame that breaks the protocol. Returns the run's result
+    document."""
     c = s.client()
     doc = c.run(secret_run())
     rid = c.request("run", {"version": 1, "argv": ["/bin/true"], "policy": "strict"})
@@ -94,6 +100,7 @@ def activity(s):
     c.cancel(rid)
     expect("failed" in c.wait_final(rid), "the cancelled run's final event")
     expect(c.ping(), "ping")
+    expect(c.session("NAMESECRET", WORKER, b"INSECRET") == b"REPLYSECRET", "session call")
     c.send_raw(struct.pack(">I", 2) + b"{]")
     ev = c.recv()
     expect(ev.get("failed", {}).get("code") == "protocol_error", "protocol error: %s" % ev)
@@ -137,6 +144,7 @@ def case_info():
     expect(find(lines, r"hutch serve: failed %s id=2 code=policy_violation$" % who), "refusal")
     expect(find(lines, r"hutch serve: failed %s id=3 code=cancelled$" % who), "cancel")
     expect(find(lines, r"hutch serve: failed %s id=0 code=protocol_error$" % who), "protocol")
+    expect(find(lines, r"hutch serve: reply %s id=6 bytes=11$" % who), "session reply")
     expect(find(lines, r"hutch serve: close %s pid=%d requests=\d+ failed=3 ms=\d+$"
                 % (who, pid)), "close")
     expect(not find(lines, r" (request|pong|ack) ", quiet=True), "debug lines at info")
