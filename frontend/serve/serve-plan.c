@@ -76,6 +76,7 @@ void serve_refuse(struct conn *c, uint64_t id, const struct serve_refusal *rf)
 	uint8_t *frame = proto_failed_accepting(id, rf->code, rf->reason,
 						rf->pointer[0] ? rf->pointer : NULL, rf->accepted, &len);
 
+	serve_log_failed(&c->srv->log, &c->log, id, rf->code);
 	if (!frame) {
 		c->dead = true; /* every request gets its final event: without one, the end */
 		return;

@@ -321,6 +321,7 @@ static void handle_frame(struct conn *c, uint8_t *buf, size_t len)
 		proto_msg_free(&m);
 		return;
 	}
+	serve_log_request(&c->srv->log, &c->log, m.id, m.kind);
 	switch (m.kind) {
 	case MSG_RUN:
 		start_run(c, &m);
@@ -409,6 +410,7 @@ static struct conn *conn_new(struct srv *s, int fd, bool timed, uid_t uid)
 	c->rd.max = s->max_frame;
 	c->next = s->conns;
 	s->conns = c;
+	serve_log_conn_open(&s->log, &c->log, fd);
 	return c;
 }
 
@@ -431,6 +433,7 @@ static void conn_sweep(struct srv *s)
 		}
 		if (c->fd < 0 && !c->runs && !c->sessions) {
 			*pp = c->next;
+			serve_log_conn_close(&s->log, &c->log);
 			frame_reader_reset(&c->rd);
 			conn_drop_queue(c);
 			free(c);
@@ -473,6 +476,7 @@ static void conn_accept(struct srv *s, int fd)
 	if (frame)
 		(void)send(fd, frame, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	free(frame);
+	serve_log_conn_refused(&s->log, fd, HUTCH_ERR_BUSY);
 	close(fd);
 }
 
@@ -851,8 +855,11 @@ int cmd_serve(int argc, char **argv)
 		if (least_privilege_drop() < 0)
 			r = serve_error("capabilities", "cannot drop those hutch no longer needs");
 	}
-	if (r == 0)
+	if (r == 0) {
+		serve_log_start(&s.log, o.policy, s.digest);
 		r = loop(&s, sig_fd);
+		serve_log_stop(&s.log, r);
+	}
 	serve_done(&s);
 	return r;
 }

@@ -25,6 +25,7 @@
 #include "run/forkserver.h"
 #include "run/supervise.h"
 #include "serve/serve-budget.h"
+#include "serve/serve-log.h"
 #include "serve/serve-socket.h"
 
 #define SESSIONS_TOTAL_MAX 64
@@ -99,6 +100,7 @@ struct conn {
 	size_t n_runs;
 	struct session *sessions;
 	size_t n_sessions;
+	struct conn_log log;	/* its number and peer in the log (serve-log.c) */
 };
 
 struct srv {
@@ -123,6 +125,7 @@ struct srv {
 	struct forkserver fs;	/* every jail's helper is its child; pid -1: none */
 	bool allow_path_binds;	/* --allow-path-binds: requests may bind by path */
 	size_t passed_fds;	/* descriptors clients passed, held now */
+	struct serve_log log;	/* --log-level, and the lines it let through */
 };
 
 /* How many jails the server may hold at once (runs and session workers):
