@@ -56,6 +56,10 @@ struct request {
 	enum stdout_mode stdout_mode;
 	bool network_set;
 	enum net_mode network;
+	bool allow_hosts_set;	/* network proxy: "allow_hosts" (host-pattern.h) */
+	char **allow_hosts;
+	size_t n_allow_hosts;
+	bool allow_private;	/* and private destinations, if the policy lets it ask */
 	struct req_mount *mounts;
 	size_t n_mounts;
 };
@@ -74,5 +78,7 @@ bool request_name_ok(const char *s);
 /* Collect names: bare names joined by single '/', <= REQ_MAX_RELPATH. */
 #define REQ_MAX_RELPATH 1024u
 bool request_relpath_ok(const char *s);
+
+#define REQ_MAX_ALLOW_HOSTS 256u
 
 #endif
