@@ -13,7 +13,8 @@ static bool name_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
 }
 
-/* Labels of 1-63 name characters joined by single dots. */
+/* Labels of 1-63 name characters joined by single dots, none starting
+ * or ending with '-'. */
 static bool dns_shaped(const char *s)
 {
 	size_t label = 0;
@@ -21,6 +22,8 @@ static bool dns_shaped(const char *s)
 	if (!*s)
 		return false;
 	for (; *s; s++) {
+		if (*s == '-' && (label == 0 || s[1] == '.' || s[1] == '\0'))
+			return false;
 		if (*s == '.') {
 			if (label == 0)
 				return false;
@@ -39,6 +42,8 @@ bool host_normalize(const char *in, size_t len, char *out)
 	char buf[HOST_NAME_MAX_LEN + 2];
 	unsigned char a6[16];
 
+	if (memchr(in, '\0', len))
+		return false;
 	if (len >= 2 && in[0] == '[' && in[len - 1] == ']') {
 		if (len - 2 > 45)
 			return false;
