@@ -45,6 +45,7 @@ import http.server, socket, ssl, sys, os
 os.chdir(sys.argv[1])
 class Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *a): pass
+http.server.ThreadingHTTPServer.request_queue_size = 1024  # ten runs' connections at once
 srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
 if len(sys.argv) > 3:
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -259,5 +260,79 @@ chmod 644 "$tmp/big.py"
 run --allow-host "127.0.0.1:$http_port" --allow-private --ro "$tmp:/t" -- /usr/bin/python3 /t/big.py
 same "a request head past max_header_bytes gets 431, logged" "HTTP/1.1 431 Request Header Fields Too Large header_too_large" \
 	"$(field "d['stdout']['text'].strip(), $conn0['reason']" | tr -d '(),'"'")"
+
+# --- hutch serve: ten proxy runs at once, a session, the server unharmed ----
+client_dir=$(tap_client_dir)
+if [ -z "$client_dir" ]; then
+	skip "proxy under hutch serve" "no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
+	tap_done
+	exit
+fi
+cat >"$tmp/serve-proxy.py" <<'EOF'
+import json, os, sys, time
+sys.path.insert(0, sys.argv[1])
+from hutch_client import HutchClient
+hutch, pol, port = sys.argv[2], sys.argv[3], int(sys.argv[4])
+
+def fds(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+def rss_kb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return int([l for l in f if l.startswith("VmRSS:")][0].split()[1])
+
+flood = ("import socket\n"
+         "socks = [socket.create_connection(('127.0.0.1', 3128)) for _ in range(40)]\n"
+         "for s in socks: s.sendall(b'GET http://127.0.0.1:%d/hello.txt HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n')\n"
+         "n = 0\n"
+         "for s in socks:\n"
+         "    b = b''\n"
+         "    while True:\n"
+         "        c = s.recv(65536)\n"
+         "        if not c: break\n"
+         "        b += c\n"
+         "    n += b.endswith(b'proxy\\n')\n"
+         "print(n)\n" % port)
+req = {"version": 1, "network": "proxy", "allow_hosts": ["127.0.0.1:%d" % port],
+       "allow_private": True, "argv": ["/usr/bin/python3", "-c", flood]}
+worker = {"version": 1, "network": "proxy", "allow_hosts": ["127.0.0.1:%d" % port],
+          "allow_private": True, "argv": ["/usr/bin/python3", "-c",
+          "import os, struct, sys, urllib.request\n"
+          "os.environ.pop('no_proxy'); os.environ.pop('NO_PROXY')\n"
+          "while True:\n"
+          "    h = sys.stdin.buffer.read(4)\n"
+          "    if len(h) < 4: break\n"
+          "    url = sys.stdin.buffer.read(struct.unpack('>I', h)[0]).decode()\n"
+          "    body = urllib.request.urlopen(url, timeout=10).read()\n"
+          "    sys.stdout.buffer.write(struct.pack('>I', len(body)) + body); sys.stdout.buffer.flush()\n"]}
+with HutchClient.spawn([hutch, "serve", "--policy", pol, "--max-runs", "12"]) as c:
+    assert c.ping()
+    pid = c.proc.pid
+    # A first run warms the forkserver, the caches and the allocator.
+    c.run(dict(req, argv=["/bin/true"]))
+    fd0, rss0 = fds(pid), rss_kb(pid)
+    ids = [c.start(req) for _ in range(10)]
+    t0 = time.monotonic()
+    assert c.ping()
+    pong_ms = (time.monotonic() - t0) * 1000
+    docs = [c.result(i) for i in ids]
+    ok = sum(d["stdout"]["text"].strip() == "40" for d in docs)
+    logged = sum(len(d["network"]["connections"]) + d["network"]["left_out"] == 40 and
+                 all(x["verdict"] == "allowed" for x in d["network"]["connections"]) for d in docs)
+    reply = c.session("s1", worker, ("http://127.0.0.1:%d/hello.txt" % port).encode())
+    again = c.session("s1", worker, ("http://127.0.0.1:%d/hello.txt" % port).encode())
+    c.wait_final(c.request("session_close", {"name": "s1"}))
+    print("runs %d logged %d pong %s session %s %s" % (ok, logged, pong_ms < 1000,
+          reply.decode().strip(), again == reply))
+    time.sleep(0.2)
+    print("fds %s rss %s" % (fds(pid) <= fd0 + 4, rss_kb(pid) - rss0 < 32768))
+    sys.stdout.flush()
+EOF
+chmod 644 "$tmp/serve-proxy.py"
+$py "$tmp/serve-proxy.py" "$client_dir" "$HUTCH" "$pol" "$http_port" >"$tmp/serve.out" 2>"$tmp/err"
+same "hutch serve: ten proxy runs of 40 connections at once, each logged; a ping answered meanwhile; a session's worker through its proxy" \
+	"runs 10 logged 10 pong True session hello through the proxy True" "$(head -1 "$tmp/serve.out")"
+same "hutch serve: descriptors and memory come back after them" "fds True rss True" "$(sed -n 2p "$tmp/serve.out")"
+[ -s "$tmp/err" ] && diag "$(tail -5 "$tmp/err")"
 
 tap_done
