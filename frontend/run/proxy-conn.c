@@ -46,6 +46,7 @@ struct conn *pconn_new(struct proxy *px, int cfd, uint64_t now)
 	c->px = px;
 	c->cfd = cfd;
 	c->ufd = -1;
+	c->up_pipe[0] = c->up_pipe[1] = c->down_pipe[0] = c->down_pipe[1] = -1;
 	c->cend = (struct conn_end){ c, false };
 	c->uend = (struct conn_end){ c, true };
 	c->start = now;
@@ -72,6 +73,10 @@ void pconn_close(struct conn *c, const char *reason, uint64_t now)
 	watch_upstream(c, 0);
 	fd_close(&c->cfd);
 	fd_close(&c->ufd);
+	for (int i = 0; i < 2; i++) {
+		fd_close(&c->up_pipe[i]);
+		fd_close(&c->down_pipe[i]);
+	}
 	c->dead = true;
 }
 
@@ -321,73 +326,7 @@ static void connected(struct conn *c, uint64_t now)
 	if (c->up.len && !proxy_count(c->px, c->up.len))
 		return;
 	c->log.bytes_out += c->up.len;
-}
-
-/* Move what is ready from src to dst through b. -1: the connection is
- * over (an error, or the cap). Counts what is read. */
-static int pump(struct conn *c, int src, int dst, struct buf *b, bool *src_eof, uint64_t *count)
-{
-	for (int turn = 0; turn < 4; turn++) {
-		bool moved = false;
-
-		if (b->len == 0 && !*src_eof) {
-			ssize_t n = read(src, b->p, b->cap);
-
-			if (n == 0)
-				*src_eof = true;
-			else if (n < 0 && errno != EAGAIN && errno != EINTR)
-				return -1;
-			else if (n > 0) {
-				b->off = 0;
-				b->len = (size_t)n;
-				*count += (uint64_t)n;
-				moved = true;
-				if (!proxy_count(c->px, (uint64_t)n))
-					return -1;
-			}
-		}
-		if (b->len > 0) {
-			ssize_t n = send(dst, b->p + b->off, b->len, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-			if (n < 0 && errno != EAGAIN && errno != EINTR)
-				return -1;
-			if (n > 0) {
-				b->off += (size_t)n;
-				b->len -= (size_t)n;
-				moved = true;
-			}
-		}
-		if (!moved)
-			break;
-	}
-	return 0;
-}
-
-static void relay(struct conn *c, uint64_t now)
-{
-	uint64_t before = c->log.bytes_out + c->log.bytes_in;
-
-	/* The CONNECT answer is ours: sent from down before any upstream byte. */
-	if (pump(c, c->cfd, c->ufd, &c->up, &c->c_eof, &c->log.bytes_out) < 0 ||
-	    pump(c, c->ufd, c->cfd, &c->down, &c->u_eof, &c->log.bytes_in) < 0) {
-		pconn_close(c, c->px->log->capped ? "max_bytes" : NULL, now);
-		return;
-	}
-	if (c->log.bytes_out + c->log.bytes_in != before)
-		c->deadline = now + c->px->conf->idle_ms;
-	if (c->c_eof && c->up.len == 0 && !c->u_shut) {
-		shutdown(c->ufd, SHUT_WR);
-		c->u_shut = true;
-	}
-	/* The server is done and all it said is delivered: so are we. */
-	if (c->u_eof && c->down.len == 0) {
-		pconn_close(c, NULL, now);
-		return;
-	}
-	watch_client(c, (c->up.len == 0 && !c->c_eof ? EPOLLIN : 0) |
-				(c->down.len ? EPOLLOUT : 0));
-	watch_upstream(c, (c->down.len == 0 && !c->u_eof ? EPOLLIN : 0) |
-				  (c->up.len ? EPOLLOUT : 0));
+	pconn_relay_start(c);
 }
 
 static void send_reply(struct conn *c, uint64_t now)
@@ -421,10 +360,10 @@ void pconn_event(struct conn *c, bool upstream, uint32_t events, uint64_t now)
 			connected(c, now);
 		if (c->dead || c->st != CS_RELAY)
 			return;
-		relay(c, now); /* what waits: the CONNECT answer, the head */
+		pconn_relay(c, now); /* what waits: the CONNECT answer, the head */
 		return;
 	case CS_RELAY:
-		relay(c, now);
+		pconn_relay(c, now);
 		return;
 	case CS_REPLY:
 		send_reply(c, now);

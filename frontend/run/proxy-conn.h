@@ -45,6 +45,11 @@ struct conn {
 	uint32_t cev, uev;		/* what epoll has for each; 0: not in it */
 	struct buf head;		/* the request head as it arrives */
 	struct buf up, down;		/* to the upstream, to the client */
+	/* Once relaying, bytes move socket to socket through these pipes
+	 * (splice), never through our memory; -1 when none could be made
+	 * (then through up and down). */
+	int up_pipe[2], down_pipe[2];
+	size_t up_in_pipe, down_in_pipe, pipe_cap;
 	bool c_eof, u_eof, u_shut;
 	struct http_head h;
 	struct resolve_job *job;	/* CS_RESOLVE: ours, or NULL while waiting */
@@ -75,6 +80,10 @@ void pconn_resolved(struct conn *c, struct resolve_job *j, uint64_t now);
 void pconn_start_resolve(struct conn *c, uint64_t now);	/* a slot came free */
 void pconn_expire(struct conn *c, uint64_t now);
 void pconn_close(struct conn *c, const char *reason, uint64_t now);
+
+/* proxy-relay.c */
+void pconn_relay_start(struct conn *c);		/* the pipes, once connected */
+void pconn_relay(struct conn *c, uint64_t now);	/* move what is ready, both ways */
 
 /* proxy.c, for proxy-conn.c */
 void proxy_watch(struct proxy *px, int fd, void *tag, uint32_t *cur, uint32_t want);
