@@ -261,6 +261,33 @@ run --allow-host "127.0.0.1:$http_port" --allow-private --ro "$tmp:/t" -- /usr/b
 same "a request head past max_header_bytes gets 431, logged" "HTTP/1.1 431 Request Header Fields Too Large header_too_large" \
 	"$(field "d['stdout']['text'].strip(), $conn0['reason']" | tr -d '(),'"'")"
 
+# --- the run's byte cap and the idle timeout --------------------------------
+cat >"$tmp/small.json" <<EOF
+{"extends": "build", "description": "test: a small byte cap and a short idle time",
+ "network": {"default": "proxy", "proxy": {"allow": ["*"], "allow_private": true,
+  "idle_ms": 1000, "max_bytes": 100000}}}
+EOF
+chmod 644 "$tmp/small.json"
+"$HUTCH" run --json --policy "$tmp/small.json" --allow-host "127.0.0.1:$http_port" --allow-private \
+	-- $curl_ -o /dev/null "$url/blob" >"$tmp/doc.json" 2>"$tmp/err"
+same "max_bytes: a download past the run's cap is cut, the run's network says capped" \
+	"True True max_bytes True" \
+	"$(field "d['exit_code'] != 0, d['network']['capped'], $conn0['reason'], d['network']['bytes'] < 400000" | tr -d '(),'"'")"
+cat >"$tmp/idle.py" <<EOF
+import socket, time
+s = socket.create_connection(("127.0.0.1", 3128))
+s.sendall(b"CONNECT 127.0.0.1:$http_port HTTP/1.1\\r\\n\\r\\n")
+print(s.recv(100).split(b"\\r\\n")[0].decode())
+t = time.monotonic()
+print(s.recv(100) == b"", round(time.monotonic() - t))
+EOF
+chmod 644 "$tmp/idle.py"
+"$HUTCH" run --json --policy "$tmp/small.json" --allow-host "127.0.0.1:$http_port" --allow-private \
+	--ro "$tmp:/t" -- /usr/bin/python3 /t/idle.py >"$tmp/doc.json" 2>"$tmp/err"
+same "idle_ms: a tunnel with no byte either way is closed after it, logged idle_timeout" \
+	"HTTP/1.1 200 Connection established True 1 idle_timeout" \
+	"$(field "d['stdout']['text'].replace(chr(10), ' ').strip(), $conn0['reason']" | tr -d '(),'"'")"
+
 # --- hutch serve: ten proxy runs at once, a session, the server unharmed ----
 client_dir=$(tap_client_dir)
 if [ -z "$client_dir" ]; then
