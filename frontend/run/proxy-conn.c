@@ -64,7 +64,8 @@ void pconn_close(struct conn *c, const char *reason, uint64_t now)
 	if (reason && !c->log.reason)
 		c->log.reason = reason;
 	c->log.ms = now - c->start;
-	if (c->log.host[0] || c->head.len > 0 || c->log.reason)
+	/* A connection that never said anything is no attempt to log. */
+	if (c->log.host[0] || c->head.len > 0)
 		proxy_log(c->px, &c->log);
 	if (c->job)
 		c->job->owner = NULL; /* proxy.c still holds it until it is done */
@@ -329,18 +330,41 @@ static void connected(struct conn *c, uint64_t now)
 	pconn_relay_start(c);
 }
 
+/* Our answer, then a lingering close: what the client sent past its head
+ * is read and dropped until it closes, for a close with unread data is a
+ * reset, and a reset may reach the client before the answer does. */
+#define LINGER_MS 1000u
+#define LINGER_BYTES (256u << 10)
+
 static void send_reply(struct conn *c, uint64_t now)
 {
-	ssize_t n = send(c->cfd, c->down.p + c->down.off, c->down.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	uint8_t sink[4096];
+	ssize_t n;
 
+	if (c->down.len == 0) { /* lingering */
+		n = read(c->cfd, sink, sizeof(sink));
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		c->head.off += n > 0 ? (size_t)n : 0;
+		if (n <= 0 || c->head.off > LINGER_BYTES)
+			pconn_close(c, NULL, now);
+		return;
+	}
+	n = send(c->cfd, c->down.p + c->down.off, c->down.len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
-	if (n > 0) {
-		c->down.off += (size_t)n;
-		c->down.len -= (size_t)n;
-	}
-	if (n <= 0 || c->down.len == 0)
+	if (n <= 0) {
 		pconn_close(c, NULL, now);
+		return;
+	}
+	c->down.off += (size_t)n;
+	c->down.len -= (size_t)n;
+	if (c->down.len > 0)
+		return;
+	shutdown(c->cfd, SHUT_WR);
+	c->head.off = 0; /* counts what is dropped */
+	c->deadline = now + LINGER_MS;
+	watch_client(c, EPOLLIN);
 }
 
 void pconn_event(struct conn *c, bool upstream, uint32_t events, uint64_t now)

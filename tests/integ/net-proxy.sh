@@ -94,6 +94,9 @@ run --allow-host example.org -- $curl_ -o /dev/null -w '%{http_code}' "$url/hell
 same "plain HTTP: a host not listed gets 403" "403" "$(field 'd["stdout"]["text"]')"
 same "plain HTTP: ... and is logged refused, not_allowed, never connected" "refused not_allowed  0" \
 	"$(field "$conn0['verdict'], $conn0['reason'], $conn0['address'], $conn0['bytes_out']" | tr -d '(),'"'")"
+run --allow-host example.org --ro "$tmp:/t" -- $curl_ -o /dev/null -w '%{http_code}' \
+	-H 'Expect:' --data-binary @/t/www/blob "$url/upload"
+same "plain HTTP: a refused POST with a 300 KB body gets its 403" "403" "$(field 'd["stdout"]["text"]')"
 run -- $curl_ -o /dev/null -w '%{http_code}' "$url/hello.txt"
 same "proxy with an empty list reaches nothing" "403 not_allowed" "$(field "d['stdout']['text'], $conn0['reason']" | tr -d '(),'"'")"
 
