@@ -116,6 +116,14 @@ else
 	same "the host's own name ($name) is refused without --allow-private" "403 refused" \
 		"$(field "d['stdout']['text'], $conn0['verdict']" | tr -d '(),'"'")"
 fi
+hostip=$(hostname -I 2>/dev/null | tr ' ' '\n' | grep -v -e '^127\.' -e ':' | head -1)
+if [ -n "$hostip" ]; then
+	run --allow-host '*' -- $curl_ -o /dev/null -w '%{http_code}' "http://$hostip:$http_port/"
+	same "the host's own address ($hostip) is refused as the host's, never connected" \
+		"403 refused address_host" "$(field "d['stdout']['text'], $conn0['verdict'], $conn0['reason']" | tr -d '(),'"'")"
+else
+	skip "the host's own address is refused" "hostname -I gives no address beyond loopback"
+fi
 for lit in 10.0.0.1 192.168.1.1 172.16.0.1 169.254.169.254 100.64.0.1 '[::1]' '[fd00::1]' '[::ffff:127.0.0.1]' 0.0.0.0; do
 	run --allow-host '*' -- $curl_ -o /dev/null -w '%{http_code}' --max-time 5 "http://$lit:$http_port/"
 	same "IP literal $lit is refused (never connected)" "403 refused" \
