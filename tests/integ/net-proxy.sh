@@ -216,6 +216,13 @@ same "a malformed pattern is a usage error naming the flag" "125 --allow-host" \
 same "--explain names the refused host and the grant" \
 	"hutch: explain: proxy refused 127.0.0.1:$http_port (not in the run's allow-list); grant: --allow-host 127.0.0.1:$http_port" \
 	"$(grep 'proxy refused' "$tmp/err" | sed 's/, and where.*//')"
+"$HUTCH" run --policy build --explain -- /usr/bin/python3 -c 'import socket; socket.getaddrinfo("pypi.org", 443)' 2>"$tmp/err" >/dev/null
+same "--explain: a name looked up under loopback points at --network proxy, not at binding resolv.conf" \
+	'1 grant: {"network":"proxy","allow_hosts":["NAME:443"]}' \
+	"$(grep -c 'missing /etc/resolv.conf.*network is loopback.*--network proxy --allow-host NAME' "$tmp/err") $(grep 'resolv.conf' "$tmp/err" | sed 's/.*; grant/grant/')"
+"$HUTCH" run --policy "$pol" --explain -- /usr/bin/python3 -c 'import socket; socket.getaddrinfo("pypi.org", 443)' 2>"$tmp/err" >/dev/null
+same "--explain: ... and under proxy says there is no DNS in the jail" "1" \
+	"$(grep -c 'resolv.conf.*there is no DNS under network proxy' "$tmp/err")"
 "$HUTCH" run --policy build --timeout 1s -- /bin/sleep 5 2>"$tmp/err"
 same "a timeout under loopback says how a host is reached" "1" "$(grep -c 'network proxy --allow-host' "$tmp/err")"
 
