@@ -64,6 +64,7 @@ struct proxy {
 	int epfd, listen_fd, res_rd, res_wr;
 	uint32_t listen_ev;		/* in epoll: EPOLLIN or 0 */
 	uint64_t accept_after;		/* backing off an accept failure */
+	uint64_t nofile;		/* our RLIMIT_NOFILE, for the reserve */
 	const struct plan_proxy *conf;
 	struct net_log *log;
 	struct proxy_own own;

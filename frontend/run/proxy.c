@@ -11,7 +11,9 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -23,6 +25,9 @@
 #define EVENTS_PER_TURN 64
 #define ACCEPTS_PER_TURN 32
 #define ACCEPT_BACKOFF_MS 100
+/* Descriptors the proxy never takes from its process: hutch serve's other
+ * clients, runs and spawns need them more than one jail's connections. */
+#define FD_RESERVE 64
 
 void proxy_watch(struct proxy *px, int fd, void *tag, uint32_t *cur, uint32_t want)
 {
@@ -94,6 +99,13 @@ struct proxy *proxy_new(int listen_fd, const struct plan_proxy *conf, struct net
 	px->res_rd = sv[0];
 	px->res_wr = sv[1];
 	read_own(&px->own);
+	{
+		struct rlimit rl;
+
+		px->nofile = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+				     ? (uint64_t)rl.rlim_cur
+				     : UINT64_MAX / 2;
+	}
 	{
 		uint32_t cur = 0;
 
@@ -195,11 +207,30 @@ static void take_jobs(struct proxy *px, uint64_t now)
 			pconn_start_resolve(c, now);
 }
 
+/* Room for a connection (its socket, its upstream's, two pipes) above
+ * the reserve? The lowest free descriptor says: descriptors are handed
+ * out lowest first, so when it is near the limit, all below it are taken. */
+static bool fd_headroom(const struct proxy *px)
+{
+	int probe = fcntl(px->listen_fd, F_DUPFD_CLOEXEC, 0);
+	bool ok = probe >= 0 && (uint64_t)probe + FD_RESERVE < px->nofile;
+
+	if (probe >= 0)
+		close(probe);
+	return ok;
+}
+
 static void accept_some(struct proxy *px, uint64_t now)
 {
 	for (int i = 0; i < ACCEPTS_PER_TURN && px->n_conns < px->conf->max_connections; i++) {
-		int fd = accept4(px->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd;
 		struct conn *c;
+
+		if (!fd_headroom(px)) {
+			px->accept_after = now + ACCEPT_BACKOFF_MS; /* they wait in the backlog */
+			return;
+		}
+		fd = accept4(px->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EINTR && errno != ECONNABORTED)
