@@ -207,13 +207,17 @@ static void take_jobs(struct proxy *px, uint64_t now)
 			pconn_start_resolve(c, now);
 }
 
-/* Room for a connection (its socket, its upstream's, two pipes) above
- * the reserve? The lowest free descriptor says: descriptors are handed
- * out lowest first, so when it is near the limit, all below it are taken. */
+/* Room for one more connection above the reserve? The lowest free
+ * descriptor says how many are taken (they are handed out lowest first),
+ * and each connection of ours may still take FDS_PER_CONN more (its
+ * upstream's socket, two pipes): counted for all of them, as those that
+ * hold theirs already cannot be told apart cheaply. */
+#define FDS_PER_CONN 6
 static bool fd_headroom(const struct proxy *px)
 {
 	int probe = fcntl(px->listen_fd, F_DUPFD_CLOEXEC, 0);
-	bool ok = probe >= 0 && (uint64_t)probe + FD_RESERVE < px->nofile;
+	bool ok = probe >= 0 &&
+		  (uint64_t)probe + FD_RESERVE + FDS_PER_CONN * (px->n_conns + 1) < px->nofile;
 
 	if (probe >= 0)
 		close(probe);

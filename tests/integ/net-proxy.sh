@@ -268,6 +268,25 @@ same "500 connections at once from one jail: each answered in full, 16 at a time
 	"500 500 408" "$(field 'd["stdout"]["text"].strip()')"
 same "... each logged or counted (64 listed, the rest left out)" "64 501" \
 	"$(field "len(d['network']['connections']), len(d['network']['connections']) + d['network']['left_out']" | tr -d '(),')"
+cat >"$tmp/many.py" <<EOF
+import socket
+ss = [socket.create_connection(("127.0.0.1", 3128)) for _ in range(60)]
+for s in ss: s.sendall(b"GET http://127.0.0.1:$http_port/blob HTTP/1.1\\r\\n\\r\\n")
+n = 0
+for s in ss:
+    b = b""
+    while True:
+        c = s.recv(65536)
+        if not c: break
+        b += c
+    n += b.startswith(b"HTTP/1.0 200")
+print(n)
+EOF
+chmod 644 "$tmp/many.py"
+(ulimit -n 100 && "$HUTCH" run --json --policy "$pol" --allow-host "127.0.0.1:$http_port" --allow-private \
+	--ro "$tmp:/t" -- /usr/bin/python3 /t/many.py >"$tmp/doc.json" 2>"$tmp/err")
+same "descriptors: hutch under RLIMIT_NOFILE 100 (the jail's python too): 60 connections of 300 KB each all answered" \
+	"60" "$(field 'd["stdout"]["text"].strip()')"
 $py - "$http_port" >"$tmp/big.py" <<'EOF'
 import sys
 print("import socket; s = socket.create_connection(('127.0.0.1', 3128)); "
