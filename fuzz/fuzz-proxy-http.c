@@ -36,7 +36,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    h.path_off + h.path_len > h.head_len || h.port == 0 || !h.host[0])
 		abort();
 	/* The same head alone parses the same. */
-	if (http_head_parse(data, h.head_len, cap, &again) != 0 || memcmp(&h, &again, sizeof(h)) != 0)
+	if (http_head_parse(data, h.head_len, cap, &again) != 0 || again.is_connect != h.is_connect ||
+	    strcmp(again.host, h.host) != 0 || again.port != h.port || again.minor != h.minor ||
+	    again.method_len != h.method_len || again.path_off != h.path_off ||
+	    again.path_len != h.path_len || again.lines_off != h.lines_off ||
+	    again.head_len != h.head_len)
 		abort();
 	if (!h.is_connect) {
 		ssize_t n = http_head_rewrite(data, &h, out, sizeof(out));

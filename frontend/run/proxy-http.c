@@ -124,6 +124,7 @@ static int parse_request_line(const uint8_t *buf, size_t eol, struct http_head *
 		return -EINVAL;
 	if (memcmp(buf + sp2 + 1, "HTTP/1.", 7) != 0 || (buf[sp2 + 8] != '0' && buf[sp2 + 8] != '1'))
 		return -EINVAL;
+	h->minor = (char)buf[sp2 + 8];
 	return parse_target(buf, m + 1, sp2 - m - 1, h);
 }
 
@@ -237,7 +238,11 @@ ssize_t http_head_rewrite(const uint8_t *buf, const struct http_head *h, uint8_t
 	if (h->path_len == 0 || buf[h->path_off] != '/')
 		put(&o, "/", 1);
 	put(&o, buf + h->path_off, h->path_len);
-	put(&o, " HTTP/1.1\r\n", 11);
+	/* The client's version: a server may answer 1.1 in chunks a 1.0
+	 * client cannot read. */
+	put(&o, " HTTP/1.", 8);
+	put(&o, &h->minor, 1);
+	put(&o, "\r\n", 2);
 	put_host(&o, h);
 	for (size_t p = h->lines_off; p + 2 < h->head_len;) {
 		const uint8_t *nl = memchr(buf + p, '\n', h->head_len - p);

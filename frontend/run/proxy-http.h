@@ -18,6 +18,7 @@ struct http_head {
 	char host[HOST_NAME_MAX_LEN + 1];	/* normalized (host_normalize) */
 	uint16_t port;
 	size_t method_len;		/* the method is buf[0..method_len) */
+	char minor;			/* '0' or '1': HTTP/1.0 or HTTP/1.1, kept */
 	size_t path_off, path_len;	/* origin form in buf; may be empty or "?..." */
 	size_t lines_off;		/* the header lines, after the request line */
 	size_t head_len;		/* through the blank line */
