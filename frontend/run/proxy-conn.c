@@ -105,7 +105,7 @@ static void refuse(struct conn *c, int code, const char *status, const char *rea
 	c->uev = 0;
 	bn = snprintf(body, sizeof(body), "hutch proxy: %s:%u refused: %s\n",
 		      c->log.host[0] ? c->log.host : "?", c->log.port, reason);
-	if (!buf_alloc(&c->down, 512)) {
+	if (!buf_alloc(&c->down, 1024)) { /* the longest answer fits */
 		pconn_close(c, reason, now);
 		return;
 	}

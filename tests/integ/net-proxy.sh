@@ -97,6 +97,10 @@ same "plain HTTP: ... and is logged refused, not_allowed, never connected" "refu
 run --allow-host example.org --ro "$tmp:/t" -- $curl_ -o /dev/null -w '%{http_code}' \
 	-H 'Expect:' --data-binary @/t/www/blob "$url/upload"
 same "plain HTTP: a refused POST with a 300 KB body gets its 403" "403" "$(field 'd["stdout"]["text"]')"
+long=$($py -c 'print(".".join(["a" * 60] * 4) + ".org")')
+run --allow-host x.org -- $curl_ -o /dev/null -w '%{http_code}' "http://$long:65535/"
+same "a refusal of the longest name still gets its whole answer" "403 not_allowed" \
+	"$(field "d['stdout']['text'], $conn0['reason']" | tr -d '(),'"'")"
 run -- $curl_ -o /dev/null -w '%{http_code}' "$url/hello.txt"
 same "proxy with an empty list reaches nothing" "403 not_allowed" "$(field "d['stdout']['text'], $conn0['reason']" | tr -d '(),'"'")"
 
