@@ -107,9 +107,11 @@ int devpts_new(const struct spec_mount *m, uint32_t item);
 void tty_prepare(const struct spec *sp);
 void tty_take_controlling(const struct spec *sp);
 
-/* netdev.c (phase 2): hostname, loopback. */
+/* netdev.c (phase 2): hostname, loopback, the proxy's listening socket
+ * (sent to hutch on HUTCH_CONTROL_FD). */
 void set_hostname(const struct spec *sp);
 void bring_up_loopback(void);
+void proxy_listen(void);
 
 /* privileges.c: phase 1 reads cap_last_cap; phase 2 sets rlimits, drops
  * ids and every capability set, sets no_new_privs. */

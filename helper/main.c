@@ -48,7 +48,7 @@ static void make_mirror_pipe(int *ret_rd)
 /* Whether pid 1 will send anything on the control socket. */
 static bool spec_uses_control(const struct spec *sp)
 {
-	if (sp->flags & (HUTCH_SPEC_SECCOMP_NOTIFY | HUTCH_SPEC_TTY))
+	if (sp->flags & (HUTCH_SPEC_SECCOMP_NOTIFY | HUTCH_SPEC_TTY | HUTCH_SPEC_NET_PROXY))
 		return true;
 	for (uint32_t i = 0; i < sp->n_mounts; i++)
 		if ((sp->mounts[i].flags & HUTCH_MF_SEND_FD) ||
@@ -79,6 +79,8 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 	set_hostname(sp);
 	if ((sp->flags & HUTCH_SPEC_NET_LOOPBACK) && (sp->flags & HUTCH_SPEC_NS_NET))
 		bring_up_loopback();
+	if (sp->flags & HUTCH_SPEC_NET_PROXY)
+		proxy_listen();		/* on the lo just brought up */
 	landlock_add_rules(ruleset_fd, sp);	/* by path, so after pivot_root */
 	apply_rlimits(sp);		/* after the mounts, which need open files */
 	limit_user_counts(sp);		/* after the mounts, which count as namespaces */

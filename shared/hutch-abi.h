@@ -23,6 +23,14 @@
 #define HUTCH_CONTROL_LISTENER 's'	/* the seccomp listener, for denial reports */
 #define HUTCH_CONTROL_PTY 't'		/* --tty: the master of the jail's own pty */
 #define HUTCH_CONTROL_OVERLAY 'o'	/* an overlay's upper tmpfs, one per overlay in spec order */
+#define HUTCH_CONTROL_PROXY 'p'		/* network proxy: the listening socket in the jail */
+
+/* Network "proxy": where the jail's listening socket is, on the jail's own
+ * loopback (HUTCH_SPEC_NET_PROXY). The supervisor accepts on it. */
+#define HUTCH_PROXY_ADDR "127.0.0.1"
+#define HUTCH_PROXY_ADDR_BE 0x7f000001u
+#define HUTCH_PROXY_PORT 3128
+#define HUTCH_PROXY_BACKLOG 128
 
 /* Exit status of hutch-exec when jail setup failed (EX_OSERR). */
 #define HUTCH_EXIT_SETUP 71

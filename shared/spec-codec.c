@@ -115,6 +115,11 @@ static int check_header_fields(const struct spec *sp)
 	if (sp->user_cap[HUTCH_UCAP_INOTIFY_INSTANCES] > HUTCH_UCAP_COUNT_MAX ||
 	    sp->user_cap[HUTCH_UCAP_INOTIFY_WATCHES] > HUTCH_UCAP_COUNT_MAX)
 		return 0;
+	/* The proxy listens on the jail's own loopback, never the host's. */
+	if ((sp->flags & HUTCH_SPEC_NET_PROXY) &&
+	    (sp->flags & (HUTCH_SPEC_NS_NET | HUTCH_SPEC_NET_LOOPBACK)) !=
+		    (HUTCH_SPEC_NS_NET | HUTCH_SPEC_NET_LOOPBACK))
+		return 0;
 	for (uint32_t i = 0, sends = 0; sp->mounts && i < sp->n_mounts; i++)
 		if ((sp->mounts[i].flags & HUTCH_MF_SEND_FD) && ++sends > 1)
 			return 0; /* one work dir at most */

@@ -187,6 +187,10 @@ static const char *const loopback_sites[SITE_LOOPBACK_MAX] = {
 	[SITE_LOOPBACK_SOCKET] = "opening a socket for lo",
 	[SITE_LOOPBACK_GET_FLAGS] = "reading the flags of lo",
 	[SITE_LOOPBACK_UP] = "bringing lo up",
+	[SITE_LOOPBACK_PROXY_SOCKET] = "opening the proxy's socket",
+	[SITE_LOOPBACK_PROXY_BIND] = "binding the proxy's socket to 127.0.0.1:3128",
+	[SITE_LOOPBACK_PROXY_LISTEN] = "listening on the proxy's socket",
+	[SITE_LOOPBACK_PROXY_SEND] = "sending the proxy's socket to hutch",
 };
 static const char *const rlimit_sites[SITE_RLIMIT_MAX] = {
 	[HUTCH_RLIM_AS] = "setting RLIMIT_AS",

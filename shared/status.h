@@ -147,6 +147,10 @@ enum site_loopback {
 	SITE_LOOPBACK_SOCKET,
 	SITE_LOOPBACK_GET_FLAGS,
 	SITE_LOOPBACK_UP,
+	SITE_LOOPBACK_PROXY_SOCKET,	/* network proxy: the listening socket */
+	SITE_LOOPBACK_PROXY_BIND,
+	SITE_LOOPBACK_PROXY_LISTEN,
+	SITE_LOOPBACK_PROXY_SEND,
 	SITE_LOOPBACK_MAX
 };
 /* STAGE_LANDLOCK_RULES: a mount index, or n_mounts for the rule on "/". */

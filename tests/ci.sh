@@ -35,6 +35,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		make gcc python3-venv libreoffice-writer-nogui ghostscript pandoc \
 		imagemagick libpython3.11-testsuite >/dev/null
+	# The network proxy's real clients and the servers they reach
+	# (net-proxy.sh, bench/proxy.sh): curl, git, pip, and openssl for
+	# the TLS server's certificate.
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		curl git python3-pip openssl ca-certificates >/dev/null
 	# jobs-convert.sh checks that gs in the jail honours /etc/papersize:
 	# A4, unlike what gs falls back to without the file.
 	[ -f /etc/papersize ] || echo a4 >/etc/papersize

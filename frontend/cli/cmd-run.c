@@ -31,6 +31,8 @@
 #include "doc/policy.h"
 #include "doc/request.h"
 #include "doc/result.h"
+#include "doc/result-net.h"
+#include "doc/host-pattern.h"
 #include "doc/text.h"
 #include "doc/units.h"
 #include "jail/narrow.h"
@@ -57,7 +59,9 @@ static const char usage[] =
 	"  --file-size SIZE       largest file the command may write (file_size_bytes)\n"
 	"  --processes N          process limit (processes)\n"
 	"  --open-files N         open file limit (open_files)\n"
-	"  --network MODE         none, loopback or host, as the policy allows\n"
+	"  --network MODE         none, loopback, proxy or host, as the policy allows\n"
+	"  --allow-host PATTERN[:PORT]  with --network proxy: a host it may reach (repeatable)\n"
+	"  --allow-private        with --network proxy: private and host addresses too\n"
 	"  --env NAME=VALUE       set a variable the policy allows\n"
 	"  --ro PATH[:DEST]       bind a host path read-only\n"
 	"  --rw PATH[:DEST]       bind a host path read-write\n"
@@ -94,6 +98,8 @@ enum {
 	OPT_PROCESSES,
 	OPT_OPEN_FILES,
 	OPT_NETWORK,
+	OPT_ALLOW_HOST,
+	OPT_ALLOW_PRIVATE,
 	OPT_ENV,
 	OPT_RO,
 	OPT_RW,
@@ -127,6 +133,8 @@ static const struct option options[] = {
 	{ "processes", required_argument, NULL, OPT_PROCESSES },
 	{ "open-files", required_argument, NULL, OPT_OPEN_FILES },
 	{ "network", required_argument, NULL, OPT_NETWORK },
+	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+	{ "allow-private", no_argument, NULL, OPT_ALLOW_PRIVATE },
 	{ "env", required_argument, NULL, OPT_ENV },
 	{ "ro", required_argument, NULL, OPT_RO },
 	{ "rw", required_argument, NULL, OPT_RW },
@@ -424,6 +432,15 @@ static int add_collect(struct run_cli *c, const char *name)
 	return 0;
 }
 
+static int add_allow_host(struct run_cli *c, const char *arg)
+{
+	if (!host_pattern_parse(arg, NULL, NULL))
+		return usage_error("--allow-host", "expected HOST[:PORT]: a name, *.suffix, *, an "
+				   "IPv4 literal or [IPv6], and a port 1-65535");
+	jpush(c, sub(c, c->doc, "allow_hosts", json_type_array), json_object_new_string(arg));
+	return 0;
+}
+
 static int set_explain(struct run_cli *c)
 {
 	char why[160];
@@ -450,6 +467,8 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_PROCESSES: return set_limit(c, "processes", arg, "--processes", parse_count);
 	case OPT_OPEN_FILES: return set_limit(c, "open_files", arg, "--open-files", parse_count);
 	case OPT_NETWORK: return set_string(c, "network", arg);
+	case OPT_ALLOW_HOST: return add_allow_host(c, arg);
+	case OPT_ALLOW_PRIVATE: jset(c, c->doc, "allow_private", json_object_new_boolean(1)); return 0;
 	case OPT_ENV: return add_env(c, arg);
 	case OPT_RO: return add_mount(c, arg, "ro");
 	case OPT_RW: return add_mount(c, arg, "rw");
@@ -558,10 +577,14 @@ static int finish(struct run_cli *c, struct json_object *doc)
 	int status = result_exit_status(doc);
 
 	emit(c, doc);
-	if (c->explain && doc)
+	if (c->explain && doc) {
 		result_print_explain(doc);
-	if (!c->json && doc)
+		result_print_network_explain(doc);
+	}
+	if (!c->json && doc) {
 		result_print_error(doc);
+		result_print_network_hint(doc, c->explain);
+	}
 	else if (!c->json)
 		fputs("hutch: internal: internal error: cannot render the result\n", stderr);
 	json_object_put(doc);
@@ -622,7 +645,8 @@ static const char *flag_for(const struct run_cli *c, const char *ptr, char *buf,
 	static const char *const plain[][2] = {
 		{ "/cwd", "--cwd" },	 { "/network", "--network" }, { "/collect", "--collect" },
 		{ "/files", "--input" }, { "/policy", "--policy" },   { "/stdout_mode", "--frame" },
-		{ "/argv", "COMMAND" },
+		{ "/argv", "COMMAND" },	 { "/allow_hosts", "--allow-host" },
+		{ "/allow_private", "--allow-private" },
 	};
 	unsigned long n;
 	char *end;

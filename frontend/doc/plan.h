@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum net_mode { NET_NONE, NET_LOOPBACK, NET_HOST };
+enum net_mode { NET_NONE, NET_LOOPBACK, NET_HOST, NET_PROXY, NET_MODES };
 enum seccomp_mode { SECCOMP_DENY_LIST, SECCOMP_ALLOW_LIST };
 enum landlock_mode { LANDLOCK_OFF, LANDLOCK_BEST_EFFORT, LANDLOCK_REQUIRED };
 enum stdout_mode { STDOUT_STREAM, STDOUT_FRAME };
@@ -39,6 +39,18 @@ struct plan_limits {
 	uint64_t overlay_bytes, overlay_inodes;	/* each overlay's upper tmpfs */
 };
 
+/* network "proxy": what the supervisor's proxy lets through (run/proxy.c),
+ * the policy's section narrowed by the request (jail/narrow-proxy.c). */
+struct plan_proxy {
+	char **allow;		/* host patterns (doc/host-pattern.h) */
+	size_t n_allow;
+	bool allow_private;	/* private and host addresses may be reached */
+	uint64_t max_connections;	/* at once */
+	uint64_t max_header_bytes;	/* a client's request head */
+	uint64_t idle_ms;		/* a connection with no byte either way */
+	uint64_t max_bytes;		/* both ways, all connections; 0: none */
+};
+
 struct plan {
 	char **argv;	/* NULL-terminated */
 	size_t argc;
@@ -48,6 +60,7 @@ struct plan {
 	char *work_dir;
 	char *hostname;
 	enum net_mode network;
+	struct plan_proxy proxy;	/* NET_PROXY */
 	bool work_exec;	/* the writable dirs are executable */
 	struct plan_mount *policy_binds;	/* the policy's read-only layout */
 	size_t n_policy_binds;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "doc/plan.h"
+#include "doc/policy-proxy.h"
 #include "doc/verror.h"
 
 #define POLICY_MAX_BYTES (256u << 10)
@@ -84,7 +85,8 @@ struct policy {
 	uint64_t files_max_count, files_max_bytes;
 	uint64_t collect_max_count, collect_max_bytes;
 	enum net_mode net_default;
-	bool net_allowed[3];	/* by enum net_mode */
+	bool net_allowed[NET_MODES];	/* by enum net_mode */
+	struct policy_proxy proxy;	/* network.proxy, when "proxy" is allowed */
 	char **env_set;		/* "NAME=value" */
 	size_t n_env_set;
 	char **env_allow;	/* names a request may set */

@@ -15,6 +15,7 @@
 #include "doc/json-util.h"
 #include "doc/policy.h"
 #include "doc/request.h"
+#include "doc/host-pattern.h"
 #include "doc/strv.h"
 #include "doc/text.h"
 #include "doc/units.h"
@@ -389,15 +390,38 @@ static int parse_enum(struct json_object *doc, const char *key, const char *cons
 	return -EINVAL;
 }
 
+static int parse_allow_hosts(struct json_object *a, struct request *r, struct verrors *e)
+{
+	size_t n = json_object_array_length(a);
+
+	if (n > REQ_MAX_ALLOW_HOSTS)
+		return verror_add(e, BAD, "/allow_hosts", "too many patterns");
+	r->allow_hosts_set = true;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *s = json_object_array_get_idx(a, i);
+
+		if (!json_object_is_type(s, json_type_string) || !json_string_is_clean(s))
+			return verror_add_index(e, BAD, "/allow_hosts", i, "must be a string");
+		if (!host_pattern_parse(json_object_get_string(s), NULL, NULL))
+			return verror_add_index(e, BAD, "/allow_hosts", i,
+						"must be HOST[:PORT]: a name, *.suffix, *, an IPv4 "
+						"literal or [IPv6], and a port 1-65535");
+		if (!strv_add(&r->allow_hosts, &r->n_allow_hosts, json_object_get_string(s)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int request_fill(struct json_object *doc, struct request *r, struct verrors *e)
 {
 	static const char *const keys[] = { "version", "policy", "argv",   "env",
 					    "cwd",     "stdin",	 "files",  "collect",
 					    "limits",  "stdout_mode", "network", "mounts",
-					    "keep_partial", "export_changes", NULL };
+					    "keep_partial", "export_changes", "allow_hosts",
+					    "allow_private", NULL };
 	static const char *const modes[] = { [STDOUT_STREAM] = "stream", [STDOUT_FRAME] = "frame" };
 	static const char *const nets[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
-					    [NET_HOST] = "host" };
+					    [NET_HOST] = "host", [NET_PROXY] = "proxy" };
 	struct json_object *v;
 	const char *s = NULL;
 	uint64_t version;
@@ -450,9 +474,14 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 	if ((k = parse_enum(doc, "stdout_mode", modes, 2, &r->stdout_mode_set, &m, e)) < 0)
 		return k;
 	r->stdout_mode = (enum stdout_mode)m;
-	if ((k = parse_enum(doc, "network", nets, 3, &r->network_set, &m, e)) < 0)
+	if ((k = parse_enum(doc, "network", nets, NET_MODES, &r->network_set, &m, e)) < 0)
 		return k;
 	r->network = (enum net_mode)m;
+	if ((k = json_get_typed(doc, "allow_hosts", json_type_array, BAD, "", e, &v)) < 0 ||
+	    (k > 0 && (k = parse_allow_hosts(v, r, e)) < 0))
+		return k;
+	if ((k = json_get_bool(doc, "allow_private", BAD, "", e, &r->allow_private)) < 0)
+		return k;
 	if ((k = json_get_typed(doc, "mounts", json_type_array, BAD, "", e, &v)) < 0 ||
 	    (k > 0 && (k = parse_mounts(v, r, e)) < 0))
 		return k;
@@ -503,6 +532,7 @@ void request_free(struct request *r)
 	}
 	free(r->files);
 	strv_free(r->collect, r->n_collect);
+	strv_free(r->allow_hosts, r->n_allow_hosts);
 	for (size_t i = 0; r->mounts && i < r->n_mounts; i++) {
 		free(r->mounts[i].source);
 		free(r->mounts[i].target);

@@ -75,6 +75,10 @@ struct request {
 	 * result, marked partial (classify.c). */
 	bool keep_partial;
 	enum net_mode network;
+	bool allow_hosts_set;	/* network proxy: "allow_hosts" (host-pattern.h) */
+	char **allow_hosts;
+	size_t n_allow_hosts;
+	bool allow_private;	/* and private destinations, if the policy lets it ask */
 	struct req_mount *mounts;
 	size_t n_mounts;
 	bool export_changes;	/* the overlays' changed files as data */
@@ -99,5 +103,7 @@ bool request_name_ok(const char *s);
 /* Collect names: bare names joined by single '/', <= REQ_MAX_RELPATH. */
 #define REQ_MAX_RELPATH 1024u
 bool request_relpath_ok(const char *s);
+
+#define REQ_MAX_ALLOW_HOSTS 256u
 
 #endif

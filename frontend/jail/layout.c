@@ -242,8 +242,10 @@ static void layout_settings(struct layout *l, const struct plan *plan, bool is_r
 	l->sp.flags = HUTCH_SPEC_NS_PID | HUTCH_SPEC_NS_IPC | HUTCH_SPEC_NS_UTS | HUTCH_SPEC_NS_CGROUP;
 	if (plan->network != NET_HOST)
 		l->sp.flags |= HUTCH_SPEC_NS_NET;
-	if (plan->network == NET_LOOPBACK)
+	if (plan->network == NET_LOOPBACK || plan->network == NET_PROXY)
 		l->sp.flags |= HUTCH_SPEC_NET_LOOPBACK;
+	if (plan->network == NET_PROXY)
+		l->sp.flags |= HUTCH_SPEC_NET_PROXY;
 	if (plan->landlock != LANDLOCK_OFF)
 		l->sp.flags |= HUTCH_SPEC_LANDLOCK;
 	if (plan->landlock == LANDLOCK_REQUIRED)

@@ -18,6 +18,7 @@
 #include "jail/bind-source.h"
 #include "jail/jail-path.h"
 #include "jail/narrow.h"
+#include "jail/narrow-proxy.h"
 
 #define VIOLATION HUTCH_ERR_POLICY_VIOLATION
 #define BAD HUTCH_ERR_INVALID_REQUEST
@@ -301,8 +302,8 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 	if (!(p->argv = strv_copy(req->argv, req->argc)))
 		return -ENOMEM;
 	p->argc = req->argc;
-	if ((r = build_env(req, pol, p, e)) < 0 || (r = build_mounts(req, pol, p, e)) < 0 ||
-	    (r = build_files(req, pol, p, e)) < 0)
+	if ((r = build_env(req, pol, p, e)) < 0 || (r = narrow_proxy(req, pol, p, e)) < 0 ||
+	    (r = build_mounts(req, pol, p, e)) < 0 || (r = build_files(req, pol, p, e)) < 0)
 		return r;
 	p->work_dir = strdup(pol->work_dir);
 	p->cwd = strdup(req->cwd ? req->cwd : pol->work_dir);

@@ -110,6 +110,13 @@ struct json_object *plan_to_json(const struct plan *plan, const struct policy *p
 	json_object_array_add(a, json_object_new_string("cgroup"));
 	json_object_object_add(o, "namespaces", a);
 	json_object_object_add(o, "network", json_object_new_string(net_mode_name(plan->network)));
+	if (plan->network == NET_PROXY) {
+		x = json_object_new_object();
+		json_object_object_add(x, "allow", jstrv(plan->proxy.allow, plan->proxy.n_allow));
+		json_object_object_add(x, "allow_private",
+				       json_object_new_boolean(plan->proxy.allow_private));
+		json_object_object_add(o, "proxy", x);
+	}
 	x = json_object_new_object();
 	json_object_object_add(x, "uid", json_object_new_int64(root ? plan->jail_uid : getuid()));
 	json_object_object_add(x, "gid", json_object_new_int64(root ? plan->jail_gid : getgid()));

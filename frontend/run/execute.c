@@ -384,6 +384,7 @@ static void set_supervise_opts(struct exec_run *x, const struct exec_opts *eo)
 	if (eo->unbounded_stdout)
 		so->stdout_bytes = 0;
 	so->tty = eo->tty;
+	so->proxy = plan->network == NET_PROXY ? &plan->proxy : NULL;
 	so->tty_size_fd = eo->tty ? eo->stdin_fd : -1;
 }
 

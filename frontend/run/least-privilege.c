@@ -4,14 +4,14 @@
  * helper's outer process, which runs as the caller (same uid: no
  * CAP_KILL); cgroup files and the output directory are the caller's own
  * (no CAP_DAC_OVERRIDE, CAP_FOWNER or CAP_CHOWN: nothing is chowned, a
- * root caller's files stay root's); the jail's user namespace is owned by
- * the caller's uid, which holds every capability in it, so the seccomp
- * listener's reads of the jail's memory and /proc entries need no
- * CAP_SYS_PTRACE of ours (only the helper's own execve of the command,
- * before it, lives in our namespace: --explain then reads the failure
- * record instead). What remains: the jail's files belong to another uid
- * (a root caller's jail runs as 65534 or a uid of its own), and a 0600
- * file it leaves for --collect is readable only with the one kept here.
+ * root caller's files stay root's). What remains: the jail's files belong
+ * to another uid (a root caller's jail runs as a host uid of its own), and
+ * a 0600 file it leaves for --collect is readable only with
+ * CAP_DAC_READ_SEARCH; and that jail's user namespace is owned by its own
+ * host uid, not ours (jail/host-ids.c: the kernel charges its per-user
+ * counts to the namespace's owner), so the seccomp listener's reads of the
+ * jail's memory (memfd_create, --explain) and /proc entries pass the
+ * kernel's ptrace access check only with CAP_SYS_PTRACE.
  * Frontend only. */
 #include "config.h"
 
@@ -26,6 +26,9 @@ static const struct kept_cap kept[] = {
 	{ CAP_DAC_READ_SEARCH, "cap_dac_read_search",
 	  "--collect reads the files the jail's user (another uid) wrote in its /tmp and "
 	  "working directory, whatever their mode" },
+	{ CAP_SYS_PTRACE, "cap_sys_ptrace",
+	  "seccomp user notifications (memfd_create, --explain) read the memory and /proc "
+	  "entries of a jail whose user namespace belongs to a host uid of its own" },
 };
 
 #define N_KEPT (sizeof(kept) / sizeof(kept[0]))

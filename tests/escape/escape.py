@@ -50,6 +50,10 @@ LINGER_PROBES = {"outlive", "outlive-timeout", "outlive-kill", "fork-bomb"}
 # these must still be contained: Landlock scopes abstract sockets, the
 # filesystem, pid and ipc namespaces stay the jail's.
 HOST_NET_PROBES = ["unix-abstract", "unix-path", "proc-signal", "sysv-ipc", "proc-see"]
+# Under `--policy build --network proxy` (egress only through the proxy the
+# supervisor runs, to an empty allow-list): nothing but the proxy answers.
+PROXY_NET_PROBES = ["tcp-egress", "udp-egress", "icmp-egress", "unix-abstract", "unix-path",
+                    "net-ifaces"]
 VERDICTS = ("CONTAINED", "ESCAPED", "NOTAPPLICABLE", "ERROR")
 # Memory bombs under policies that allow more per process ask for
 # --memory BOMB_MEM_MIB (HUTCH_ESCAPE_BOMB_MEM): bigger ones outlast the
@@ -820,6 +824,8 @@ class Harness:
                              "abstract sockets (documented)" % self.landlock_abi, 0, control=False)
                 else:
                     self.jail(probe, "network+host", "network", "host", limits["network"])
+            if "build" in policies and probe in PROXY_NET_PROBES:
+                self.jail(probe, "build+proxy", "build", "proxy", limits["build"])
             self.control(probe)
         # nothing named like ours may be left anywhere
         leftovers = [p for p in os.listdir("/proc") if p.isdigit() and self._ours(p)]

@@ -55,6 +55,8 @@
  *  tcp-egress       connect to the harness listener on         connects
  *                   127.0.0.1, ::1 and the host's address
  *  udp-egress       datagram to the UDP listener, wait reply   gets the reply
+ *  icmp-egress      echo request to the host's addresses       gets the reply
+ *                   (ping socket, then raw)
  *  unix-abstract    connect to the listener's abstract socket  connects
  *  unix-path        connect to a pathname socket in the        connects
  *                   canary dir
@@ -533,6 +535,7 @@ static const struct {
 	{ "proc-mem", p_proc_mem },
 	{ "tcp-egress", p_tcp_egress },
 	{ "udp-egress", p_udp_egress },
+	{ "icmp-egress", p_icmp_egress },
 	{ "unix-abstract", p_unix_abstract },
 	{ "unix-path", p_unix_path },
 	{ "net-ifaces", p_net_ifaces },

@@ -116,7 +116,7 @@ void p_overlay_write(void);
 void p_proc_root(void); void p_proc_see(void); void p_proc_signal(void); void p_ptrace(void);
 void p_proc_mem(void); void p_sysv_ipc(void); void p_helper_exe(void); void p_helper_fds(void);
 /* probes-net.c: network egress */
-void p_tcp_egress(void); void p_udp_egress(void); void p_unix_abstract(void);
+void p_tcp_egress(void); void p_udp_egress(void); void p_icmp_egress(void); void p_unix_abstract(void);
 void p_unix_path(void); void p_net_ifaces(void); void p_vsock(void);
 /* probes-dev.c: terminals, kernel interfaces, devices */
 void p_tiocsti(void); void p_tiocsti_highbit(void); void p_tioclinux(void);

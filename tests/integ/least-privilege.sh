@@ -1,6 +1,6 @@
 #!/bin/sh
 # least-privilege.sh: run as root, the frontend keeps only
-# cap_dac_read_search once its helper (hutch run) or forkserver (hutch
+# cap_dac_read_search and cap_sys_ptrace once its helper (hutch run) or forkserver (hutch
 # serve) runs: /proc/PID/status of the running process shows it in the
 # effective, permitted and bounding sets, nothing inheritable or ambient
 # (issue 19 item 6). What still works with it (collecting a 0600 file the
@@ -11,7 +11,7 @@
 
 tap_tmpdir least-privilege
 tap_stderr="$tmp/err"
-KEPT=0000000000000004	# 1 << CAP_DAC_READ_SEARCH
+KEPT=0000000000080004	# 1 << CAP_DAC_READ_SEARCH | 1 << CAP_SYS_PTRACE
 NONE=0000000000000000
 
 # caps PID: "Inh Prm Eff Bnd Amb" of the process.
@@ -37,7 +37,7 @@ wait "$hpid" 2>/dev/null
 if is_root; then
 	check "control: the test itself, as root, has more than that ($mine)" \
 		test "$(echo "$mine" | cut -d' ' -f3)" != "$KEPT"
-	same "a running hutch run as root: Inh Prm Eff Bnd Amb hold cap_dac_read_search only" \
+	same "a running hutch run as root: Inh Prm Eff Bnd Amb hold cap_dac_read_search and cap_sys_ptrace only" \
 		"$NONE $KEPT $KEPT $KEPT $NONE" "$got"
 else
 	same "a running hutch run, unprivileged: no capability in any set but the bounding" \
@@ -96,7 +96,7 @@ PYEOF
 	got=$(sed -n 's/^caps //p' "$tmp/serve.out")
 	same "control: a run through hutch serve exits" exited "$(sed -n 's/^first //p' "$tmp/serve.out")"
 	if is_root; then
-		same "a running hutch serve as root: Inh Prm Eff Bnd Amb hold cap_dac_read_search only" \
+		same "a running hutch serve as root: Inh Prm Eff Bnd Amb hold cap_dac_read_search and cap_sys_ptrace only" \
 			"$NONE $KEPT $KEPT $KEPT $NONE" "$got"
 		after=$(sed -n 's/^after //p' "$tmp/serve.out")
 		check "its forkserver killed, a later run is refused, not run by a helper it cannot empower ($after)" \
@@ -113,9 +113,9 @@ fi
 # --- hutch probe says which remain and why -------------------------------------------
 
 "$HUTCH" probe --json >"$tmp/probe" 2>"$tmp/err"
-same "hutch probe --json: kept_capabilities names cap_dac_read_search, with a reason" \
-	'[["cap_dac_read_search", true]]' \
-	"$(json_get '[[k["name"], "--collect" in k["why"]] for k in d["kept_capabilities"]]' <"$tmp/probe")"
+same "hutch probe --json: kept_capabilities names cap_dac_read_search and cap_sys_ptrace, with reasons" \
+	'[["cap_dac_read_search", true], ["cap_sys_ptrace", true]]' \
+	"$(json_get '[[k["name"], ("--collect" if k["name"] == "cap_dac_read_search" else "seccomp") in k["why"]] for k in d["kept_capabilities"]]' <"$tmp/probe")"
 "$HUTCH" probe >"$tmp/probe.txt" 2>"$tmp/err"
 check "hutch probe: the same in words" has "$(cat "$tmp/probe.txt")" '^  cap_dac_read_search: --collect'
 

@@ -86,10 +86,10 @@ static void test_request_refusals(void)
 	v = parse_error("{\"version\":1,\"argv\":[\"x\"],\"network\":\"wifi\"}");
 	CU_ASSERT_STRING_EQUAL(v.pointer, "/network");
 	CU_ASSERT_STRING_EQUAL(v.given, "wifi");
-	CU_ASSERT_STRING_EQUAL(v.accepted, "none\nloopback\nhost\n");
+	CU_ASSERT_STRING_EQUAL(v.accepted, "none\nloopback\nhost\nproxy\n");
 	v = parse_error("{\"version\":1,\"argv\":[\"x\"],\"network\":\"Wi Fi SECRET\"}");
 	CU_ASSERT_STRING_EQUAL(v.given, "");	/* not a word: not repeated */
-	CU_ASSERT_STRING_EQUAL(v.accepted, "none\nloopback\nhost\n");
+	CU_ASSERT_STRING_EQUAL(v.accepted, "none\nloopback\nhost\nproxy\n");
 	v = parse_error("{\"version\":2,\"argv\":[\"x\"]}");
 	CU_ASSERT_STRING_EQUAL(v.pointer, "/version");
 	CU_ASSERT_STRING_EQUAL(v.given, "2");

@@ -197,6 +197,8 @@ static void apply_wire(struct wire *w, const struct field_case *c)
  * are the same bytes, which also proves the forging used below is exact. */
 static const struct field_case good_cases[] = {
 	{ "flags: all known bits", F_FLAGS, .num = HUTCH_SPEC_FLAGS_ALL },
+	{ "flags: proxy in its own namespace, loopback up", F_FLAGS,
+	  .num = GOOD_FLAGS | HUTCH_SPEC_NET_PROXY | HUTCH_SPEC_NS_NET | HUTCH_SPEC_NET_LOOPBACK },
 	{ "hostname: empty", F_HOSTNAME, BYTES("") },
 	{ "hostname: 64 bytes", F_HOSTNAME, .str = long_a, .len = HUTCH_SPEC_MAX_HOSTNAME },
 	{ "hostname: UTF-8", F_HOSTNAME, BYTES("j\xc3\xa4il") },
@@ -260,6 +262,10 @@ static const struct field_case bad_cases[] = {
 	{ "flags: first unknown bit", F_FLAGS, .num = GOOD_FLAGS | (HUTCH_SPEC_FLAGS_ALL + 1u) },
 	{ "flags: unknown bit 31", F_FLAGS, .num = GOOD_FLAGS | 1u << 31 },
 	{ "flags: all ones", F_FLAGS, .num = UINT32_MAX },
+	{ "flags: proxy without its own network namespace", F_FLAGS,
+	  .num = (GOOD_FLAGS | HUTCH_SPEC_NET_PROXY | HUTCH_SPEC_NET_LOOPBACK) & ~HUTCH_SPEC_NS_NET },
+	{ "flags: proxy without loopback up", F_FLAGS,
+	  .num = (GOOD_FLAGS | HUTCH_SPEC_NET_PROXY | HUTCH_SPEC_NS_NET) & ~HUTCH_SPEC_NET_LOOPBACK },
 	{ "seccomp flag without filter", F_FILTER, .str = "", .len = 0 },
 	{ "filter without seccomp flag", F_FLAGS, .num = GOOD_FLAGS & ~HUTCH_SPEC_SECCOMP },
 	{ "filter: 4 bytes", F_FILTER, BYTES("\x06\0\0\0") },
