@@ -82,9 +82,19 @@ else
 	nrt="$tmp/65534-runtime-dir"
 	mkdir -m 700 "$nrt"
 	chown 65534:65534 "$nrt"
+	# Copies nobody can run: the build tree may sit where nobody cannot
+	# enter (tests/ci.sh's is 0700).
+	nb=$tmp/nobody-bin
+	mkdir -p "$nb/policy"
+	cp "$HUTCH" "$nb/hutch"
+	[ -n "${HUTCH_EXEC:-}" ] && cp "$HUTCH_EXEC" "$nb/hutch-exec"
+	[ -n "${HUTCH_POLICY_PATH:-}" ] && cp "$HUTCH_POLICY_PATH"/*.json "$nb/policy/"
+	chmod -R a+rX "$nb"
 	as_nobody() {
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
-			env XDG_RUNTIME_DIR="$nrt" "$HUTCH" run --input p.py="$tmp/keyctl.py" -- \
+			env XDG_RUNTIME_DIR="$nrt" ${HUTCH_EXEC:+HUTCH_EXEC="$nb/hutch-exec"} \
+			${HUTCH_POLICY_PATH:+HUTCH_POLICY_PATH="$nb/policy"} \
+			"$nb/hutch" run --input p.py="$tmp/keyctl.py" -- \
 			/usr/bin/python3 /work/p.py 2>"$tmp/err"
 	}
 	same "control: nobody's jail refuses keyctl" "Operation not permitted" "$(as_nobody)"

@@ -195,6 +195,33 @@ def wait_until(pred, timeout, step=0.02):
         time.sleep(step)
 
 
+def hutch_for_all():
+    """A copy of hutch (and of hutch-exec and the policies when the
+    environment names them) that any user may run, for a server started
+    as another uid: the build tree may sit where that uid cannot enter
+    (tests/ci.sh's is 0700). The path to run and the environment."""
+    d = os.path.join(TMP, "hutch-for-all")
+    env = dict(os.environ)
+    if not os.path.isdir(d):
+        os.makedirs(os.path.join(d, "policy"))
+        subprocess.run(["cp", HUTCH, os.path.join(d, "hutch")], check=True)
+        if os.environ.get("HUTCH_EXEC"):
+            subprocess.run(["cp", os.environ["HUTCH_EXEC"], os.path.join(d, "hutch-exec")],
+                           check=True)
+        pol = os.environ.get("HUTCH_POLICY_PATH")
+        if pol and os.path.isdir(pol):
+            for f in os.listdir(pol):
+                if f.endswith(".json"):
+                    subprocess.run(["cp", os.path.join(pol, f), os.path.join(d, "policy")],
+                                   check=True)
+        subprocess.run(["chmod", "-R", "a+rX", d], check=True)
+    if os.environ.get("HUTCH_EXEC"):
+        env["HUTCH_EXEC"] = os.path.join(d, "hutch-exec")
+    if os.environ.get("HUTCH_POLICY_PATH"):
+        env["HUTCH_POLICY_PATH"] = os.path.join(d, "policy")
+    return os.path.join(d, "hutch"), env
+
+
 def procs_with(mark):
     """Pids whose command line holds mark (the jailed processes are
     visible in the host's /proc)."""

@@ -66,7 +66,8 @@ import struct
 import subprocess
 import sys
 
-from tapcase import HUTCH, LOG, T, TMP, Fail, HutchClient, expect, main, spawn, stop, wait_until
+from tapcase import (HUTCH, LOG, T, TMP, Fail, HutchClient, expect, hutch_for_all, main, spawn,
+                     stop, wait_until)
 
 DATA = os.path.join(TMP, "data")
 OUT = os.path.join(TMP, "out")
@@ -372,8 +373,10 @@ def sock_server(uid, *opts):
     os.chown(d, uid, uid)
     path = os.path.join(d, "s")
     with open(LOG, "ab") as log:
-        proc = subprocess.Popen([HUTCH, "serve", "--socket", path, "--mode", "0666", *opts],
-                                stdout=log, stderr=log, user=uid, group=uid, extra_groups=[])
+        hutch, env = hutch_for_all() if uid != os.geteuid() else (HUTCH, None)
+        proc = subprocess.Popen([hutch, "serve", "--socket", path, "--mode", "0666", *opts],
+                                stdout=log, stderr=log, user=uid, group=uid, extra_groups=[],
+                                env=env)
     expect(wait_until(lambda: os.path.exists(path) or proc.poll() is not None, 10)
            and proc.poll() is None, "serve as %d did not start" % uid)
     return proc, path
