@@ -241,6 +241,23 @@ same "a name with a newline is not written to --changes-dir, the rest is" "ok ye
 	"$(cat "$tmp/cd2/files/s/fine") $(grep -q 'not written' "$tmp/err2" && echo yes)"
 same "the small tree is still untouched" "$small_before" "$(list "$tmp/small" --mtime)"
 
+# A sparse file costs the 1 MiB layer nothing but has the size the jail
+# chose (up to file_size_bytes), and each hard link is an entry of its
+# own: read whole, 40 links of a 1000 MB hole are 40 GB to hash after the
+# run, past --timeout (and, in serve, on the loop every client shares).
+# The reading stops at twice overlay_bytes: the rest says too_large.
+t0=$(now_ms)
+"$HUTCH" run --json --timeout 20s --policy "$tmp/small.json" --overlay "$tmp/small:/s" -- /bin/sh -c '
+	truncate -s 1000M /s/hole; printf small > /s/after
+	i=0; while [ $i -lt 40 ]; do ln /s/hole /s/h$i; i=$((i+1)); done' \
+	>"$tmp/doc" 2>"$tmp/err2"
+same "a sparse file and its hard links do not hold the reading past the run" "yes" \
+	"$([ $(($(now_ms) - t0)) -lt 15000 ] && echo yes)"
+same "... each is listed, too_large, its size said and no digest" "41 41 0" \
+	"$(json_get '" ".join(str(len([e for e in d["changes"] if p(e)])) for p in (lambda e: e["path"].startswith("/s/h"), lambda e: e.get("error") == "too_large" and e["size"] == 1048576000, lambda e: "sha256" in e and e["path"].startswith("/s/h")))' <"$tmp/doc")"
+same "... and a small file beside them still has its digest" "$(sha small)" \
+	"$(json_get '[e["sha256"] for e in d["changes"] if e["path"] == "/s/after"][0]' <"$tmp/doc")"
+
 # export_changes reads every changed file's bytes: links the jail plants
 # toward a host file the frontend could read (but the jail cannot) must
 # come back as their text, never as that file's contents.
