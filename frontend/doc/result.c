@@ -558,6 +558,7 @@ static void print_oom(struct json_object *doc)
 void result_print_error(struct json_object *doc)
 {
 	struct json_object *err, *code, *msg, *ptr;
+	char shown[PATH_MAX + 1024];
 
 	print_oom(doc);
 
@@ -565,9 +566,14 @@ void result_print_error(struct json_object *doc)
 	    !json_object_object_get_ex(err, "code", &code) ||
 	    !json_object_object_get_ex(err, "message", &msg))
 		return;
-	fprintf(stderr, "hutch: %s: %s", json_object_get_string(code), json_object_get_string(msg));
-	if (json_object_object_get_ex(err, "pointer", &ptr) && ptr)
-		fprintf(stderr, " (at %s)", json_object_get_string(ptr));
+	/* One line of plain text, whatever a message composed at run time
+	 * repeats (a path the caller named). */
+	text_shown(shown, sizeof(shown), json_object_get_string(msg));
+	fprintf(stderr, "hutch: %s: %s", json_object_get_string(code), shown);
+	if (json_object_object_get_ex(err, "pointer", &ptr) && ptr) {
+		text_shown(shown, sizeof(shown), json_object_get_string(ptr));
+		fprintf(stderr, " (at %s)", shown);
+	}
 	fputc('\n', stderr);
 }
 

@@ -7,8 +7,9 @@
 # error.message and the values in error.accepted (and, for a network mode
 # or a bind, error.allowed_by: the shipped policies that would take it).
 # Errors about the caller's files name the file, the errno in words and
-# the limit. --keep-partial keeps what a timeout cut short, marked partial,
-# and a frame stays whole or absent. `hutch policy check` warns about
+# the limit. What was given is repeated as one line of valid UTF-8, a
+# control byte (newline, ESC, C1) a '?'. --keep-partial keeps what a
+# timeout cut short, marked partial, and a frame stays whole or absent. `hutch policy check` warns about
 # grants a reviewer would flag, exit 1 with --strict. `hutch serve` tells
 # an HTTP request (or TLS, or bare JSON) from its framing, and
 # frame_oversized names the length and the limit.
@@ -123,6 +124,42 @@ else
 	check "--input of an unreadable file: the path and EACCES" \
 		has_line "$err" "--input: $tmp/locked: cannot open: Permission denied (EACCES)"
 fi
+
+# --- 3. what was given is repeated as one line of plain text ----------------------
+# A value or path typed with a newline, a terminal's escape (ESC, or C1
+# U+009B, which is ESC [ to a terminal) comes back with '?' for each such
+# byte, on one line; a request's unknown key cut at the pointer's bound
+# never splits a character, so the result stays JSON.
+
+esc=$(printf '\033')
+c1=$(printf '\302\233')
+nl='
+'
+# lines TEXT: how many lines; bad TEXT: whether a control byte is in it
+lines() { printf '%s\n' "$1" | wc -l | tr -d ' '; }
+bad() { printf '%s' "$1" | LC_ALL=C grep -q "$esc\|$c1" && echo yes || echo no; }
+run_err --memory "99${esc}[2JG" -- /bin/true
+same "a size with an escape in it: one line, the escape a '?'" "2 no yes" \
+	"$(lines "$err") $(bad "$err") $(has_line "$err" '--memory 99?[2JG: a size' >/dev/null && echo yes)"
+run_err --overlay "/nonexist${nl}x${c1}2J:/s" -- /bin/true
+same "a path with a newline and a C1 control: one line, each a '?'" "1 no yes" \
+	"$(lines "$err") $(bad "$err") $(has_line "$err" '--overlay /nonexist?x??2J:/s' >/dev/null && echo yes)"
+run_err --input "a=/nonexist${nl}${esc}]0;x" -- /bin/true
+same "an --input path likewise" "2 no" "$(lines "$err") $(bad "$err")"
+run_err "--bogus${nl}${esc}[1m" -- /bin/true
+same "an unknown option likewise" "2 no" "$(lines "$err") $(bad "$err")"
+"$py" - "$tmp" <<'PYEOF'
+import json, sys
+for name, key in (("cut", "a" * 251 + "\u00e9"), ("c1", "\u009b31m")):
+    with open("%s/%s.json" % (sys.argv[1], name), "w", encoding="utf-8") as f:
+        f.write('{"version": 1, "argv": ["/bin/true"], %s: 1}' % json.dumps(key, ensure_ascii=False))
+PYEOF
+"$HUTCH" run --request "$tmp/cut.json" >"$tmp/doc" 2>/dev/null
+same "an unknown key cut at the pointer's bound: the result is still JSON" "unknown field" \
+	"$("$py" -c 'import json,sys; print(json.loads(open(sys.argv[1],"rb").read().decode("utf-8"))["error"]["message"].split(";")[0].split(": ")[-1])' "$tmp/doc" 2>&1)"
+"$HUTCH" run --request "$tmp/c1.json" >"$tmp/doc" 2>/dev/null
+same "a C1 control in an unknown key is a '?' in the pointer" '"/??31m"' \
+	"$(json_get 'd["error"]["pointer"]' <"$tmp/doc" | "$py" -c 'import json,sys; print(json.dumps(sys.stdin.read().strip()))')"
 
 # --- 5. --keep-partial ---------------------------------------------------------------
 
