@@ -204,6 +204,9 @@ static struct json_object *jerror(enum hutch_err code, const char *pointer, cons
 
 	snprintf(msg, sizeof(msg), "%s%s%s%s%s", hutch_err_message(code), reason ? ": " : "",
 		 reason ? reason : "", detail ? ": " : "", detail ? detail : "");
+	/* A reason may name a file the caller gave (a policy's path, any
+	 * bytes) and a long one is cut: JSON text needs whole UTF-8. */
+	text_shown(msg, sizeof(msg), msg);
 	put(o, "code", json_object_new_string(hutch_err_name(code)), ok);
 	put(o, "message", json_object_new_string(msg), ok);
 	if (pointer)

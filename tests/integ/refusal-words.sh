@@ -161,6 +161,14 @@ same "an unknown key cut at the pointer's bound: the result is still JSON" "unkn
 same "a C1 control in an unknown key is a '?' in the pointer" '"/??31m"' \
 	"$(json_get 'd["error"]["pointer"]' <"$tmp/doc" | "$py" -c 'import json,sys; print(json.dumps(sys.stdin.read().strip()))')"
 
+# A policy file's path is any bytes the caller's file system holds; the
+# message names it, and --json must stay JSON.
+bad_policy="$tmp/$(printf 'bad\377\033[1m.json')"
+printf '{"extends": "default", "bogus": 1}' >"$bad_policy"
+"$HUTCH" run --json --policy "$bad_policy" -- /bin/true >"$tmp/doc" 2>/dev/null
+same "a policy path that is not UTF-8: the result is JSON, the path's bytes '?'" "yes" \
+	"$("$py" -c 'import json,sys; m=json.loads(open(sys.argv[1],"rb").read().decode("utf-8"))["error"]["message"]; print("yes" if "bad??[1m.json" in m else m)' "$tmp/doc" 2>&1)"
+
 # --- 5. --keep-partial ---------------------------------------------------------------
 
 script='echo before; echo on-stderr >&2; sleep 10'
