@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "doc/policy-extends.h"
 #include "doc/policy-load.h"
 #include "doc/policy.h"
+#include "jail/cache.h"
 #include "run/execute.h"
 #include "run/least-privilege.h"
 #include "run/probe.h"
@@ -74,6 +76,39 @@ static void print_kept(void)
 	       "dropped, bounding set too):\n");
 	for (size_t i = 0; i < n; i++)
 		printf("  %s: %s\n", k[i].name, k[i].why);
+}
+
+/* The report after the rows: the policy's verdict, a cache that is not
+ * used (another user may have made /dev/shm/hutch-UID first: runs stay
+ * correct, only slower) and what root keeps. */
+static void print_json(struct json_object *doc, struct json_object *arr,
+		       const struct policy *pol, const char *digest, bool ok)
+{
+	char buf[PATH_MAX + 256];
+	const char *cache_why = cache_problem(buf, sizeof(buf));
+
+	json_object_object_add(doc, "version", json_object_new_int(1));
+	json_object_object_add(doc, "policy", json_object_new_string(pol->name));
+	json_object_object_add(doc, "digest", json_object_new_string(digest));
+	json_object_object_add(doc, "usable", json_object_new_boolean(ok));
+	json_object_object_add(doc, "mechanisms", arr);
+	json_object_object_add(doc, "kept_capabilities", kept_json());
+	json_object_object_add(doc, "cache_problem",
+			       cache_why ? json_object_new_string(cache_why) : NULL);
+	printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(doc);
+}
+
+static void print_text(const struct policy *pol, const char *digest, bool ok)
+{
+	char buf[PATH_MAX + 256];
+	const char *cache_why = cache_problem(buf, sizeof(buf));
+
+	printf("policy %s (%s): %s\n", pol->name, digest, ok ? "usable" : "NOT usable");
+	if (cache_why)
+		printf("cache %s\n", cache_why);
+	print_kept();
 }
 
 int cmd_probe(int argc, char **argv)
@@ -137,19 +172,10 @@ int cmd_probe(int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++)
 		report_row(arr, &m[i], tty && !json);
-	if (json) {
-		json_object_object_add(doc, "version", json_object_new_int(1));
-		json_object_object_add(doc, "policy", json_object_new_string(pol.name));
-		json_object_object_add(doc, "digest", json_object_new_string(digest));
-		json_object_object_add(doc, "usable", json_object_new_boolean(ok));
-		json_object_object_add(doc, "mechanisms", arr);
-		json_object_object_add(doc, "kept_capabilities", kept_json());
-		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(doc);
-	} else {
-		printf("policy %s (%s): %s\n", pol.name, digest, ok ? "usable" : "NOT usable");
-		print_kept();
-	}
+	if (json)
+		print_json(doc, arr, &pol, digest, ok);
+	else
+		print_text(&pol, digest, ok);
 	policy_free(&pol);
 	return ok ? EXIT_SUCCESS : HUTCH_EXIT_REFUSED;
 }
