@@ -169,6 +169,21 @@ printf '{"extends": "default", "bogus": 1}' >"$bad_policy"
 same "a policy path that is not UTF-8: the result is JSON, the path's bytes '?'" "yes" \
 	"$("$py" -c 'import json,sys; m=json.loads(open(sys.argv[1],"rb").read().decode("utf-8"))["error"]["message"]; print("yes" if "bad??[1m.json" in m else m)' "$tmp/doc" 2>&1)"
 
+# A count past the request's bound says the count and the bound.
+many=""
+i=0
+while [ $i -lt 70 ]; do
+	many="$many --ro $tmp/src:/m/d$i"
+	i=$((i + 1))
+done
+# shellcheck disable=SC2086 # one word per option
+same "70 binds: the count and the bound" '["too many mounts (given 70); accepted: at most 64", ["at most 64"]]' \
+	"$(doc '[d["error"]["message"].split(": ", 1)[1], d["error"]["accepted"]]' $many -- /bin/true)"
+"$py" -c 'import json; print(json.dumps({"version": 1, "argv": ["/bin/true"], "env": {"V%d" % i: "x" for i in range(300)}}))' >"$tmp/env.json"
+"$HUTCH" run --request "$tmp/env.json" >"$tmp/doc" 2>/dev/null
+same "300 variables: likewise" "too many variables (given 300); accepted: at most 256" \
+	"$(json_get 'd["error"]["message"].split(": ", 1)[1]' <"$tmp/doc")"
+
 # --- 5. --keep-partial ---------------------------------------------------------------
 
 script='echo before; echo on-stderr >&2; sleep 10'
