@@ -295,6 +295,33 @@ else
 	skip "hutch serve: export_changes" "hutch_client.py not found"
 fi
 
+# A root caller's lower is idmapped (its own files become the jail's):
+# another user's files stay another's, even world-writable or in a
+# sticky world-writable directory, and the host tree is untouched.
+if is_root; then
+	mkdir -p "$tmp/others/d"
+	printf 'u\n' >"$tmp/others/userf"
+	printf 'v\n' >"$tmp/others/d/victim"
+	printf 'r\n' >"$tmp/others/rootf"
+	chown 1000:1000 "$tmp/others/userf" "$tmp/others/d" "$tmp/others/d/victim"
+	chmod 666 "$tmp/others/userf"
+	chmod 1777 "$tmp/others/d"
+	chmod 644 "$tmp/others/d/victim" "$tmp/others/rootf"
+	chmod 755 "$tmp/others"
+	others_before=$(list "$tmp/others" --mtime)
+	"$HUTCH" run --json --overlay "$tmp/others:/s" -- /bin/sh -c '
+		r=""; echo x >> /s/userf 2>/dev/null; r="$r $?"; rm -f /s/d/victim 2>/dev/null
+		r="$r $?"; chmod 600 /s/userf 2>/dev/null; r="$r $?"
+		echo x >> /s/rootf; echo "$r $?"' >"$tmp/doc" 2>"$tmp/err"
+	same "as root: another user's files cannot be written, removed or chmod'd; root's can" \
+		" 2 1 1 0" "$(json_get 'd["stdout"]["text"].rstrip("\n")' <"$tmp/doc")"
+	same "... the change set has root's file alone" "/s/rootf" \
+		"$(json_get '" ".join(e["path"] for e in d["changes"])' <"$tmp/doc")"
+	same "... and the host tree is untouched" "$others_before" "$(list "$tmp/others" --mtime)"
+else
+	skip "another user's files in a root caller's overlay" "needs root to make them"
+fi
+
 # ---- real jobs ----
 
 mkdir "$tmp/cproj"
