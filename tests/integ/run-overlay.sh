@@ -295,6 +295,31 @@ else
 	skip "hutch serve: export_changes" "hutch_client.py not found"
 fi
 
+# The jail cannot forge overlayfs's own marks to make the change set lie:
+# user.overlay.* set through the overlay is refused (before Linux 6.7) or
+# stored escaped (user.overlay.overlay.*), never read as opaque or
+# whiteout, and a 0/0 device (a whiteout) cannot be made.
+mkdir -p "$tmp/marks/dir"
+printf 'in\n' >"$tmp/marks/dir/in"
+printf 'keep\n' >"$tmp/marks/keep"
+chmod -R a+rX "$tmp/marks"
+"$HUTCH" run --json --overlay "$tmp/marks:/s" -- python3 -c '
+import os
+for path, name in (("/s/dir", "opaque"), ("/s/keep", "whiteout"), ("/s/dir", "redirect")):
+    try:
+        os.setxattr(path, "user.overlay." + name, b"y")
+    except OSError:
+        pass
+try:
+    os.mknod("/s/fake", 0o20644, os.makedev(0, 0))
+except OSError:
+    pass
+print(sorted(os.listdir("/s")), os.listdir("/s/dir"))' >"$tmp/doc" 2>"$tmp/err"
+same "forged overlay marks: the jail still sees the tree" "['dir', 'keep'] ['in']" \
+	"$(json_get 'd["stdout"]["text"].strip()' <"$tmp/doc")"
+same "... and the change set says nothing was deleted or hidden" "" \
+	"$(json_get '" ".join(e["path"] + ":" + e["change"] for e in d["changes"] if e["change"] != "modified" or e["type"] != "dir")' <"$tmp/doc")"
+
 # A root caller's lower is idmapped (its own files become the jail's):
 # another user's files stay another's, even world-writable or in a
 # sticky world-writable directory, and the host tree is untouched.
