@@ -8,7 +8,9 @@
 # base64. Attacks on the reading after the run: links out of the tree, a
 # FIFO, a file past the size bound, more inodes than the bound, a hard
 # link, names with a newline or not UTF-8, a mode-0 file, a symbolic link
-# planted in --changes-dir. Real jobs: make in-tree, git commit, node's
+# planted in --changes-dir, a sparse file and its hard links (the reading
+# stops at twice overlay_bytes), forged overlayfs marks; as root, another
+# user's files in the lower. Real jobs: make in-tree, git commit, node's
 # test runner writing coverage into the package. Runs as root and as an
 # unprivileged user.
 . "$(dirname "$0")/lib.sh"
