@@ -18,6 +18,7 @@
 #include "doc/policy-extends.h"
 #include "doc/policy-load.h"
 #include "doc/policy.h"
+#include "doc/text.h"
 #include "jail/cache.h"
 #include "run/execute.h"
 #include "run/least-privilege.h"
@@ -111,6 +112,20 @@ static void print_text(const struct policy *pol, const char *digest, bool ok)
 	print_kept();
 }
 
+/* The policy that would not load, on one line of text (a path as typed
+ * is any bytes). */
+static int say_load_error(const char *policy_name, int r, const struct verrors *e)
+{
+	char file[PATH_MAX], reason[PATH_MAX + 256];
+
+	text_shown(file, sizeof(file), e->n && e->items[0].file ? e->items[0].file : "--policy");
+	text_shown(reason, sizeof(reason), r == -ENOENT && !e->n ? policy_missing_reason(policy_name)
+					   : e->n ? e->items[0].reason : "cannot be read");
+	fprintf(stderr, "hutch probe: %s: %s%s%s\n", file, e->n ? e->items[0].pointer : "",
+		e->n && e->items[0].pointer[0] ? ": " : "", reason);
+	return HUTCH_EXIT_FAILURE;
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	static const struct option opts[] = { { "policy", required_argument, NULL, 'p' },
@@ -148,15 +163,8 @@ int cmd_probe(int argc, char **argv)
 	n = probe_mechanisms(m);
 
 	r = policy_load(policy_name, &pol, &e);
-	if (r < 0) {
-		fprintf(stderr, "hutch probe: %s: %s%s%s\n",
-			e.n && e.items[0].file ? e.items[0].file : "--policy",
-			e.n && e.items[0].pointer[0] ? e.items[0].pointer : "",
-			e.n && e.items[0].pointer[0] ? ": " : "",
-			r == -ENOENT && !e.n ? policy_missing_reason(policy_name)
-			: e.n ? e.items[0].reason : "cannot be read");
-		return HUTCH_EXIT_FAILURE;
-	}
+	if (r < 0)
+		return say_load_error(policy_name, r, &e);
 	policy_digest(&pol, execute_helper_path(), digest);
 	ok = probe_requirements(&pol, why, sizeof(why)) == 0 && probe_canary(&pol, why, sizeof(why)) == 0;
 	m[n].name = "canary";

@@ -169,6 +169,14 @@ printf '{"extends": "default", "bogus": 1}' >"$bad_policy"
 same "a policy path that is not UTF-8: the result is JSON, the path's bytes '?'" "yes" \
 	"$("$py" -c 'import json,sys; m=json.loads(open(sys.argv[1],"rb").read().decode("utf-8"))["error"]["message"]; print("yes" if "bad??[1m.json" in m else m)' "$tmp/doc" 2>&1)"
 
+out=$("$HUTCH" policy check "$bad_policy" 2>&1)
+same "hutch policy check names that file on one line, its bytes '?'" "1 no yes" \
+	"$(lines "$out") $(bad "$out") $(has_line "$out" 'bad??[1m.json: /bogus: unknown field' >/dev/null && echo yes)"
+out=$("$HUTCH" probe --policy "$bad_policy" 2>&1)
+same "hutch probe likewise" "1 no" "$(lines "$out") $(bad "$out")"
+out=$("$HUTCH" policy check "/nonexist${nl}${esc}[1m" 2>&1)
+same "a policy path that does not exist, likewise" "1 no" "$(lines "$out") $(bad "$out")"
+
 # A count past the request's bound says the count and the bound.
 many=""
 i=0
