@@ -297,6 +297,16 @@ else
 	skip "hutch serve: export_changes" "hutch_client.py not found"
 fi
 
+# Deep nesting: the reading (recursive, descriptors held) stops at 64
+# levels and near 4096 bytes of path, each place saying too_deep.
+"$HUTCH" run --json --overlay "$tmp/small:/s" -- /bin/sh -c '
+	cd /s && i=0
+	while [ $i -lt 100 ]; do mkdir d && cd d || exit 1; i=$((i + 1)); done
+	n=$(printf "%0200d" 0); cd /s && mkdir -p "$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n"' \
+	>"$tmp/doc" 2>"$tmp/err"
+same "100 levels and a 4 KB path: each stops with too_deep, nothing deeper is read" "2 66 True" \
+	"$(json_get '" ".join(str(x) for x in (len([e for e in d["changes"] if e.get("error") == "too_deep"]), max(e["path"].count("/") for e in d["changes"]), max(len(e["path"]) for e in d["changes"]) < 4096))' <"$tmp/doc")"
+
 # The jail cannot forge overlayfs's own marks to make the change set lie:
 # user.overlay.* set through the overlay is refused (before Linux 6.7) or
 # stored escaped (user.overlay.overlay.*), never read as opaque or
