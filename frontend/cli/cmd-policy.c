@@ -18,6 +18,7 @@
 #include "doc/policy-load.h"
 #include "doc/policy-review.h"
 #include "doc/policy.h"
+#include "doc/text.h"
 #include "run/execute.h"
 
 static const char policy_usage[] =
@@ -38,19 +39,24 @@ static const char policy_usage[] =
  * file as the caller typed it), the pointer in that file, and why. */
 static int report(const char *typed, const char *loaded, int r, const struct verrors *e)
 {
-	char real[PATH_MAX];
+	char real[PATH_MAX], shown[PATH_MAX];
 	bool have_real = strchr(loaded, '/') && realpath(loaded, real);
 
+	/* A path as typed, or found, is any bytes: one line of text. */
+	text_shown(shown, sizeof(shown), typed);
+	typed = shown;
 	if (r == -ENOENT && e->n == 0) {
 		fprintf(stderr, "hutch policy: %s\n", policy_missing_reason(typed));
 		return r;
 	}
 	for (size_t i = 0; i < e->n; i++) {
 		const char *f = e->items[i].file ? e->items[i].file : typed;
-		char words[VERROR_ACCEPTED_MAX + VERROR_ALLOWED_BY_MAX + 256];
+		char words[VERROR_ACCEPTED_MAX + VERROR_ALLOWED_BY_MAX + 256], file[PATH_MAX];
 
 		if (have_real && strcmp(f, real) == 0)
 			f = typed;
+		text_shown(file, sizeof(file), f);
+		f = file;
 		/* With what was given and what is accepted, where known. */
 		verror_message(&e->items[i], words, sizeof(words));
 		fprintf(stderr, "hutch policy: %s: %s: %s\n", f,
@@ -143,6 +149,7 @@ static int check_cmd(int argc, char **argv)
 	bool strict = argc == 4 && strcmp(argv[2], "--strict") == 0;
 	const char *arg = argv[argc - 1];
 	struct policy pol = { 0 };
+	char shown[PATH_MAX];
 	size_t n;
 
 	if (argc == 4 && !strict) {
@@ -152,8 +159,9 @@ static int check_cmd(int argc, char **argv)
 	}
 	if (check(arg, &pol) < 0)
 		return HUTCH_EXIT_FAILURE;
-	printf("%s: valid\n", arg);
-	n = warn(arg, &pol);
+	text_shown(shown, sizeof(shown), arg);
+	printf("%s: valid\n", shown);
+	n = warn(shown, &pol);
 	policy_free(&pol);
 	return strict && n > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -197,7 +197,13 @@ struct run_cli {
 /* One line naming the option or argument and the problem, then a hint. */
 static int usage_error(const char *what, const char *problem)
 {
-	fprintf(stderr, "hutch run: %s: %s\nTry 'hutch run --help'.\n", what, problem);
+	char w[PATH_MAX + 64], p[PATH_MAX + 256];
+
+	/* Both may repeat what was typed: a path, a value with a newline or
+	 * a terminal's escape in it stays one line of plain text. */
+	text_shown(w, sizeof(w), what);
+	text_shown(p, sizeof(p), problem);
+	fprintf(stderr, "hutch run: %s: %s\nTry 'hutch run --help'.\n", w, p);
 	return -EINVAL;
 }
 
@@ -205,8 +211,11 @@ static int usage_error(const char *what, const char *problem)
  * '=', whose value may be anything), then the hint. */
 static int option_error(int opt, char **argv)
 {
-	const char *typed = argv[optind - 1] ? argv[optind - 1] : "";
-	int len = (int)strcspn(typed, "=");
+	char typed[256];
+	int len;
+
+	text_shown(typed, sizeof(typed), argv[optind - 1] ? argv[optind - 1] : "");
+	len = (int)strcspn(typed, "=");
 
 	if (opt == ':')
 		fprintf(stderr, "hutch run: %.*s: needs a value\n", len, typed);
@@ -675,7 +684,8 @@ static const char *flag_for(const struct run_cli *c, const char *ptr, char *buf,
  * document's own line (code, message, pointer) is printed then. */
 static bool say_as_typed(const struct run_cli *c, const struct verror *v)
 {
-	char buf[PATH_MAX + 64], words[VERROR_ACCEPTED_MAX + VERROR_ALLOWED_BY_MAX + 256];
+	char buf[PATH_MAX + 64], shown[PATH_MAX + 64];
+	char words[VERROR_ACCEPTED_MAX + VERROR_ALLOWED_BY_MAX + 256];
 	const char *flag;
 
 	if (c->request_file || c->json)
@@ -686,7 +696,8 @@ static bool say_as_typed(const struct run_cli *c, const struct verror *v)
 	if (!flag)
 		return false;
 	verror_message(v, words, sizeof(words));
-	fprintf(stderr, "hutch: %s: %s: %s\n", hutch_err_name(v->code), flag, words);
+	text_shown(shown, sizeof(shown), flag);	/* --overlay PATH: as typed */
+	fprintf(stderr, "hutch: %s: %s: %s\n", hutch_err_name(v->code), shown, words);
 	return true;
 }
 

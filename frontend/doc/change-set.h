@@ -29,7 +29,9 @@ struct change_entry {
 	char *link;		/* a symbolic link's text, as it was written */
 	uint8_t *data;		/* the file's bytes, when asked for and within the bounds */
 	size_t len;
-	const char *error;	/* NULL, "unreadable", "too_large" (data only), "too_deep" */
+	/* NULL, "unreadable", "too_deep", "too_large" (its data past the
+	 * collect bound, or its digest past the reading bound: no sha256) */
+	const char *error;
 	const char *write_error;	/* --changes-dir: NULL or why it was not written */
 	char *file;		/* --changes-dir: where it was written, relative */
 };

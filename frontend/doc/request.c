@@ -56,6 +56,22 @@ bool request_relpath_ok(const char *s)
 	}
 }
 
+/* A count or size past its bound: "too many mounts (given 70); accepted:
+ * at most 64". The request's numbers only (given is SIZE_MAX when the
+ * count stopped at the bound: a total). */
+static int over(struct verrors *e, const char *parent, const char *key, const char *reason,
+		size_t given, size_t max, const char *unit)
+{
+	if (key)
+		verror_add_key(e, BAD, parent, key, reason);
+	else
+		verror_add(e, BAD, parent, reason);
+	if (given != SIZE_MAX)
+		verror_given(e, "%zu", given);
+	verror_accept(e, "at most %zu%s", max, unit);
+	return -EINVAL;
+}
+
 static bool path_ok(const char *s)
 {
 	for (const char *p = s; *p; p++)
@@ -99,7 +115,7 @@ static int parse_content(struct json_object *o, const char *ptr, size_t max, con
 		size_t n = (size_t)json_object_get_string_len(t);
 
 		if (n > max)
-			return verror_add_key(e, BAD, ptr, "text", "too large");
+			return over(e, ptr, "text", "too large", n, max, " bytes");
 		*ret_data = malloc(n + 1);
 		if (!*ret_data)
 			return -ENOMEM;
@@ -108,12 +124,12 @@ static int parse_content(struct json_object *o, const char *ptr, size_t max, con
 		return 0;
 	}
 	if ((size_t)json_object_get_string_len(b) / 4 * 3 > max + 3)
-		return verror_add_key(e, BAD, ptr, "base64", "too large");
+		return over(e, ptr, "base64", "too large", SIZE_MAX, max, " bytes decoded");
 	if (base64_decode_strict(json_object_get_string(b), (size_t)json_object_get_string_len(b),
 				 ret_data, ret_len) < 0)
 		return verror_add_key(e, BAD, ptr, "base64", "not valid base64");
 	if (*ret_len > max)
-		return verror_add_key(e, BAD, ptr, "base64", "too large");
+		return over(e, ptr, "base64", "too large", *ret_len, max, " bytes decoded");
 	return 0;
 }
 
@@ -124,7 +140,7 @@ static int parse_argv(struct json_object *a, struct request *r, struct verrors *
 	if (n == 0)
 		return verror_add(e, BAD, "/argv", "must not be empty");
 	if (n > REQ_MAX_ARGC)
-		return verror_add(e, BAD, "/argv", "too many arguments");
+		return over(e, "/argv", NULL, "too many arguments", n, REQ_MAX_ARGC, "");
 	r->argv = calloc(n + 1, sizeof(char *));
 	if (!r->argv)
 		return -ENOMEM;
@@ -143,7 +159,8 @@ static int parse_argv(struct json_object *a, struct request *r, struct verrors *
 			return verror_add_index(e, BAD, "/argv", i, "must not be empty");
 		total += len + 1;
 		if (total > REQ_MAX_ARGV_BYTES)
-			return verror_add(e, BAD, "/argv", "too large in total");
+			return over(e, "/argv", NULL, "too large in total", SIZE_MAX,
+				    REQ_MAX_ARGV_BYTES, " bytes, one NUL after each");
 		r->argv[i] = strdup(json_object_get_string(s));
 		if (!r->argv[i])
 			return -ENOMEM;
@@ -167,7 +184,7 @@ static int parse_env(struct json_object *o, struct request *r, struct verrors *e
 	size_t n = (size_t)json_object_object_length(o), total = 0, i = 0;
 
 	if (n > REQ_MAX_ENV)
-		return verror_add(e, BAD, "/env", "too many variables");
+		return over(e, "/env", NULL, "too many variables", n, REQ_MAX_ENV, "");
 	r->env_names = calloc(n + 1, sizeof(char *));
 	r->env_values = calloc(n + 1, sizeof(char *));
 	if (!r->env_names || !r->env_values)
@@ -181,7 +198,8 @@ static int parse_env(struct json_object *o, struct request *r, struct verrors *e
 			return verror_add_key(e, BAD, "/env", key, "must not contain NUL");
 		total += strlen(key) + (size_t)json_object_get_string_len(val) + 2;
 		if (total > REQ_MAX_ENV_BYTES)
-			return verror_add(e, BAD, "/env", "too large in total");
+			return over(e, "/env", NULL, "too large in total", SIZE_MAX,
+				    REQ_MAX_ENV_BYTES, " bytes of NAME=VALUE, one NUL after each");
 		r->env_names[i] = strdup(key);
 		r->env_values[i] = strdup(json_object_get_string(val));
 		if (!r->env_names[i] || !r->env_values[i])
@@ -196,7 +214,7 @@ static int parse_files(struct json_object *a, struct request *r, struct verrors 
 	size_t n = json_object_array_length(a);
 
 	if (n > REQ_MAX_FILES)
-		return verror_add(e, BAD, "/files", "too many files");
+		return over(e, "/files", NULL, "too many files", n, REQ_MAX_FILES, "");
 	r->files = calloc(n + 1, sizeof(*r->files));
 	if (!r->files)
 		return -ENOMEM;
@@ -223,7 +241,7 @@ static int parse_collect(struct json_object *a, struct request *r, struct verror
 	size_t n = json_object_array_length(a);
 
 	if (n > REQ_MAX_COLLECT)
-		return verror_add(e, BAD, "/collect", "too many names");
+		return over(e, "/collect", NULL, "too many names", n, REQ_MAX_COLLECT, "");
 	r->collect = calloc(n + 1, sizeof(char *));
 	if (!r->collect)
 		return -ENOMEM;
@@ -307,7 +325,7 @@ static int parse_mounts(struct json_object *a, struct request *r, struct verrors
 	size_t n = json_object_array_length(a);
 
 	if (n > REQ_MAX_MOUNTS)
-		return verror_add(e, BAD, "/mounts", "too many mounts");
+		return over(e, "/mounts", NULL, "too many mounts", n, REQ_MAX_MOUNTS, "");
 	r->mounts = calloc(n + 1, sizeof(*r->mounts));
 	if (!r->mounts)
 		return -ENOMEM;
@@ -512,7 +530,7 @@ int request_parse(const char *text, size_t len, struct request *ret, struct verr
 	_cleanup_json_ struct json_object *doc = NULL;
 
 	if (len > REQ_MAX_DOC_BYTES)
-		return verror_add(e, BAD, "", "document too large");
+		return over(e, "", NULL, "document too large", len, REQ_MAX_DOC_BYTES, " bytes");
 	if (json_parse_strict(text, len, BAD, e, &doc) < 0)
 		return -EINVAL;
 	return request_from_json(doc, ret, e);

@@ -205,6 +205,9 @@ static struct json_object *jerror(enum hutch_err code, const char *pointer, cons
 
 	snprintf(msg, sizeof(msg), "%s%s%s%s%s", hutch_err_message(code), reason ? ": " : "",
 		 reason ? reason : "", detail ? ": " : "", detail ? detail : "");
+	/* A reason may name a file the caller gave (a policy's path, any
+	 * bytes) and a long one is cut: JSON text needs whole UTF-8. */
+	text_shown(msg, sizeof(msg), msg);
 	put(o, "code", json_object_new_string(hutch_err_name(code)), ok);
 	put(o, "message", json_object_new_string(msg), ok);
 	if (pointer)
@@ -563,6 +566,7 @@ static void print_oom(struct json_object *doc)
 void result_print_error(struct json_object *doc)
 {
 	struct json_object *err, *code, *msg, *ptr;
+	char shown[PATH_MAX + 1024];
 
 	print_oom(doc);
 
@@ -570,9 +574,14 @@ void result_print_error(struct json_object *doc)
 	    !json_object_object_get_ex(err, "code", &code) ||
 	    !json_object_object_get_ex(err, "message", &msg))
 		return;
-	fprintf(stderr, "hutch: %s: %s", json_object_get_string(code), json_object_get_string(msg));
-	if (json_object_object_get_ex(err, "pointer", &ptr) && ptr)
-		fprintf(stderr, " (at %s)", json_object_get_string(ptr));
+	/* One line of plain text, whatever a message composed at run time
+	 * repeats (a path the caller named). */
+	text_shown(shown, sizeof(shown), json_object_get_string(msg));
+	fprintf(stderr, "hutch: %s: %s", json_object_get_string(code), shown);
+	if (json_object_object_get_ex(err, "pointer", &ptr) && ptr) {
+		text_shown(shown, sizeof(shown), json_object_get_string(ptr));
+		fprintf(stderr, " (at %s)", shown);
+	}
 	fputc('\n', stderr);
 }
 

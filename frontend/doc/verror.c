@@ -8,27 +8,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "doc/text.h"
 #include "doc/verror.h"
 
 void pointer_join_key(char *buf, size_t cap, const char *parent, const char *key)
 {
 	size_t n = (size_t)snprintf(buf, cap, "%s/", parent);
 
-	/* RFC 6901: '~' is "~0", '/' is "~1"; control bytes become '?', so a
-	 * pointer never carries anything but printable text. */
-	for (const char *k = key; *k && n + 3 < cap; k++) {
-		if (*k == '~') {
-			buf[n++] = '~';
-			buf[n++] = '0';
-		} else if (*k == '/') {
-			buf[n++] = '~';
-			buf[n++] = '1';
-		} else {
-			buf[n++] = (unsigned char)*k < 0x20 || *k == 0x7f ? '?' : *k;
-		}
-	}
+	/* RFC 6901: '~' is "~0", '/' is "~1"; what may not be shown becomes
+	 * '?' (text_shown), so a pointer never carries anything but printable
+	 * text, nor half a character where it is cut. */
 	if (n >= cap)
 		n = cap - 1;
+	for (const char *k = key; *k;) {
+		size_t len = *k == '~' || *k == '/' ? 1 : text_shown_len(k);
+		size_t m = *k == '~' || *k == '/' ? 2 : len ? len : 1;
+
+		if (n + m >= cap)
+			break;
+		if (*k == '~' || *k == '/')
+			memcpy(buf + n, *k == '~' ? "~0" : "~1", 2);
+		else if (len)
+			memcpy(buf + n, k, len);
+		else
+			buf[n] = '?';
+		n += m;
+		k += len ? len : 1;
+	}
 	buf[n] = '\0';
 }
 
@@ -99,14 +105,15 @@ static void list_add(char *list, size_t cap, const char *value)
 			memcpy(list + n, "...\n", 5);
 		return;
 	}
-	for (size_t i = 0; i < len; i++)
-		list[n + i] = (unsigned char)value[i] < 0x20 || value[i] == 0x7f ? '?' : value[i];
+	text_shown(list + n, len + 1, value);
+	len = strlen(list + n);
 	list[n + len] = '\n';
 	list[n + len + 1] = '\0';
 }
 
 void verror_given(struct verrors *e, const char *fmt, ...)
 {
+	char text[sizeof(e->items[0].given) * 4];
 	struct verror *v;
 	va_list ap;
 
@@ -114,11 +121,9 @@ void verror_given(struct verrors *e, const char *fmt, ...)
 		return;
 	v = &e->items[e->n - 1];
 	va_start(ap, fmt);
-	vsnprintf(v->given, sizeof(v->given), fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	for (char *c = v->given; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
+	text_shown(v->given, sizeof(v->given), text);
 }
 
 void verror_accept(struct verrors *e, const char *fmt, ...)
@@ -199,6 +204,7 @@ void verror_accepted_words(const struct verror *v, char *buf, size_t cap)
 			snprintf(buf + n, cap - n, " allows it (--policy %.*s)",
 				 (int)strcspn(v->allowed_by, "\n"), v->allowed_by);
 	}
+	text_shown(buf, cap, buf);	/* a cut never splits a character */
 }
 
 void verror_message(const struct verror *v, char *buf, size_t cap)
@@ -208,6 +214,11 @@ void verror_message(const struct verror *v, char *buf, size_t cap)
 	verror_accepted_words(v, words, sizeof(words));
 	snprintf(buf, cap, "%s%s%s%s%s%s%s", v->reason, v->given[0] ? " (given " : "", v->given,
 		 v->given[0] ? ")" : "", v->detail[0] ? ": " : "", v->detail, words);
+	/* a reason composed at run time may name what the caller typed (a
+	 * policy's name), and a long message is cut: one line, whole
+	 * characters */
+	if (cap)
+		text_shown(buf, cap, buf);
 }
 
 #define INTERN_MAX 128

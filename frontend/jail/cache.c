@@ -68,23 +68,32 @@ static int open_runtime_dir(void)
 	return (int)fd;
 }
 
-/* The directory the cache lives in, opened with no link followed:
+/* The directory the cache lives in is name beneath the returned fd:
  * hutch/ in a runtime directory open_runtime_dir accepts, else
- * /dev/shm/hutch-UID. Both are per boot, as a probe verdict should be. */
+ * /dev/shm/hutch-UID (shm holds that name). Both are per boot, as a probe
+ * verdict should be. -1 without /dev/shm. */
+static int open_base(char shm[64], const char **ret_name)
+{
+	int base = open_runtime_dir();
+
+	*ret_name = "hutch";
+	if (base >= 0)
+		return base;
+	snprintf(shm, 64, "hutch-%u", (unsigned)geteuid());
+	*ret_name = shm;
+	return open(SHM_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* The cache's directory, opened with no link followed, or -1. */
 static int open_dir(void)
 {
-	_cleanup_close_ int base = open_runtime_dir();
 	char shm[64];
-	const char *name = "hutch";
+	const char *name;
+	_cleanup_close_ int base = open_base(shm, &name);
 	int fd;
 
-	if (base < 0) {
-		snprintf(shm, sizeof(shm), "hutch-%u", (unsigned)geteuid());
-		name = shm;
-		base = open(SHM_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (base < 0)
-			return -1;
-	}
+	if (base < 0)
+		return -1;
 	if (mkdirat(base, name, 0700) < 0 && errno != EEXIST)
 		return -1;
 	fd = openat(base, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -95,6 +104,31 @@ static int open_dir(void)
 		return -1;
 	}
 	return fd;
+}
+
+const char *cache_problem(char *buf, size_t cap)
+{
+	char shm[64];
+	const char *name;
+	_cleanup_close_ int base = open_base(shm, &name);
+	struct stat st;
+
+	if (base < 0) {
+		snprintf(buf, cap, "no %s to keep it in", SHM_ROOT);
+		return buf;
+	}
+	if (fstatat(base, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return NULL;	/* made at the next run */
+	if (S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0)
+		return NULL;
+	/* /dev/shm is anyone's: another user may have made the name first. */
+	snprintf(buf, cap, "%s%s: %s%u and mode %04o, not this user's alone: not used, so every "
+		 "run probes and compiles its filter afresh (its owner or root can remove it)",
+		 name == shm ? SHM_ROOT "/" : "$XDG_RUNTIME_DIR/", name,
+		 S_ISLNK(st.st_mode) ? "a symbolic link, owner " : S_ISDIR(st.st_mode)
+		 ? "a directory, owner " : "not a directory, owner ",
+		 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+	return buf;
 }
 
 static bool name_ok(const char *name)

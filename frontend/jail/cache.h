@@ -32,6 +32,12 @@ void cache_write(const char *name, const void *data, size_t len);
 /* Remove NAME, if it is there: a verdict that no longer holds. */
 void cache_remove(const char *name);
 
+/* Why the cache's directory is not used (another user made it first in
+ * /dev/shm, a link, group or other access), in words for `hutch probe`,
+ * or NULL when it is or will be. Runs stay correct either way: an
+ * unusable cache is no cache. */
+const char *cache_problem(char *buf, size_t cap);
+
 /* True when a bind of the canonical host path src would reach where a
  * cache of any user could be: src is, lies inside or contains /dev/shm or
  * /run/user (a root caller's jail runs as another user, whose cache it

@@ -34,6 +34,12 @@ struct walker {
 	struct change_set *cs;
 	bool with_data;
 	uint64_t max_data_bytes;
+	/* What is left to hash of this overlay's upper files: twice its
+	 * size bound (a changed file is read to compare, then to keep), since
+	 * a sparse file or hard links make st_size the jail's to choose
+	 * whatever the tmpfs holds, and the frontend (serve's loop) would
+	 * hash it long after the jail's time is up. */
+	uint64_t hash_left;
 	int err;		/* -ENOMEM, which ends the walk */
 };
 
@@ -177,6 +183,11 @@ static void read_content(struct walker *w, int up_dir, const char *name, const s
 			    (uint64_t)us->st_size <= w->max_data_bytes - w->cs->data_bytes;
 
 		ce->size = (uint64_t)us->st_size;
+		if (ce->size > w->hash_left) {
+			ce->error = "too_large";
+			return;
+		}
+		w->hash_left -= ce->size;
 		if (fd < 0 || (ce->error = hash_file(fd, us, ce->sha256, keep ? &ce->data : NULL))) {
 			ce->error = "unreadable";
 			return;
@@ -281,12 +292,12 @@ static void upper_entry(struct walker *w, int up_fd, int low_fd, const char *nam
 			read_content(w, up_fd, name, &us, ce);
 	} else if (!S_ISDIR(us.st_mode) || (us.st_mode & 07777) != (ls.st_mode & 07777)) {
 		struct change_entry probe = { .path = NULL };
-		struct change_set *cs = w->cs;
+		struct walker pw = { .cs = w->cs, .hash_left = w->hash_left };
 
 		/* Read first, keep only if it differs: a copy-up without a
 		 * change (opened for writing, touched) is no change. */
-		read_content(&(struct walker){ .cs = cs, .with_data = false }, up_fd, name, &us,
-			     &probe);
+		read_content(&pw, up_fd, name, &us, &probe);
+		w->hash_left = pw.hash_left;
 		if (same_type_differs(low_fd, name, &us, &ls, &probe) &&
 		    (ce = add_entry(w, path, kind, us.st_mode)))
 			read_content(w, up_fd, name, &us, ce);
@@ -353,7 +364,8 @@ static void walk_dir(struct walker *w, int up_fd, int low_fd, bool opaque, char 
 }
 
 /* The overlay's root: its own mode, then what is beneath it. */
-static void walk_overlay(struct walker *w, int tmpfs_fd, const struct plan_mount *pm, char *path)
+static void walk_overlay(struct walker *w, int tmpfs_fd, const struct plan_mount *pm,
+			 uint64_t hash_budget, char *path)
 {
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
@@ -366,6 +378,7 @@ static void walk_overlay(struct walker *w, int tmpfs_fd, const struct plan_mount
 
 	if (up < 0 || plen >= CHANGES_PATH_MAX - 256)
 		return;
+	w->hash_left = hash_budget;
 	memcpy(path, pm->target, plen + 1);
 	if (low_path >= 0)
 		low = openat(low_path, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -390,6 +403,9 @@ int changes_read(const struct plan *plan, struct outcome *res, bool with_data,
 	struct walker w = { .cs = &res->changes, .with_data = with_data,
 			    .max_data_bytes = data_bytes };
 	_cleanup_free_ char *path = malloc(CHANGES_PATH_MAX);
+	uint64_t hash_budget = plan->limits.overlay_bytes > UINT64_MAX / 2
+				       ? UINT64_MAX
+				       : 2 * plan->limits.overlay_bytes;
 	size_t k = 0;
 
 	for (size_t i = 0; i < plan->n_mounts; i++) {
@@ -397,7 +413,7 @@ int changes_read(const struct plan *plan, struct outcome *res, bool with_data,
 			continue;
 		res->changes.present = true;
 		if (path && k < res->n_overlay_fds && w.err == 0)
-			walk_overlay(&w, res->overlay_fd[k], &plan->mounts[i], path);
+			walk_overlay(&w, res->overlay_fd[k], &plan->mounts[i], hash_budget, path);
 		k++;
 	}
 	res->changes.with_data = with_data;

@@ -163,4 +163,22 @@ check "not used: a link, a directory open to others, a path with .., one under /
 env XDG_RUNTIME_DIR="$shm_rt/real" "$HUTCH" run -- /bin/true 2>"$tmp/err"
 check "control: a private directory under /dev/shm is used" test -d "$shm_rt/real/hutch"
 
+# Another user may make the cache's name first (/dev/shm is anyone's): a
+# run does not use it, still works, and hutch probe says why.
+mkdir -m 700 "$shm_rt/squat"
+mkdir -m 755 "$shm_rt/squat/hutch"
+if is_root; then
+	chown 65534 "$shm_rt/squat/hutch" # the squatter
+	chmod 700 "$shm_rt/squat/hutch"
+fi
+rc=0
+env XDG_RUNTIME_DIR="$shm_rt/squat" "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
+same "a cache directory another made first: the run works and leaves nothing there" "0 " \
+	"$rc $(ls -A "$shm_rt/squat/hutch")"
+out=$(env XDG_RUNTIME_DIR="$shm_rt/squat" "$HUTCH" probe 2>&1)
+check "... and hutch probe says it is not used, and why" \
+	has "$out" '^cache \$XDG_RUNTIME_DIR/hutch: a directory, owner [0-9]+ and mode 0[0-7]+, not this user.s alone: not used'
+same "control: a cache that is used is no problem" "None" \
+	"$(env XDG_RUNTIME_DIR="$shm_rt/real" "$HUTCH" probe --json 2>/dev/null | "$py" -c 'import json,sys; print(json.load(sys.stdin).get("cache_problem", "absent"))')"
+
 tap_done

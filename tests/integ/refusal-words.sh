@@ -7,8 +7,9 @@
 # error.message and the values in error.accepted (and, for a network mode
 # or a bind, error.allowed_by: the shipped policies that would take it).
 # Errors about the caller's files name the file, the errno in words and
-# the limit. --keep-partial keeps what a timeout cut short, marked partial,
-# and a frame stays whole or absent. `hutch policy check` warns about
+# the limit. What was given is repeated as one line of valid UTF-8, a
+# control byte (newline, ESC, C1) a '?'. --keep-partial keeps what a
+# timeout cut short, marked partial, and a frame stays whole or absent. `hutch policy check` warns about
 # grants a reviewer would flag, exit 1 with --strict. `hutch serve` tells
 # an HTTP request (or TLS, or bare JSON) from its framing, and
 # frame_oversized names the length and the limit.
@@ -123,6 +124,73 @@ else
 	check "--input of an unreadable file: the path and EACCES" \
 		has_line "$err" "--input: $tmp/locked: cannot open: Permission denied (EACCES)"
 fi
+
+# --- 3. what was given is repeated as one line of plain text ----------------------
+# A value or path typed with a newline, a terminal's escape (ESC, or C1
+# U+009B, which is ESC [ to a terminal) comes back with '?' for each such
+# byte, on one line; a request's unknown key cut at the pointer's bound
+# never splits a character, so the result stays JSON.
+
+esc=$(printf '\033')
+c1=$(printf '\302\233')
+nl='
+'
+# lines TEXT: how many lines; bad TEXT: whether a control byte is in it
+lines() { printf '%s\n' "$1" | wc -l | tr -d ' '; }
+bad() { printf '%s' "$1" | LC_ALL=C grep -q "$esc\|$c1" && echo yes || echo no; }
+run_err --memory "99${esc}[2JG" -- /bin/true
+same "a size with an escape in it: one line, the escape a '?'" "2 no yes" \
+	"$(lines "$err") $(bad "$err") $(has_line "$err" '--memory 99?[2JG: a size' >/dev/null && echo yes)"
+run_err --overlay "/nonexist${nl}x${c1}2J:/s" -- /bin/true
+same "a path with a newline and a C1 control: one line, each a '?'" "1 no yes" \
+	"$(lines "$err") $(bad "$err") $(has_line "$err" '--overlay /nonexist?x??2J:/s' >/dev/null && echo yes)"
+run_err --input "a=/nonexist${nl}${esc}]0;x" -- /bin/true
+same "an --input path likewise" "2 no" "$(lines "$err") $(bad "$err")"
+run_err "--bogus${nl}${esc}[1m" -- /bin/true
+same "an unknown option likewise" "2 no" "$(lines "$err") $(bad "$err")"
+"$py" - "$tmp" <<'PYEOF'
+import json, sys
+for name, key in (("cut", "a" * 251 + "\u00e9"), ("c1", "\u009b31m")):
+    with open("%s/%s.json" % (sys.argv[1], name), "w", encoding="utf-8") as f:
+        f.write('{"version": 1, "argv": ["/bin/true"], %s: 1}' % json.dumps(key, ensure_ascii=False))
+PYEOF
+"$HUTCH" run --request "$tmp/cut.json" >"$tmp/doc" 2>/dev/null
+same "an unknown key cut at the pointer's bound: the result is still JSON" "unknown field" \
+	"$("$py" -c 'import json,sys; print(json.loads(open(sys.argv[1],"rb").read().decode("utf-8"))["error"]["message"].split(";")[0].split(": ")[-1])' "$tmp/doc" 2>&1)"
+"$HUTCH" run --request "$tmp/c1.json" >"$tmp/doc" 2>/dev/null
+same "a C1 control in an unknown key is a '?' in the pointer" '"/??31m"' \
+	"$(json_get 'd["error"]["pointer"]' <"$tmp/doc" | "$py" -c 'import json,sys; print(json.dumps(sys.stdin.read().strip()))')"
+
+# A policy file's path is any bytes the caller's file system holds; the
+# message names it, and --json must stay JSON.
+bad_policy="$tmp/$(printf 'bad\377\033[1m.json')"
+printf '{"extends": "default", "bogus": 1}' >"$bad_policy"
+"$HUTCH" run --json --policy "$bad_policy" -- /bin/true >"$tmp/doc" 2>/dev/null
+same "a policy path that is not UTF-8: the result is JSON, the path's bytes '?'" "yes" \
+	"$("$py" -c 'import json,sys; m=json.loads(open(sys.argv[1],"rb").read().decode("utf-8"))["error"]["message"]; print("yes" if "bad??[1m.json" in m else m)' "$tmp/doc" 2>&1)"
+
+out=$("$HUTCH" policy check "$bad_policy" 2>&1)
+same "hutch policy check names that file on one line, its bytes '?'" "1 no yes" \
+	"$(lines "$out") $(bad "$out") $(has_line "$out" 'bad??[1m.json: /bogus: unknown field' >/dev/null && echo yes)"
+out=$("$HUTCH" probe --policy "$bad_policy" 2>&1)
+same "hutch probe likewise" "1 no" "$(lines "$out") $(bad "$out")"
+out=$("$HUTCH" policy check "/nonexist${nl}${esc}[1m" 2>&1)
+same "a policy path that does not exist, likewise" "1 no" "$(lines "$out") $(bad "$out")"
+
+# A count past the request's bound says the count and the bound.
+many=""
+i=0
+while [ $i -lt 70 ]; do
+	many="$many --ro $tmp/src:/m/d$i"
+	i=$((i + 1))
+done
+# shellcheck disable=SC2086 # one word per option
+same "70 binds: the count and the bound" '["too many mounts (given 70); accepted: at most 64", ["at most 64"]]' \
+	"$(doc '[d["error"]["message"].split(": ", 1)[1], d["error"]["accepted"]]' $many -- /bin/true)"
+"$py" -c 'import json; print(json.dumps({"version": 1, "argv": ["/bin/true"], "env": {"V%d" % i: "x" for i in range(300)}}))' >"$tmp/env.json"
+"$HUTCH" run --request "$tmp/env.json" >"$tmp/doc" 2>/dev/null
+same "300 variables: likewise" "too many variables (given 300); accepted: at most 256" \
+	"$(json_get 'd["error"]["message"].split(": ", 1)[1]' <"$tmp/doc")"
 
 # --- 5. --keep-partial ---------------------------------------------------------------
 

@@ -8,7 +8,9 @@
 # base64. Attacks on the reading after the run: links out of the tree, a
 # FIFO, a file past the size bound, more inodes than the bound, a hard
 # link, names with a newline or not UTF-8, a mode-0 file, a symbolic link
-# planted in --changes-dir. Real jobs: make in-tree, git commit, node's
+# planted in --changes-dir, a sparse file and its hard links (the reading
+# stops at twice overlay_bytes), forged overlayfs marks; as root, another
+# user's files in the lower. Real jobs: make in-tree, git commit, node's
 # test runner writing coverage into the package. Runs as root and as an
 # unprivileged user.
 . "$(dirname "$0")/lib.sh"
@@ -241,6 +243,23 @@ same "a name with a newline is not written to --changes-dir, the rest is" "ok ye
 	"$(cat "$tmp/cd2/files/s/fine") $(grep -q 'not written' "$tmp/err2" && echo yes)"
 same "the small tree is still untouched" "$small_before" "$(list "$tmp/small" --mtime)"
 
+# A sparse file costs the 1 MiB layer nothing but has the size the jail
+# chose (up to file_size_bytes), and each hard link is an entry of its
+# own: read whole, 40 links of a 1000 MB hole are 40 GB to hash after the
+# run, past --timeout (and, in serve, on the loop every client shares).
+# The reading stops at twice overlay_bytes: the rest says too_large.
+t0=$(now_ms)
+"$HUTCH" run --json --timeout 20s --policy "$tmp/small.json" --overlay "$tmp/small:/s" -- /bin/sh -c '
+	truncate -s 1000M /s/hole; printf small > /s/after
+	i=0; while [ $i -lt 40 ]; do ln /s/hole /s/h$i; i=$((i+1)); done' \
+	>"$tmp/doc" 2>"$tmp/err2"
+same "a sparse file and its hard links do not hold the reading past the run" "yes" \
+	"$([ $(($(now_ms) - t0)) -lt 15000 ] && echo yes)"
+same "... each is listed, too_large, its size said and no digest" "41 41 0" \
+	"$(json_get '" ".join(str(len([e for e in d["changes"] if p(e)])) for p in (lambda e: e["path"].startswith("/s/h"), lambda e: e.get("error") == "too_large" and e["size"] == 1048576000, lambda e: "sha256" in e and e["path"].startswith("/s/h")))' <"$tmp/doc")"
+same "... and a small file beside them still has its digest" "$(sha small)" \
+	"$(json_get '[e["sha256"] for e in d["changes"] if e["path"] == "/s/after"][0]' <"$tmp/doc")"
+
 # export_changes reads every changed file's bytes: links the jail plants
 # toward a host file the frontend could read (but the jail cannot) must
 # come back as their text, never as that file's contents.
@@ -277,6 +296,68 @@ EOF
 	same "hutch serve: export_changes returns changed files as base64" "modified served" "$out"
 else
 	skip "hutch serve: export_changes" "hutch_client.py not found"
+fi
+
+# Deep nesting: the reading (recursive, descriptors held) stops at 64
+# levels and near 4096 bytes of path, each place saying too_deep.
+"$HUTCH" run --json --overlay "$tmp/small:/s" -- /bin/sh -c '
+	cd /s && i=0
+	while [ $i -lt 100 ]; do mkdir d && cd d || exit 1; i=$((i + 1)); done
+	n=$(printf "%0200d" 0); cd /s && mkdir -p "$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n/$n"' \
+	>"$tmp/doc" 2>"$tmp/err"
+same "100 levels and a 4 KB path: each stops with too_deep, nothing deeper is read" "2 66 True" \
+	"$(json_get '" ".join(str(x) for x in (len([e for e in d["changes"] if e.get("error") == "too_deep"]), max(e["path"].count("/") for e in d["changes"]), max(len(e["path"]) for e in d["changes"]) < 4096))' <"$tmp/doc")"
+
+# The jail cannot forge overlayfs's own marks to make the change set lie:
+# user.overlay.* set through the overlay is refused (before Linux 6.7) or
+# stored escaped (user.overlay.overlay.*), never read as opaque or
+# whiteout, and a 0/0 device (a whiteout) cannot be made.
+mkdir -p "$tmp/marks/dir"
+printf 'in\n' >"$tmp/marks/dir/in"
+printf 'keep\n' >"$tmp/marks/keep"
+chmod -R a+rX "$tmp/marks"
+"$HUTCH" run --json --overlay "$tmp/marks:/s" -- python3 -c '
+import os
+for path, name in (("/s/dir", "opaque"), ("/s/keep", "whiteout"), ("/s/dir", "redirect")):
+    try:
+        os.setxattr(path, "user.overlay." + name, b"y")
+    except OSError:
+        pass
+try:
+    os.mknod("/s/fake", 0o20644, os.makedev(0, 0))
+except OSError:
+    pass
+print(sorted(os.listdir("/s")), os.listdir("/s/dir"))' >"$tmp/doc" 2>"$tmp/err"
+same "forged overlay marks: the jail still sees the tree" "['dir', 'keep'] ['in']" \
+	"$(json_get 'd["stdout"]["text"].strip()' <"$tmp/doc")"
+same "... and the change set says nothing was deleted or hidden" "" \
+	"$(json_get '" ".join(e["path"] + ":" + e["change"] for e in d["changes"] if e["change"] != "modified" or e["type"] != "dir")' <"$tmp/doc")"
+
+# A root caller's lower is idmapped (its own files become the jail's):
+# another user's files stay another's, even world-writable or in a
+# sticky world-writable directory, and the host tree is untouched.
+if is_root; then
+	mkdir -p "$tmp/others/d"
+	printf 'u\n' >"$tmp/others/userf"
+	printf 'v\n' >"$tmp/others/d/victim"
+	printf 'r\n' >"$tmp/others/rootf"
+	chown 1000:1000 "$tmp/others/userf" "$tmp/others/d" "$tmp/others/d/victim"
+	chmod 666 "$tmp/others/userf"
+	chmod 1777 "$tmp/others/d"
+	chmod 644 "$tmp/others/d/victim" "$tmp/others/rootf"
+	chmod 755 "$tmp/others"
+	others_before=$(list "$tmp/others" --mtime)
+	"$HUTCH" run --json --overlay "$tmp/others:/s" -- /bin/sh -c '
+		r=""; echo x >> /s/userf 2>/dev/null; r="$r $?"; rm -f /s/d/victim 2>/dev/null
+		r="$r $?"; chmod 600 /s/userf 2>/dev/null; r="$r $?"
+		echo x >> /s/rootf; echo "$r $?"' >"$tmp/doc" 2>"$tmp/err"
+	same "as root: another user's files cannot be written, removed or chmod'd; root's can" \
+		" 2 1 1 0" "$(json_get 'd["stdout"]["text"].rstrip("\n")' <"$tmp/doc")"
+	same "... the change set has root's file alone" "/s/rootf" \
+		"$(json_get '" ".join(e["path"] for e in d["changes"])' <"$tmp/doc")"
+	same "... and the host tree is untouched" "$others_before" "$(list "$tmp/others" --mtime)"
+else
+	skip "another user's files in a root caller's overlay" "needs root to make them"
 fi
 
 # ---- real jobs ----

@@ -83,7 +83,7 @@ static char *read_set(bool with_data, uint64_t max_bytes, struct outcome *o)
 {
 	char tmpfs[600];
 	struct plan_mount pm = { .source = lower, .target = (char *)"/t", .overlay = true };
-	struct plan p = { .mounts = &pm, .n_mounts = 1 };
+	struct plan p = { .mounts = &pm, .n_mounts = 1, .limits.overlay_bytes = 1u << 20 };
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
@@ -196,6 +196,31 @@ static void test_data_bound(void)
 	change_set_free(&o.changes);
 }
 
+/* A sparse file's size is the jail's to choose, and each hard link is read
+ * again: the reading stops at twice overlay_bytes (1 MiB here). */
+static void test_hash_bound(void)
+{
+	struct outcome o;
+	char p[600], *got;
+	int fd;
+
+	fresh_trees();
+	snprintf(p, sizeof(p), "%s/hole", upper_root);
+	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	CU_ASSERT_FATAL(fd >= 0 && ftruncate(fd, 3 << 20) == 0);
+	close(fd);
+	put(upper_root, "small", "x", 0644);
+	got = read_set(false, 0, &o);
+	CU_ASSERT_EQUAL_FATAL(o.changes.n, 2);
+	CU_ASSERT_STRING_EQUAL(o.changes.e[0].path, "/t/hole");
+	CU_ASSERT_STRING_EQUAL(o.changes.e[0].error ? o.changes.e[0].error : "", "too_large");
+	CU_ASSERT_FALSE(o.changes.e[0].have_sha256);
+	CU_ASSERT_EQUAL(o.changes.e[0].size, 3u << 20);
+	CU_ASSERT_TRUE(o.changes.e[1].have_sha256);	/* the rest is still read */
+	free(got);
+	change_set_free(&o.changes);
+}
+
 static void test_cap_counts_the_rest(void)
 {
 	struct outcome o;
@@ -247,6 +272,7 @@ static const struct unit_case cases[] = {
 	{ "setup", test_setup },
 	{ "each kind of change, and none for a copy-up", test_each_kind },
 	{ "data within the bound, hashed past it", test_data_bound },
+	{ "hashing stops at twice overlay_bytes", test_hash_bound },
 	{ "entries past the cap are counted", test_cap_counts_the_rest },
 	{ "no upper layer sent", test_no_upper },
 	{ NULL, NULL },

@@ -19,6 +19,7 @@
 #include "doc/protocol.h"
 #include "doc/request.h"
 #include "doc/result.h"
+#include "doc/text.h"
 #include "doc/verror.h"
 #include "run/classify.h"
 
@@ -307,9 +308,37 @@ static void test_review(void)
 	p.env_allow_any = p.writable_exec = true;
 	CU_ASSERT_EQUAL(policy_review(&p, w, 1), 2);
 }
+/* What a refusal repeats: controls (C0, DEL, C1) and what is not UTF-8
+ * become '?', a cut never splits a character, in place too. */
+static void test_text_shown(void)
+{
+	char buf[16], in[32];
+	char p[VERROR_POINTER_MAX];
+	char key[300];
+
+	text_shown(buf, sizeof(buf), "a\nb\033[1m\x7f");
+	CU_ASSERT_STRING_EQUAL(buf, "a?b?[1m?");
+	text_shown(buf, sizeof(buf), "\xc2\x9b" "2J\xff\xc3");
+	CU_ASSERT_STRING_EQUAL(buf, "??2J??");
+	text_shown(buf, 6, "abcd\xc3\xa9");	/* room for 5 bytes: not half of U+00E9 */
+	CU_ASSERT_STRING_EQUAL(buf, "abcd");
+	text_shown(buf, sizeof(buf), "\xc3\xa9\xc2\xa0\xe2\x82\xac");	/* kept whole */
+	CU_ASSERT_STRING_EQUAL(buf, "\xc3\xa9\xc2\xa0\xe2\x82\xac");
+	snprintf(in, sizeof(in), "x\ty");
+	text_shown(in, sizeof(in), in);
+	CU_ASSERT_STRING_EQUAL(in, "x?y");
+	/* a pointer cut at its bound: whole characters only */
+	memset(key, 'a', 251);
+	memcpy(key + 251, "\xc3\xa9\xc3\xa9", 5);
+	pointer_join_key(p, sizeof(p), "", key);
+	CU_ASSERT_TRUE(utf8_valid((const uint8_t *)p, strlen(p)));
+	CU_ASSERT_TRUE(strlen(p) < sizeof(p));
+}
+
 
 static const struct unit_case cases[] = {
 	{ "verror: given, accepted, allowed_by and their words", test_verror_lists },
+	{ "text_shown: controls and broken UTF-8 as '?', cuts on characters", test_text_shown },
 	{ "request refusals name what is accepted", test_request_refusals },
 	{ "result: error.accepted and allowed_by", test_result_carries_accepted },
 	{ "keep_partial: kept, marked partial, a frame whole or absent", test_keep_partial },
