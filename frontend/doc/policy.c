@@ -734,11 +734,20 @@ static void parse_landlock(struct ctx *c, struct json_object *root)
 int policy_parse(const char *text, size_t len, const char *name, struct policy *ret,
 		 struct verrors *e)
 {
+	_cleanup_json_ struct json_object *root = NULL;
+
+	if (json_parse_strict(text, len, INVALID, e, &root) < 0)
+		return -EINVAL;
+	return policy_parse_tree(root, name, ret, e);
+}
+
+int policy_parse_tree(struct json_object *root, const char *name, struct policy *ret,
+		      struct verrors *e)
+{
 	static const char *const keys[] = { "version",	"description", "limits",   "filesystem",
 					    "mounts",	"files",       "collect",  "network",
 					    "env",	"seccomp",     "landlock", "user",
 					    "requires", "on_limit",    "hostname", NULL };
-	_cleanup_json_ struct json_object *root = NULL;
 	struct policy p = { 0 };
 	struct ctx c = { .e = e, .p = &p };
 	struct json_object *v;
@@ -746,8 +755,6 @@ int policy_parse(const char *text, size_t len, const char *name, struct policy *
 	const char *s = NULL;
 	uint64_t version = 0;
 
-	if (json_parse_strict(text, len, INVALID, e, &root) < 0)
-		return -EINVAL;
 	json_check_keys(root, keys, INVALID, "", e);
 	if (json_get_uint(root, "version", 1, 1, INVALID, "", e, &version) == 0)
 		verror_add(e, INVALID, "/version", "missing");
