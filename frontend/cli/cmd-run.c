@@ -34,6 +34,7 @@
 #include "doc/text.h"
 #include "doc/units.h"
 #include "jail/narrow.h"
+#include "jail/policy-cache.h"
 #include "jail/plan-json.h"
 #include "run/execute.h"
 #include "run/jail-report.h"
@@ -719,8 +720,10 @@ static int job_read_request(struct run_cli *c, struct run_job *j)
  * report says of it. */
 static int job_choose_policy(struct run_cli *c, struct run_job *j)
 {
-	int r = policy_choose(&c->choice, j->req.policy, &j->pol, &j->e);
+	int r;
 
+	c->choice.cache = policy_cache();	/* parsed once per file and build */
+	r = policy_choose(&c->choice, j->req.policy, &j->pol, &j->e);
 	if (r < 0)
 		return r;
 	c->pol = &j->pol;

@@ -688,7 +688,7 @@ static struct json_object *jon_limit(const struct policy *p)
 /* Fixed member order, no whitespace, every field present: two policies
  * that mean the same print the same, whatever their files looked like.
  * Each member in the order of hutch-policy(5). */
-static char *canonical_json(const struct policy *p)
+char *policy_canonical(const struct policy *p)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 	struct json_object *env = jenv(p);
@@ -801,7 +801,7 @@ int policy_parse_tree(struct json_object *root, const char *name, struct policy 
 		policy_free(&p);
 		return -EINVAL;
 	}
-	p.canonical = canonical_json(&p);
+	p.canonical = policy_canonical(&p);
 	if (!p.canonical) {
 		policy_free(&p);
 		return verror_add(e, HUTCH_ERR_INTERNAL, "", "out of memory");

@@ -109,6 +109,10 @@ struct policy {
 int policy_parse(const char *text, size_t len, const char *name, struct policy *ret,
 		 struct verrors *e);
 
+/* The canonical JSON text of p (what p->canonical holds once parsed;
+ * every field but name and file), malloc'd; NULL without memory. */
+char *policy_canonical(const struct policy *p);
+
 struct json_object;
 
 /* The same, for a document json_parse_strict already read (root stays
