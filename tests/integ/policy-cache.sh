@@ -13,7 +13,7 @@ tap_tmpdir policy-cache
 pol=$tmp/pol
 mkdir "$pol"
 src=${HUTCH_SRCDIR:-$here/../..}/policy/default.json
-[ -f "$src" ] || src=$(HUTCH_POLICY_PATH= "$HUTCH" policy list 2>/dev/null | sed -n 's/^default *(\(.*\))$/\1/p')
+[ -f "$src" ] || src=$("$HUTCH" policy list 2>/dev/null | awk '$1 == "default" { print $2 }')
 if [ ! -f "$src" ]; then
 	skip "the policy cache" "no default.json (HUTCH_SRCDIR unset)"
 	tap_done
