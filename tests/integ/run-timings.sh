@@ -96,6 +96,16 @@ elif case == "fds":
     if doc["status"] != "exited" or doc["stdout"]["text"].split() != ["0", "1", "2", "3"]:
         fail("descriptors in the jail: %s" % doc["stdout"])
     check_all(doc, wall, FRONT + HELPER)
+elif case == "pid1_fds":
+    # pid 1 holds the control socket while the command's execve runs; it
+    # is not dumpable by then, so the command cannot open its fds (the
+    # control: its own are there to list)
+    doc, wall = run("--", "/bin/sh", "-c",
+                    "ls /proc/self/fd >/dev/null && echo self-ok; ls /proc/1/fd 2>/dev/null"
+                    " && echo pid1-listed; readlink /proc/1/fd/6 2>/dev/null && echo pid1-6")
+    out = doc["stdout"]["text"].split()
+    if doc["status"] != "exited" or out != ["self-ok"]:
+        fail("the command reached pid 1's descriptors: %s" % doc["stdout"])
 elif case == "serve":
     sys.path.insert(0, os.environ["CLIENT_DIR"])
     from tapcase import spawn, stop
@@ -118,6 +128,7 @@ if tc true; then ok "hutch run -- /bin/true: every step, >= 0, sum <= wall"; els
 diag_out
 if tc strict; then ok "strict (allow-list): every step, no denial of pid 1's"; else not_ok "strict (allow-list): every step, no denial of pid 1's"; diag_out; fi
 if tc exec_failed; then ok "a failed execve is timed and still exec_failed"; else not_ok "a failed execve is timed and still exec_failed"; diag_out; fi
+if tc pid1_fds; then ok "pid 1's descriptors (the control socket among them) are out of the command's reach"; else not_ok "pid 1's descriptors (the control socket among them) are out of the command's reach"; diag_out; fi
 if tc fds; then ok "the target holds 0, 1, 2 only: the control socket stayed out"; else not_ok "the target holds 0, 1, 2 only: the control socket stayed out"; diag_out; fi
 
 # An older helper, which sends no record: the real one behind a relay of
