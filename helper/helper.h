@@ -116,8 +116,9 @@ const struct sock_filter *base_filter(size_t *ret_len);
  * whether there is a control socket to send on); timing_step(s) charges
  * the time since the last step to s; before seccomp, the close-on-exec
  * pipe that tells pid 1 of the execve; in the target after fork, the
- * control socket and that pipe's read end closed; in pid 1 after it,
- * fork and exec charged, the record sent, the control socket closed. */
+ * control socket and that pipe's read end closed; in pid 1 after it
+ * (reaper_run, once its signal forwarders are in place), fork and exec
+ * charged, the record sent, the control socket closed. */
 void timings_start(void);
 bool timings_enabled(void);
 void timing_step(enum hutch_step s);

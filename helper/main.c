@@ -124,11 +124,7 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 		exec_target(sp);
 	}
 	close(HUTCH_STATUS_FD);	/* only the target's copy decides EOF */
-	/* Waits for the target's execve and closes the control socket. We
-	 * are not dumpable (set_no_new_privs), so the target, running by
-	 * then, cannot reach it through us. */
-	timings_send();
-	reaper_run(target);
+	reaper_run(target);	/* sends the timings once the target's execve is done */
 }
 
 _Noreturn void helper_run_one(void)
