@@ -75,7 +75,7 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 
 	parent_death_guard();
 	user_counts_open();		/* while the host's /proc is still here */
-	build_root(sp);			/* timed per mount group inside */			/* mounts need CAP_SYS_ADMIN in our userns */
+	build_root(sp);			/* mounts need CAP_SYS_ADMIN in our userns */
 	set_hostname(sp);
 	if ((sp->flags & HUTCH_SPEC_NET_LOOPBACK) && (sp->flags & HUTCH_SPEC_NS_NET))
 		bring_up_loopback();
