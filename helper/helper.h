@@ -4,11 +4,13 @@
 #ifndef HUTCH_HELPER_H
 #define HUTCH_HELPER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "spec.h"
 #include "status.h"
+#include "timings-record.h"
 
 /* main.c: the one-shot helper, from fds 3-6 as hutch-exec(8) says. */
 _Noreturn void helper_run_one(void);
@@ -129,6 +131,22 @@ void seccomp_enforce(const struct spec *sp);
  * namespaces, no mounts, no set-id files, whatever the spec allows. */
 struct sock_filter;
 const struct sock_filter *base_filter(size_t *ret_len);
+
+/* timings.c (phase 2): each step's time (timings-record.h), sent by pid 1 once
+ * the target's execve is done. timings_start when the spec is in (and
+ * whether there is a control socket to send on); timing_step(s) charges
+ * the time since the last step to s; before seccomp, the close-on-exec
+ * pipe that tells pid 1 of the execve; in the target after fork, the
+ * control socket and that pipe's read end closed; in pid 1 after it
+ * (reaper_run, once its signal forwarders are in place), fork and exec
+ * charged, the record sent, the control socket closed. */
+void timings_start(void);
+bool timings_enabled(void);
+void timing_step(enum hutch_step s);
+void timing_mount(const struct spec_mount *m, bool is_dir);	/* its kind's step */
+void timings_exec_pipe(void);
+void timings_in_target(void);
+void timings_send(void);
 
 /* reaper.c: the outer process mirrors pid 1; pid 1 reaps and mirrors the
  * target. Both forward signals. */

@@ -167,10 +167,12 @@ pid_t clone_into_namespaces(const struct spec *sp)
 		fail_code(HUTCH_MECH_UNAVAILABLE, STAGE_USERNS, SITE_USERNS_CLONE, err);
 	}
 	if (child == 0) {
+		timing_step(HUTCH_STEP_CLONE);
 		close(sync_p[1]);
 		/* EOF instead of the byte: the outer process failed or died. */
 		if (fd_read_full(sync_p[0], &go, 1) != 1)
 			_exit(HUTCH_EXIT_SETUP);
+		timing_step(HUTCH_STEP_ID_MAPS);
 		close(sync_p[0]);
 		r = restore_owner(true); /* CAP_SETPCAP in our namespace, once mapped */
 		if (r < 0)

@@ -155,6 +155,11 @@ _Noreturn void reaper_run(int target_pid)
 	int status = 0;
 
 	install_forwarders(target_pid, 0);
+	/* With the forwarders in place, so that no signal for the target is
+	 * lost meanwhile: wait for its execve, send the timings, close the
+	 * control socket. We are not dumpable (set_no_new_privs), so the
+	 * target, running by then, cannot reach the socket through us. */
+	timings_send();
 	for (;;) {
 		pid_t r = waitpid(-1, &status, 0);
 

@@ -350,12 +350,15 @@ void build_root(const struct spec *sp)
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		fail(STAGE_MOUNT_PRIVATE, SITE_MOUNT_PRIVATE_PROPAGATION, errno);
+	timing_step(HUTCH_STEP_MOUNT_PRIVATE);
 
 	/* an overlay's lower layer is a read-only bind until overlay.c
 	 * stages it */
 	for (uint32_t i = 0; i < sp->n_mounts; i++)
-		if (sp->mounts[i].kind == HUTCH_MOUNT_BIND || sp->mounts[i].kind == HUTCH_MOUNT_OVERLAY)
+		if (sp->mounts[i].kind == HUTCH_MOUNT_BIND || sp->mounts[i].kind == HUTCH_MOUNT_OVERLAY) {
 			clone_bind_source(sp, i);
+			timing_mount(&sp->mounts[i], tree_is_dir[i]);
+		}
 
 	if (mount("hutch-root", STAGING_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  ROOT_OPTIONS) < 0)
@@ -363,14 +366,18 @@ void build_root(const struct spec *sp)
 	root_fd = open(STAGING_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root_fd < 0)
 		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_OPEN, errno);
+	timing_step(HUTCH_STEP_ROOT);
 
-	for (uint32_t i = 0; i < sp->n_mounts; i++)
+	for (uint32_t i = 0; i < sp->n_mounts; i++) {
 		mount_one(root_fd, sp, i);
+		timing_mount(&sp->mounts[i], tree_is_dir[i]);
+	}
 
 	seal_tmpfs(root_fd, sp);
 	/* Non-recursive: only the root tmpfs; /tmp and /work stay writable. */
 	if (sys_mount_setattr(root_fd, "", AT_EMPTY_PATH, &ro) < 0)
 		fail(STAGE_ROOT_READONLY, SITE_ROOT_READONLY_ROOT, errno);
+	timing_step(HUTCH_STEP_ROOT);
 
 	/* pivot_root(".", ".") stacks the old root on the new one; detaching
 	 * it leaves no path back to the host tree. */
@@ -381,4 +388,5 @@ void build_root(const struct spec *sp)
 	if (chdir("/") < 0)
 		fail(STAGE_PIVOT_ROOT, SITE_PIVOT_ROOT_CHDIR, errno);
 	close(root_fd);
+	timing_step(HUTCH_STEP_PIVOT_ROOT);
 }

@@ -36,6 +36,7 @@
 #include "doc/text.h"
 #include "doc/units.h"
 #include "jail/narrow.h"
+#include "jail/policy-cache.h"
 #include "jail/plan-json.h"
 #include "run/execute.h"
 #include "run/jail-report.h"
@@ -728,6 +729,7 @@ struct run_job {
 	struct jail_report jr;
 	char digest[72];
 	struct exec_early *early;	/* the helper, started first; NULL once used */
+	struct jail_timings tm;		/* our steps up to the run's (jail.timings) */
 };
 
 static void run_job_done(struct run_job *j)
@@ -753,8 +755,10 @@ static int job_read_request(struct run_cli *c, struct run_job *j)
  * report says of it. */
 static int job_choose_policy(struct run_cli *c, struct run_job *j)
 {
-	int r = policy_choose(&c->choice, j->req.policy, &j->pol, &j->e);
+	int r;
 
+	c->choice.cache = policy_cache();	/* parsed once per file and build */
+	r = policy_choose(&c->choice, j->req.policy, &j->pol, &j->e);
 	if (r < 0)
 		return r;
 	c->pol = &j->pol;
@@ -915,6 +919,7 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 		    run_output_dir_write(c->output_dir_fd, &j->plan, &o, &files) > 0;
 	if (c->changes_dir_fd >= 0 && run_changes_dir_write(c->changes_dir_fd, &o) > 0)
 		unwritten = true;
+	jail_report_add_timings(&j->jr, &j->tm, &o.timings);
 	doc = result_for_outcome(&j->plan, &o, &files, &j->jr);
 	if (eo.passthrough && j->plan.stdout_mode == STDOUT_FRAME &&
 	    o.status == OUTCOME_EXITED && o.exit_code == 0 &&
@@ -936,29 +941,36 @@ int cmd_run(int argc, char **argv)
 	char why[256] = "";
 	int r;
 
+	timings_begin(&j.tm);
 	r = parse_options(argc, argv, &c);
 	if (r != 0) {
 		json_object_put(c.doc);
 		return r > 0 ? EXIT_SUCCESS : HUTCH_EXIT_FAILURE;
 	}
+	timings_mark(&j.tm, TIMING_REQUEST);
 	/* The helper's exec overlaps everything up to job_execute. */
 	if (!c.dry_run && !c.request_file)
 		j.early = exec_early_start();
+	timings_mark(&j.tm, TIMING_SPAWN);
 	if (job_read_request(&c, &j) < 0)
 		return fail_with(&c, &j.e, NULL);
+	timings_mark(&j.tm, TIMING_REQUEST);
 	if (job_choose_policy(&c, &j) < 0)
 		return fail_with(&c, &j.e, NULL);
 	if (job_tty_term(&c, &j) < 0)
 		return fail_with(&c, &j.e, &j.jr);
 	if (job_digest(&j) < 0)
 		return fail_with(&c, &j.e, &j.jr);
+	timings_mark(&j.tm, TIMING_POLICY);
 	if (job_narrow(&j) < 0)
 		return fail_with(&c, &j.e, &j.jr);
+	timings_mark(&j.tm, TIMING_PLAN);
 	if (c.dry_run)
 		return print_plan(&j);
 	if (job_check_tty(&c, &j) < 0 || job_open_output_dir(&c, &j) < 0)
 		return HUTCH_EXIT_FAILURE;
 	pe = job_probe_gate(&j, why, sizeof(why));
+	timings_mark(&j.tm, TIMING_PROBE);
 	if (pe == HUTCH_ERR_NONE)
 		r = job_execute(&c, &j);
 	else

@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "status.h"
 #include "doc/change-set.h"
+#include "doc/timings.h"
 
 struct capture {
 	uint8_t *buf;		/* kept bytes (json mode), at most limit */
@@ -151,6 +152,7 @@ struct outcome {
 	char exec_why[OUTCOME_DETAIL_MAX - 32];
 	struct explain_log explain;
 	struct net_log net;
+	struct jail_timings timings;	/* spec, spawn and the helper's steps */
 };
 
 struct collected_file {

@@ -52,9 +52,10 @@ static bool in_list(const char *list, const char *name)
 	return false;
 }
 
-static int load(const char *which, struct policy *ret, struct verrors *e)
+static int load(const struct policy_choice *c, const char *which, struct policy *ret,
+		struct verrors *e)
 {
-	int r = policy_load(which, ret, e);
+	int r = policy_load_cached(which, c->cache, ret, e);
 
 	if (r < 0 && e->n == 0)
 		verror_add(e, HUTCH_ERR_POLICY_INVALID, "/policy",
@@ -92,7 +93,7 @@ int policy_choose(const struct policy_choice *c, const char *req_name, struct po
 		pick = first;
 	else if (!c->cli)
 		pick = "default";
-	r = load(pick, ret, e);
+	r = load(c, pick, ret, e);
 	/* The caller's own --policy, under whatever name the request gave. */
 	if (r == 0 && req_name && strcmp(req_name, ret->name) != 0) {
 		policy_free(ret);

@@ -8,11 +8,13 @@
 #define HUTCH_POLICY_CHOICE_H
 
 #include "doc/policy.h"
+#include "doc/policy-load.h"
 #include "doc/verror.h"
 
 struct policy_choice {
 	const char *cli;	/* --policy NAME|FILE, or NULL */
 	const char *allowed;	/* --allow-policies NAME[,NAME...], or NULL */
+	const struct policy_cache *cache;	/* parsed policies kept, or NULL */
 };
 
 /* 0 when every name in the list is valid (and there is one at least),

@@ -499,7 +499,7 @@ int policy_resolve(const char *text, size_t len, const char *name,
 
 	r = json_parse_strict(text, len, INVALID, e, &root);
 	if (r == 0 && !json_object_object_get_ex(root, "extends", NULL))
-		r = policy_parse(text, len, name, ret, e);
+		r = policy_parse_tree(root, name, ret, e);	/* parsed once */
 	if (r < 0 || !json_object_object_get_ex(root, "extends", NULL)) {
 		json_object_put(root);
 		set_file(e, before, shown);

@@ -698,7 +698,7 @@ static struct json_object *jon_limit(const struct policy *p)
 /* Fixed member order, no whitespace, every field present: two policies
  * that mean the same print the same, whatever their files looked like.
  * Each member in the order of hutch-policy(5). */
-static char *canonical_json(const struct policy *p)
+char *policy_canonical(const struct policy *p)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 	struct json_object *env = jenv(p);
@@ -744,11 +744,20 @@ static void parse_landlock(struct ctx *c, struct json_object *root)
 int policy_parse(const char *text, size_t len, const char *name, struct policy *ret,
 		 struct verrors *e)
 {
+	_cleanup_json_ struct json_object *root = NULL;
+
+	if (json_parse_strict(text, len, INVALID, e, &root) < 0)
+		return -EINVAL;
+	return policy_parse_tree(root, name, ret, e);
+}
+
+int policy_parse_tree(struct json_object *root, const char *name, struct policy *ret,
+		      struct verrors *e)
+{
 	static const char *const keys[] = { "version",	"description", "limits",   "filesystem",
 					    "mounts",	"files",       "collect",  "network",
 					    "env",	"seccomp",     "landlock", "user",
 					    "requires", "on_limit",    "hostname", NULL };
-	_cleanup_json_ struct json_object *root = NULL;
 	struct policy p = { 0 };
 	struct ctx c = { .e = e, .p = &p };
 	struct json_object *v;
@@ -757,8 +766,6 @@ int policy_parse(const char *text, size_t len, const char *name, struct policy *
 	uint64_t version = 0;
 
 	policy_proxy_init(&p.proxy);
-	if (json_parse_strict(text, len, INVALID, e, &root) < 0)
-		return -EINVAL;
 	json_check_keys(root, keys, INVALID, "", e);
 	if (json_get_uint(root, "version", 1, 1, INVALID, "", e, &version) == 0)
 		verror_add(e, INVALID, "/version", "missing");
@@ -805,7 +812,7 @@ int policy_parse(const char *text, size_t len, const char *name, struct policy *
 		policy_free(&p);
 		return -EINVAL;
 	}
-	p.canonical = canonical_json(&p);
+	p.canonical = policy_canonical(&p);
 	if (!p.canonical) {
 		policy_free(&p);
 		return verror_add(e, HUTCH_ERR_INTERNAL, "", "out of memory");

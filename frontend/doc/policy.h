@@ -111,6 +111,18 @@ struct policy {
 int policy_parse(const char *text, size_t len, const char *name, struct policy *ret,
 		 struct verrors *e);
 
+/* The canonical JSON text of p (what p->canonical holds once parsed;
+ * every field but name and file), malloc'd; NULL without memory. */
+char *policy_canonical(const struct policy *p);
+
+struct json_object;
+
+/* The same, for a document json_parse_strict already read (root stays
+ * the caller's; the policy copies what it keeps). policy_resolve hands
+ * a file without "extends" over this way instead of parsing it twice. */
+int policy_parse_tree(struct json_object *root, const char *name, struct policy *ret,
+		      struct verrors *e);
+
 /* A policy name: 1-64 of [a-z0-9_-], starting with a letter or digit. */
 bool policy_name_valid(const char *s);
 

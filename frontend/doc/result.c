@@ -173,7 +173,7 @@ static struct json_object *jjail(const struct jail_report *jr, const struct plan
 	static const char *const ns[] = { "user", "mount", "pid", "ipc", "uts", "cgroup" };
 	static const char *const nets[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
 					    [NET_HOST] = "host", [NET_PROXY] = "proxy" };
-	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array(), *t;
 	enum net_mode net = plan ? plan->network : jr && jr->have_modes ? jr->network : NET_NONE;
 	enum seccomp_mode sc = plan ? plan->seccomp : jr && jr->have_modes ? jr->seccomp
 									  : SECCOMP_DENY_LIST;
@@ -194,6 +194,8 @@ static struct json_object *jjail(const struct jail_report *jr, const struct plan
 	put(o, "cgroup", json_object_new_string(jr && jr->cgroup ? jr->cgroup : "unavailable"), ok);
 	/* Every policy's filter refuses it: filter.c add_memfd_rules. */
 	put(o, "memfd_exec", json_object_new_string("refused"), ok);
+	if (jr && (t = timings_json(&jr->timings)))
+		put(o, "timings", t, ok);
 	return o;
 }
 

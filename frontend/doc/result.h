@@ -33,6 +33,7 @@ struct jail_report {
 	bool have_modes;
 	enum net_mode network;
 	enum seccomp_mode seccomp;
+	struct jail_timings timings;	/* "timings", when any step was marked */
 };
 
 /* A failure before anything ran (validation, policy, probe). NULL only

@@ -53,6 +53,7 @@ struct exec_run {
 	bool tty;		/* eo->tty: the spec asks pid 1 for a pty */
 	bool changes_data;	/* eo->changes_data */
 	unsigned concurrency;	/* eo->concurrency */
+	struct jail_timings tm;	/* our steps: the watch starts res afresh */
 };
 
 static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
@@ -406,6 +407,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	memset(res, 0, sizeof(*res));
 	res->status = OUTCOME_FAILED; /* until classify_outcome says otherwise */
 	res->workdir_fd = -1;
+	timings_begin(&res->timings);	/* spec, then spawn up to pid 1's record */
 	io.null_stdin = !io.pipe_stdin;
 	if (access(execute_helper_path(), X_OK) < 0)
 		r = start_failed(plan, res, HUTCH_ERR_HELPER_NOT_FOUND, -ENOENT, NULL);
@@ -420,6 +422,8 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	}
 	if (r == 0)
 		r = prepare_spec(x, eo->explain, &spec, &spec_len);
+	if (r == 0)
+		timings_mark(&res->timings, TIMING_SPEC);
 	/* --tty keeps the path its terminal hand-over was proven on */
 	if (r == 0) {
 		io.bind_fds = x->layout.bind_fds;
@@ -443,6 +447,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	if (r < 0)
 		return r;
 	set_supervise_opts(x, eo);
+	x->tm = res->timings;
 	*ret = TAKE_PTR(x);
 	return 0;
 }
@@ -476,6 +481,18 @@ static void read_changes(struct exec_run *x, const struct collected *files)
 		change_set_free(&x->res->changes);	/* no memory: no change set */
 }
 
+/* Our steps, then pid 1's record if it came (the watch read it), which
+ * charges the spawn from our last step to the helper's start. */
+static void take_timings(struct exec_run *x)
+{
+	struct hutch_timings rec = x->res->timings.helper;
+	bool have = x->res->timings.have_helper;
+
+	x->res->timings = x->tm;
+	if (have)
+		(void)timings_take_record(&x->res->timings, &rec, sizeof(rec));
+}
+
 void exec_finish(struct exec_run *x, struct collected *ret_files)
 {
 	struct outcome *res = x->res;
@@ -492,6 +509,7 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 			(void)jail_kill_and_reap(&x->jp, 0, NULL);
 	}
 	jail_proc_close(&x->jp);
+	take_timings(x);
 	if (x->have_cgroup) {
 		res->cgroup_applied = true;
 		cgroup_finish(&x->cg, &cu);

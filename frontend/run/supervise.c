@@ -28,6 +28,7 @@
 #include "hutch-abi.h"
 #include "time-util.h"
 #include "doc/result.h"
+#include "run/control-recv.h"
 #include "run/explain.h"
 #include "run/forkserver.h"
 #include "run/memfd-notify.h"
@@ -437,11 +438,11 @@ static void on_exit_of_helper(struct jail_watch *l)
 }
 
 /* pid 1 sends the work dir (for collect) and the seccomp listener (for
- * denial reports) on the control socket. */
+ * denial reports) on the control socket, and last its timings. */
 static int read_control(struct jail_watch *l)
 {
 	char tag;
-	int fd, r = fdpass_recv(l->o.control_fd, &tag, &fd);
+	int fd, r = control_recv(l->o.control_fd, &tag, &fd, &l->res->timings);
 
 	if (r == -EAGAIN)
 		return -1;
@@ -449,6 +450,8 @@ static int read_control(struct jail_watch *l)
 		fd_close(&l->o.control_fd); /* closed, or nothing we expect */
 		return 0;
 	}
+	if (fd < 0)
+		return 1; /* the timings record: taken */
 	if (tag == HUTCH_CONTROL_WORKDIR && l->res->workdir_fd < 0)
 		l->res->workdir_fd = fd;
 	else if (tag == HUTCH_CONTROL_OVERLAY && l->res->n_overlay_fds < OUTCOME_MAX_OVERLAYS)

@@ -215,6 +215,7 @@ static void finish_run(struct srun *r)
 	exec_finish(r->x, &files);
 	jail_report_from_policy(&jr, &s->pol, s->digest);
 	jail_report_add_plan(&jr, &r->plan);
+	jail_report_add_timings(&jr, NULL, &r->o.timings);
 	if (r->o.status == OUTCOME_FAILED && r->o.err == HUTCH_ERR_CANCELLED) {
 		conn_fail(r->c, r->id, HUTCH_ERR_CANCELLED, NULL);
 	} else {
