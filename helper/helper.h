@@ -66,6 +66,13 @@ void limit_user_counts(void);	/* after them, before the privileges go */
 /* rootfs.c (phase 2, pid 1): tmpfs root, the spec's mounts, pivot_root. */
 void build_root(const struct spec *sp);
 
+/* masks.c (phase 2, pid 1, from build_root): masks_prepare makes the
+ * empty file hidden files are covered with (in the root tmpfs, unlinked by
+ * masks_done); mask_one enacts a HIDE, READONLY or PIN mount. */
+void masks_prepare(int root_fd, const struct spec *sp);
+void mask_one(int root_fd, const struct spec_mount *m, uint32_t item);
+void masks_done(int root_fd, const struct spec *sp);
+
 /* devpts.c (phase 2, pid 1, from build_root): a devpts instance of the
  * jail's own as a detached mount; its fd. */
 int devpts_new(const struct spec_mount *m, uint32_t item);

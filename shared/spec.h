@@ -67,6 +67,13 @@ enum hutch_mount_kind {
 	HUTCH_MOUNT_FILE,	/* data: contents, mode */
 	HUTCH_MOUNT_DIR,	/* mode */
 	HUTCH_MOUNT_DEVPTS,	/* a new devpts instance; mode: its ptmx node's */
+	/* Masks (helper/masks.c), after every other mount: target must
+	 * already exist inside a mount above it; nothing is created. */
+	HUTCH_MOUNT_HIDE,	/* an empty read-only file or directory over target */
+	HUTCH_MOUNT_READONLY,	/* target bound onto itself read-only */
+	HUTCH_MOUNT_PIN,	/* target bound onto itself: a mount point cannot be
+				 * renamed or removed (EBUSY), so neither can a
+				 * protected path's parents be swapped aside */
 	HUTCH_MOUNT_KIND_MAX
 };
 

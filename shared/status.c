@@ -379,6 +379,15 @@ static void say_mount_kind(struct words *w, const struct spec *sp, uint32_t i)
 	case HUTCH_MOUNT_DEVPTS:
 		say(w, "mount of devpts at ");
 		break;
+	case HUTCH_MOUNT_HIDE:
+		say(w, "hiding ");
+		break;
+	case HUTCH_MOUNT_READONLY:
+		say(w, "making read-only ");
+		break;
+	case HUTCH_MOUNT_PIN:
+		say(w, "pinning ");
+		break;
 	case HUTCH_MOUNT_KIND_MAX:
 		say(w, "mounting ");
 		break;

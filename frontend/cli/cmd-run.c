@@ -60,6 +60,7 @@ static const char usage[] =
 	"  --env NAME=VALUE       set a variable the policy allows\n"
 	"  --ro PATH[:DEST]       bind a host path read-only\n"
 	"  --rw PATH[:DEST]       bind a host path read-write\n"
+	"  --hide JAILPATH        hide a file or directory inside a bind: empty, read-only\n"
 	"  --input NAME=FILE      stage FILE into the working directory as NAME\n"
 	"  --collect NAME         return the file or directory NAME from the working directory\n"
 	"  --output-dir DIR       without --json, write collected files into DIR (default: .)\n"
@@ -96,6 +97,7 @@ enum {
 	OPT_RW,
 	OPT_INPUT,
 	OPT_COLLECT,
+	OPT_HIDE,
 	OPT_CWD,
 	OPT_FRAME,
 	OPT_KEEP_PARTIAL,
@@ -127,6 +129,7 @@ static const struct option options[] = {
 	{ "rw", required_argument, NULL, OPT_RW },
 	{ "input", required_argument, NULL, OPT_INPUT },
 	{ "collect", required_argument, NULL, OPT_COLLECT },
+	{ "hide", required_argument, NULL, OPT_HIDE },
 	{ "cwd", required_argument, NULL, OPT_CWD },
 	{ "frame", no_argument, NULL, OPT_FRAME },
 	{ "keep-partial", no_argument, NULL, OPT_KEEP_PARTIAL },
@@ -444,6 +447,7 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_RW: return add_mount(c, arg, "rw");
 	case OPT_INPUT: return add_input(c, arg);
 	case OPT_COLLECT: return add_collect(c, arg);
+	case OPT_HIDE: jpush(c, sub(c, c->doc, "hide", json_type_array), json_object_new_string(arg)); return 0;
 	case OPT_CWD: return set_string(c, "cwd", arg);
 	case OPT_FRAME: return set_string(c, "stdout_mode", "frame");
 	case OPT_KEEP_PARTIAL: jset(c, c->doc, "keep_partial", json_object_new_boolean(true)); return 0;
@@ -608,7 +612,7 @@ static const char *flag_for(const struct run_cli *c, const char *ptr, char *buf,
 	static const char *const plain[][2] = {
 		{ "/cwd", "--cwd" },	 { "/network", "--network" }, { "/collect", "--collect" },
 		{ "/files", "--input" }, { "/policy", "--policy" },   { "/stdout_mode", "--frame" },
-		{ "/argv", "COMMAND" },
+		{ "/argv", "COMMAND" },	 { "/hide", "--hide" },
 	};
 	unsigned long n;
 	char *end;

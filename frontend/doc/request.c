@@ -246,6 +246,39 @@ static int parse_collect(struct json_object *a, struct request *r, struct verror
 	return 0;
 }
 
+/* "hide": jail paths; narrow.c's masks decide whether each is inside a
+ * bind of the request. */
+static int parse_hide(struct json_object *a, struct request *r, struct verrors *e)
+{
+	size_t n = json_object_array_length(a);
+
+	if (n > REQ_MAX_HIDE) {
+		verror_add(e, BAD, "/hide", "too many paths");
+		verror_given(e, "%zu", n);
+		verror_accept(e, "at most %u paths", REQ_MAX_HIDE);
+		return -EINVAL;
+	}
+	r->hide = calloc(n + 1, sizeof(char *));
+	if (!r->hide)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *s = json_object_array_get_idx(a, i);
+		const char *path = json_object_get_string(s);
+
+		if (!json_object_is_type(s, json_type_string) || !json_string_is_clean(s) ||
+		    strlen(path) > HUTCH_SPEC_MAX_PATH || !spec_path_is_clean(path, 0)) {
+			verror_add_index(e, BAD, "/hide", i, "must be a clean absolute path");
+			verror_accept(e, "a path inside a bind of the request, e.g. /work/src/.env");
+			return -EINVAL;
+		}
+		r->hide[i] = strdup(path);
+		if (!r->hide[i])
+			return -ENOMEM;
+		r->n_hide = i + 1;
+	}
+	return 0;
+}
+
 /* A limit's range in its unit, in place of json_get_uint's bare numbers:
  * "1 to 604800000 milliseconds (1ms to 7d)". */
 static void limit_range_words(struct verrors *e, int i)
@@ -380,7 +413,7 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 	static const char *const keys[] = { "version", "policy", "argv",   "env",
 					    "cwd",     "stdin",	 "files",  "collect",
 					    "limits",  "stdout_mode", "network", "mounts",
-					    "keep_partial", NULL };
+					    "keep_partial", "hide", NULL };
 	static const char *const modes[] = { [STDOUT_STREAM] = "stream", [STDOUT_FRAME] = "frame" };
 	static const char *const nets[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
 					    [NET_HOST] = "host" };
@@ -444,6 +477,9 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 		return k;
 	if ((k = json_get_bool(doc, "keep_partial", BAD, "", e, &r->keep_partial)) < 0)
 		return k;
+	if ((k = json_get_typed(doc, "hide", json_type_array, BAD, "", e, &v)) < 0 ||
+	    (k > 0 && (k = parse_hide(v, r, e)) < 0))
+		return k;
 	return 0;
 }
 
@@ -492,6 +528,7 @@ void request_free(struct request *r)
 		free(r->mounts[i].target);
 	}
 	free(r->mounts);
+	strv_free(r->hide, r->n_hide);
 	*r = (struct request){ 0 };
 }
 

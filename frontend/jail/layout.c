@@ -3,7 +3,7 @@
  * binds (but those of the synthetic /etc files), the merged-/usr symlinks
  * as on the host, synthetic /etc files (passwd, group, hosts, nsswitch.conf),
  * /proc, a minimal /dev, /tmp, the working directory, the staged input
- * files, and last the request's binds. Frontend only. */
+ * files, the request's binds, and last the masks inside them. Frontend only. */
 #include "config.h"
 
 #include <errno.h>
@@ -272,6 +272,23 @@ static uint16_t rw_idmap(const struct layout *l)
 	return l->is_root ? HUTCH_MF_IDMAP : 0;
 }
 
+/* Masks after everything they cover (hutch-exec's masks.c): the pins,
+ * so that a protected path's parents are mount points before anything
+ * is bound beneath them, then the read-only paths, then the hidden. */
+static int layout_masks(struct layout *l, const struct plan *plan)
+{
+	static const uint8_t kind[] = { [MASK_PIN] = HUTCH_MOUNT_PIN,
+					[MASK_READ_ONLY] = HUTCH_MOUNT_READONLY,
+					[MASK_HIDE] = HUTCH_MOUNT_HIDE };
+
+	for (int k = MASK_PIN; k <= MASK_HIDE; k++)
+		for (size_t i = 0; i < plan->n_masks; i++)
+			if (plan->masks[i].kind == (enum plan_mask_kind)k &&
+			    !add(l, kind[k], plan->masks[i].target))
+				return -E2BIG;
+	return 0;
+}
+
 /* The mounts, in the order the file's opening comment gives. */
 static int layout_mounts(struct layout *l, const struct plan *plan)
 {
@@ -311,7 +328,7 @@ static int layout_mounts(struct layout *l, const struct plan *plan)
 		r = add_bind(l, plan->mounts[i].source, plan->mounts[i].target,
 			     (plan->mounts[i].rw ? HUTCH_MF_RW | rw_idmap(l) : 0) |
 				     (plan->mounts[i].exec ? HUTCH_MF_EXEC : 0));
-	return r;
+	return r < 0 ? r : layout_masks(l, plan);
 }
 
 int layout_build(const struct plan *plan, bool is_root, uint8_t **filter, size_t filter_len,

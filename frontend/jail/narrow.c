@@ -13,6 +13,7 @@
 #include "doc/strv.h"
 #include "jail/bind-source.h"
 #include "jail/jail-path.h"
+#include "jail/masks.h"
 #include "jail/narrow.h"
 
 #define VIOLATION HUTCH_ERR_POLICY_VIOLATION
@@ -245,7 +246,7 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 		return -ENOMEM;
 	p->argc = req->argc;
 	if ((r = build_env(req, pol, p, e)) < 0 || (r = build_mounts(req, pol, p, e)) < 0 ||
-	    (r = build_files(req, pol, p, e)) < 0)
+	    (r = masks_resolve(req, pol, p, e)) < 0 || (r = build_files(req, pol, p, e)) < 0)
 		return r;
 	p->work_dir = strdup(pol->work_dir);
 	p->cwd = strdup(req->cwd ? req->cwd : pol->work_dir);
