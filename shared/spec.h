@@ -50,7 +50,8 @@ enum {
 /* Limits the helper sets; HUTCH_RLIM_INFINITY leaves one unlimited.
  * RLIMIT_CORE is always 0 and is not in the spec. */
 enum hutch_rlimit {
-	HUTCH_RLIM_AS,
+	HUTCH_RLIM_AS,	/* the memory limit: RLIMIT_DATA, and RLIMIT_AS at it
+			 * plus HUTCH_AS_HEADROOM (hutch-abi.h) */
 	HUTCH_RLIM_CPU,
 	HUTCH_RLIM_FSIZE,
 	HUTCH_RLIM_NOFILE,

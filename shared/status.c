@@ -185,7 +185,7 @@ static const char *const loopback_sites[SITE_LOOPBACK_MAX] = {
 	[SITE_LOOPBACK_UP] = "bringing lo up",
 };
 static const char *const rlimit_sites[SITE_RLIMIT_MAX] = {
-	[HUTCH_RLIM_AS] = "setting RLIMIT_AS",
+	[HUTCH_RLIM_AS] = "setting RLIMIT_DATA",
 	[HUTCH_RLIM_CPU] = "setting RLIMIT_CPU",
 	[HUTCH_RLIM_FSIZE] = "setting RLIMIT_FSIZE",
 	[HUTCH_RLIM_NOFILE] = "setting RLIMIT_NOFILE",
@@ -193,6 +193,7 @@ static const char *const rlimit_sites[SITE_RLIMIT_MAX] = {
 	[SITE_RLIMIT_CORE] = "setting RLIMIT_CORE",
 	[SITE_RLIMIT_SIGPENDING] = "setting RLIMIT_SIGPENDING",
 	[SITE_RLIMIT_MSGQUEUE] = "setting RLIMIT_MSGQUEUE",
+	[SITE_RLIMIT_AS] = "setting RLIMIT_AS",
 };
 static const char *const drop_ids_sites[SITE_DROP_IDS_MAX] = {
 	[SITE_DROP_IDS_GID] = "setting the group ids",

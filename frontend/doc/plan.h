@@ -83,6 +83,7 @@ struct plan {
 	bool stdin_given;
 	enum stdout_mode stdout_mode;
 	struct plan_limits limits;
+	uint64_t memory_max;	/* the policy's memory_bytes max, for advice */
 	enum seccomp_mode seccomp;
 	char **seccomp_names;	/* extra denies, or the allow list */
 	size_t n_seccomp_names;

@@ -488,6 +488,10 @@ struct json_object *result_for_outcome(const struct plan *plan, const struct out
 	d = base_doc(&ok);
 	put_status(d, o, &ok);
 	put_error(d, o, &ok);
+	if (o->memory_limit) {
+		put(d, "limit", json_object_new_string("memory"), &ok);
+		put(d, "limit_detail", json_object_new_string(o->memory_detail), &ok);
+	}
 	if (o->partial)
 		put(d, "partial", json_object_new_boolean(true), &ok);
 	put_stream(d, "stdout", &o->out, &o->show_out, o->output_withheld, &ok);
@@ -549,11 +553,24 @@ static void print_oom(struct json_object *doc)
 		(long long)kills, kills == 1 ? "" : "es");
 }
 
+/* Without a cgroup a run that died of RLIMIT_DATA says only what its
+ * runtime printed: the verdict of run/memory-limit.c, in one line. */
+static void print_memory_limit(struct json_object *doc)
+{
+	struct json_object *v;
+
+	if (json_object_object_get_ex(doc, "limit", &v) && v &&
+	    strcmp(json_object_get_string(v), "memory") == 0 &&
+	    json_object_object_get_ex(doc, "limit_detail", &v) && v)
+		fprintf(stderr, "hutch: memory limit: %s\n", json_object_get_string(v));
+}
+
 void result_print_error(struct json_object *doc)
 {
 	struct json_object *err, *code, *msg, *ptr;
 
 	print_oom(doc);
+	print_memory_limit(doc);
 
 	if (!json_object_object_get_ex(doc, "error", &err) || !err ||
 	    !json_object_object_get_ex(err, "code", &code) ||

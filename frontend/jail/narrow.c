@@ -225,6 +225,7 @@ static int fill_limits(const struct request *req, const struct policy *pol, stru
 		}
 		*lim[i] = v;
 	}
+	p->memory_max = pol->limits[LIM_MEMORY_BYTES].max;
 	return 0;
 }
 
