@@ -167,6 +167,29 @@ static struct json_object *landlock_rights_json(unsigned rights, bool *ok)
 	return a;
 }
 
+/* jail.masks: what the hide and read_only patterns and --hide did, and
+ * every bound of the walk that resolved them (jail/masks.c). */
+static struct json_object *jmasks(const struct plan_masks_report *r, bool *ok)
+{
+	struct json_object *o = json_object_new_object(), *b = json_object_new_array();
+
+	put(o, "hidden", json_object_new_int64((int64_t)r->hidden), ok);
+	put(o, "read_only", json_object_new_int64((int64_t)r->read_only), ok);
+	put(o, "pinned", json_object_new_int64((int64_t)r->pinned), ok);
+	put(o, "left_out", json_object_new_int64((int64_t)r->left_out), ok);
+	put(o, "visited", json_object_new_int64((int64_t)r->visited), ok);
+	put(o, "unreadable", json_object_new_int64((int64_t)r->unreadable), ok);
+	put(o, "links", json_object_new_int64((int64_t)r->links), ok);
+	if (r->left_out)
+		push(b, json_object_new_string("count"), ok);
+	if (r->depth_hit)
+		push(b, json_object_new_string("depth"), ok);
+	if (r->entries_hit)
+		push(b, json_object_new_string("entries"), ok);
+	put(o, "bounds_hit", b, ok);
+	return o;
+}
+
 static struct json_object *jjail(const struct jail_report *jr, const struct plan *plan, bool *ok)
 {
 	static const char *const ns[] = { "user", "mount", "pid", "ipc", "uts", "cgroup" };
@@ -193,6 +216,8 @@ static struct json_object *jjail(const struct jail_report *jr, const struct plan
 	put(o, "cgroup", json_object_new_string(jr && jr->cgroup ? jr->cgroup : "unavailable"), ok);
 	/* Every policy's filter refuses it: filter.c add_memfd_rules. */
 	put(o, "memfd_exec", json_object_new_string("refused"), ok);
+	if (plan && plan->masks_report.walked)
+		put(o, "masks", jmasks(&plan->masks_report, ok), ok);
 	return o;
 }
 
