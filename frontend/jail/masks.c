@@ -222,6 +222,7 @@ static int hide_path(struct plan *p, const char *path, size_t i, struct verrors 
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	const struct plan_mount *in = NULL;
+	struct stat st;
 	int dfd, fd;
 
 	for (size_t k = 0; k < p->n_mounts; k++)
@@ -241,6 +242,12 @@ static int hide_path(struct plan *p, const char *path, size_t i, struct verrors 
 		fd = dfd < 0 ? -1
 			     : (int)syscall(SYS_openat2, dfd, path + strlen(in->target) + 1, &how,
 					    sizeof(how));
+		/* O_PATH | O_NOFOLLOW opens a link at the end as itself */
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+			close(fd);
+			fd = -1;
+			errno = ELOOP;
+		}
 		if (fd < 0 && errno == ELOOP) {
 			verror_add_index(e, BAD, "/hide", i, "a symbolic link on the host");
 			verror_accept(e, "a file or directory reached without a link");

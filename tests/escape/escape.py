@@ -859,7 +859,7 @@ def main():
     ap.add_argument("--hutch", required=True)
     ap.add_argument("--probes", required=True, help="the built probes binary")
     ap.add_argument("--tmp", required=True, help="a world-readable scratch directory")
-    ap.add_argument("--policies", default="default strict network build convert")
+    ap.add_argument("--policies", default="default strict network build convert agent")
     ap.add_argument("--only", default="", help="comma-separated probe names")
     ap.add_argument("--log", default="", help="append every row, untruncated, to this file")
     ap.add_argument("--width", type=int, default=160, help="evidence column width, 0 = full")
