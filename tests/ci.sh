@@ -35,6 +35,10 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		make gcc python3-venv libreoffice-writer-nogui ghostscript pandoc \
 		imagemagick libpython3.11-testsuite >/dev/null
+	# Runtimes that reserve address space they never touch, under the
+	# memory limit without a cgroup (memory-limit.sh).
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		nodejs default-jre-headless golang-go >/dev/null
 	# jobs-convert.sh checks that gs in the jail honours /etc/papersize:
 	# A4, unlike what gs falls back to without the file.
 	[ -f /etc/papersize ] || echo a4 >/etc/papersize
