@@ -50,6 +50,10 @@ LINGER_PROBES = {"outlive", "outlive-timeout", "outlive-kill", "fork-bomb"}
 # these must still be contained: Landlock scopes abstract sockets, the
 # filesystem, pid and ipc namespaces stay the jail's.
 HOST_NET_PROBES = ["unix-abstract", "unix-path", "proc-signal", "sysv-ipc", "proc-see"]
+# Masks inside binds: a workspace bound at /work/ws (hutch(1), "Masks
+# inside binds"); the harness replants it after every run.
+MASK_PROBES = {"mask-read", "mask-hook"}
+MASK_WS = "/work/ws"
 VERDICTS = ("CONTAINED", "ESCAPED", "NOTAPPLICABLE", "ERROR")
 # Memory bombs under policies that allow more per process ask for
 # --memory BOMB_MEM_MIB (HUTCH_ESCAPE_BOMB_MEM): bigger ones outlast the
@@ -382,11 +386,51 @@ class Harness:
         self.relsecret = os.path.relpath(self.secret_file, "/")
         self.cache = tempfile.mkdtemp(prefix="hutch-escape-rt.")  # 0700, outside t
         self.cleanup_dirs.append(self.cache)
+        self.ws = os.path.join(t, "ws")
+        self.plant_ws()
         self.scratch = os.path.join(t, "scratch")
         os.mkdir(self.scratch)
         os.chmod(self.scratch, 0o755)
         self.hashes = {p: self.identity(p) for p in self.binaries()}
         self.hostname = socket.gethostname()
+
+    def plant_ws(self):
+        """The workspace of the mask probes: a secret .env and a repository
+        whose hook and config must not change."""
+        if os.path.isdir(self.ws):
+            shutil.rmtree(self.ws)
+        os.makedirs(os.path.join(self.ws, ".git", "hooks"))
+        files = {".env": "canary " + self.secret + "\n", ".git/config": "[core]\n",
+                 ".git/hooks/pre-commit": "#!/bin/sh\n", "README": "readme\n"}
+        for rel, text in files.items():
+            with open(os.path.join(self.ws, rel), "w") as f:
+                f.write(text)
+        for d, dirs, names in os.walk(self.ws):
+            os.chmod(d, 0o777)
+            for n in names:
+                os.chmod(os.path.join(d, n), 0o666)
+        self.ws_files = files
+
+    def ws_changed(self):
+        """What the mask probes changed in the host's workspace."""
+        bad = []
+        for rel in (".git/config", ".git/hooks/pre-commit"):
+            try:
+                with open(os.path.join(self.ws, rel)) as f:
+                    if f.read() != self.ws_files[rel]:
+                        bad.append("the host's %s changed" % rel)
+            except OSError as e:
+                bad.append("the host's %s: %s" % (rel, e.strerror))
+        for d, dirs, names in os.walk(self.ws):
+            for n in names:
+                try:
+                    with open(os.path.join(d, n), errors="replace") as f:
+                        if "hx-evil" in f.read():
+                            bad.append("a planted hook on the host: " +
+                                       os.path.relpath(os.path.join(d, n), self.ws))
+                except OSError:
+                    pass
+        return bad
 
     @staticmethod
     def identity(path):
@@ -455,7 +499,11 @@ class Harness:
         doc = json.loads(out.stdout)
         lim = doc["limits"]
         mib = 1 << 20
+        fs = doc.get("filesystem", {})
         return {
+            "hide": fs.get("hide", []), "read_only": fs.get("read_only", []),
+            "rw_tmp": any(m["prefix"] in ("/", "/tmp") and "rw" in m["modes"]
+                          for m in doc.get("mounts", [])),
             "procs": lim["processes"]["default"],
             "mem": lim["memory_bytes"]["default"] // mib,
             "disk": max(lim["work_bytes"]["default"], lim["tmp_bytes"]["default"]) // mib,
@@ -473,7 +521,7 @@ class Harness:
             "port": str(self.net.port), "uport": str(self.net.uport),
             "hostip": self.hostip, "hostip6": self.hostip6,
             "abstract": self.net.abstract_name, "sock": self.net.path, "ipckey": self.ipckey,
-            "vport": self.vport,
+            "vport": self.vport, "ws": self.ws,
         }
         for i, d in enumerate(self.canaries[1:], 2):
             a["canary%d" % i] = d
@@ -485,7 +533,10 @@ class Harness:
         a = self.common_args()
         a.update(token=token, lmarker=lmarker)
         if limits:
-            a.update({k: str(v) for k, v in limits.items()})
+            a.update(ws=MASK_WS)  # in the jail; the control gets the host path
+        if limits:
+            a.update({k: str(v) for k, v in limits.items()
+                      if k not in ("hide", "read_only", "rw_tmp")})
         return [probe] + ["%s=%s" % (k, v) for k, v in a.items() if v]
 
     def outside_checks(self, probe, token, lmarker, injected, before_log):
@@ -520,6 +571,10 @@ class Harness:
                 kill_marker(lmarker)
         if probe == "sethostname" and socket.gethostname() != self.hostname:
             bad.append("the host's hostname changed to " + socket.gethostname())
+        if probe == "mask-hook":
+            bad += self.ws_changed()
+        if probe in MASK_PROBES:
+            self.plant_ws()
         if probe == "helper-exe":
             for p, (ino, h) in list(self.hashes.items()):
                 now_ino, now_h = self.identity(p)
@@ -565,6 +620,14 @@ class Harness:
             limits = dict(limits, mem=BOMB_MEM_MIB)
         if probe == "outlive-timeout":
             timeout = "2s"
+        if probe in MASK_PROBES:
+            why = self.mask_not_applicable(probe, pol, limits)
+            if why:
+                self.add(probe, config, "NOTAPPLICABLE", why, 0, control=False)
+                return
+            opts += ["--rw", "%s:%s" % (self.ws, MASK_WS)]
+            if probe == "mask-read" and not limits["hide"]:
+                opts += ["--hide", MASK_WS + "/.env"]
         if probe == "collect-symlink":
             opts += ["--collect", "out", "--collect", "out-rel", "--collect", "out-proc"]
         if probe == "collect-fifo":
@@ -632,6 +695,15 @@ class Harness:
         if extra:
             ev = ev + " " + " ".join(extra)
         self.add(probe, config, verdict, ev, wall, control=False)
+
+    @staticmethod
+    def mask_not_applicable(probe, pol, limits):
+        """Why a mask probe does not apply under pol, or None."""
+        if not limits["rw_tmp"]:
+            return "%s allows no writable request bind of /tmp: nothing to mask into" % pol
+        if probe == "mask-hook" and not limits["read_only"]:
+            return "%s protects no path (filesystem.read_only is empty)" % pol
+        return None
 
     def kill_midway(self, argv, lmarker, what):
         """Start argv, wait until its lingerers exist, SIGKILL it (only
