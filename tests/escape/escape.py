@@ -673,7 +673,7 @@ class Harness:
                     extra.append("cgroup %s yet %d MiB together > %d MiB" % (cg, agg, limits["mem"]))
                 elif agg > limits["mem"]:
                     # Documented: without a delegated cgroup, memory_bytes is
-                    # RLIMIT_AS, per process. Shown, not counted as an escape.
+                    # RLIMIT_DATA, per process. Shown, not counted as an escape.
                     extra.append("NOTE cgroup %s: memory_bytes binds each process, not the jail: "
                                  "%d MiB together > %d MiB; the jail's bound is processes x "
                                  "memory_bytes = %d GiB" % (cg, agg, limits["mem"],
