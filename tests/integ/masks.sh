@@ -11,7 +11,8 @@
 tap_tmpdir masks
 
 src=$tmp/src
-mkdir -p "$src/.git/hooks" "$src/sub/.ssh" "$src/.config/gcloud" "$src/deep/proj/.git/hooks"
+mkdir -p "$src/.git/hooks" "$src/sub/.ssh" "$src/.config/gcloud" "$src/deep/proj/.git/hooks" \
+	"$src/.git/modules/lib/hooks"
 echo SECRET-ENV >"$src/.env"
 echo SECRET-LOCAL >"$src/.env.local"
 echo SECRET-KEY >"$src/sub/.ssh/id_ed25519"
@@ -19,6 +20,7 @@ echo SECRET-TOKEN >"$src/.config/gcloud/token"
 echo '[core]' >"$src/.git/config"
 echo '#!/bin/sh' >"$src/.git/hooks/pre-commit"
 echo '[core]' >"$src/deep/proj/.git/config"
+echo '[core]' >"$src/.git/modules/lib/config"
 echo readme >"$src/README"
 echo notes >"$src/notes"
 chmod -R a+rwX "$src"
@@ -54,6 +56,9 @@ res("write-config", lambda: open(".git/config", "a").write("evil"))
 res("rename-config", lambda: os.rename(".git/config", ".git/config.old"))
 res("rename-hooks", lambda: os.rename(".git/hooks", ".git/hooks.old"))
 res("rename-git", lambda: os.rename(".git", ".git-aside"))
+res("module-hook", lambda: open(".git/modules/lib/hooks/pre-commit", "w").write("evil"))
+res("module-config", lambda: open(".git/modules/lib/config", "a").write("evil"))
+res("rename-modules", lambda: os.rename(".git/modules", ".git/modules-aside"))
 res("rmtree-git", lambda: os.rmdir(".git"))
 res("rename-deep", lambda: os.rename("deep", "deep-aside"))
 res("rename-deep-proj", lambda: os.rename("deep/proj", "deep/proj-aside"))
@@ -111,6 +116,9 @@ same "renaming .git/config aside: EBUSY" EBUSY "$(r rename-config)"
 same "renaming .git/hooks aside: EBUSY" EBUSY "$(r rename-hooks)"
 same "renaming .git aside: EBUSY (pinned)" EBUSY "$(r rename-git)"
 same "removing .git: EBUSY" EBUSY "$(r rmtree-git)"
+same "a submodule's hook (.git/modules/lib/hooks): EROFS" EROFS "$(r module-hook)"
+same "a submodule's config: EROFS" EROFS "$(r module-config)"
+same "renaming .git/modules aside: EBUSY" EBUSY "$(r rename-modules)"
 same "renaming deep (a parent of a protected .git) aside: EBUSY" EBUSY "$(r rename-deep)"
 same "renaming deep/proj aside: EBUSY" EBUSY "$(r rename-deep-proj)"
 same "renaming deep/proj/.git aside: EBUSY" EBUSY "$(r rename-deep-git)"
@@ -150,9 +158,10 @@ check "rename-aside: no evil file anywhere in the host tree" \
 	test -z "$(grep -rl evil "$src" 2>/dev/null)"
 
 # jail.masks: hidden .env, .env.local, id_ed25519, gcloud; read-only hooks
-# and config of two repositories; pins .git, deep, deep/proj, deep/proj/.git.
+# and config of two repositories and a submodule; pins .git, .git/modules,
+# .git/modules/lib, deep, deep/proj, deep/proj/.git.
 check "jail.masks counts what was masked" \
-	test "$(json_get '[d["jail"]["masks"][k] for k in ("hidden", "read_only", "pinned", "left_out")]' <"$tmp/doc")" = "[4, 4, 4, 0]"
+	test "$(json_get '[d["jail"]["masks"][k] for k in ("hidden", "read_only", "pinned", "left_out")]' <"$tmp/doc")" = "[4, 6, 6, 0]"
 check "jail.masks: no bound hit" test "$(json_get 'd["jail"]["masks"]["bounds_hit"]' <"$tmp/doc")" = "[]"
 
 # Read-only binds: hidden still, nothing to protect.
