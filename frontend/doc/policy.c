@@ -235,10 +235,20 @@ static void parse_patterns(struct ctx *c, struct json_object *fs, const char *ke
 		verror_accept(c->e, "at most %u patterns", MASK_PATTERNS_MAX);
 		return;
 	}
-	parse_strings(c, arr, ptr, mask_pattern_ok,
-		      "must be a pattern: '/'-separated globs or \"**\", no empty, '.' or '..' "
-		      "component, at most 256 bytes and 3 \"**\"",
-		      ret_v, ret_n);
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *s = json_object_array_get_idx(arr, i);
+
+		if (!json_object_is_type(s, json_type_string) ||
+		    mask_pattern_ok(json_object_get_string(s)))
+			continue;
+		verror_add_index(c->e, INVALID, ptr, i, "must be a pattern");
+		verror_accept(c->e, "'/'-separated fnmatch(3) globs and \"**\" (at most %u), "
+			      "no empty, '.' or '..' component, at most %u bytes",
+			      MASK_PATTERN_MAX_STARS, MASK_PATTERN_MAX);
+		verror_accept(c->e, "e.g. **/.env, **/.git/hooks, /work/src/secrets");
+		return;
+	}
+	parse_strings(c, arr, ptr, NULL, NULL, ret_v, ret_n);
 }
 
 static void parse_filesystem(struct ctx *c, struct json_object *fs)

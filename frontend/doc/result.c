@@ -19,6 +19,7 @@
 #include "doc/json-util.h"
 #include "doc/request.h"
 #include "doc/result.h"
+#include "doc/result-limits.h"
 #include "doc/text.h"
 
 /* json-c's json_escape_str: two bytes for the short escapes, six for
@@ -167,29 +168,6 @@ static struct json_object *landlock_rights_json(unsigned rights, bool *ok)
 	return a;
 }
 
-/* jail.masks: what the hide and read_only patterns and --hide did, and
- * every bound of the walk that resolved them (jail/masks.c). */
-static struct json_object *jmasks(const struct plan_masks_report *r, bool *ok)
-{
-	struct json_object *o = json_object_new_object(), *b = json_object_new_array();
-
-	put(o, "hidden", json_object_new_int64((int64_t)r->hidden), ok);
-	put(o, "read_only", json_object_new_int64((int64_t)r->read_only), ok);
-	put(o, "pinned", json_object_new_int64((int64_t)r->pinned), ok);
-	put(o, "left_out", json_object_new_int64((int64_t)r->left_out), ok);
-	put(o, "visited", json_object_new_int64((int64_t)r->visited), ok);
-	put(o, "unreadable", json_object_new_int64((int64_t)r->unreadable), ok);
-	put(o, "links", json_object_new_int64((int64_t)r->links), ok);
-	if (r->left_out)
-		push(b, json_object_new_string("count"), ok);
-	if (r->depth_hit)
-		push(b, json_object_new_string("depth"), ok);
-	if (r->entries_hit)
-		push(b, json_object_new_string("entries"), ok);
-	put(o, "bounds_hit", b, ok);
-	return o;
-}
-
 static struct json_object *jjail(const struct jail_report *jr, const struct plan *plan, bool *ok)
 {
 	static const char *const ns[] = { "user", "mount", "pid", "ipc", "uts", "cgroup" };
@@ -217,7 +195,7 @@ static struct json_object *jjail(const struct jail_report *jr, const struct plan
 	/* Every policy's filter refuses it: filter.c add_memfd_rules. */
 	put(o, "memfd_exec", json_object_new_string("refused"), ok);
 	if (plan && plan->masks_report.walked)
-		put(o, "masks", jmasks(&plan->masks_report, ok), ok);
+		put(o, "masks", result_masks_json(&plan->masks_report), ok);
 	return o;
 }
 
@@ -578,24 +556,12 @@ static void print_oom(struct json_object *doc)
 		(long long)kills, kills == 1 ? "" : "es");
 }
 
-/* Without a cgroup a run that died of RLIMIT_DATA says only what its
- * runtime printed: the verdict of run/memory-limit.c, in one line. */
-static void print_memory_limit(struct json_object *doc)
-{
-	struct json_object *v;
-
-	if (json_object_object_get_ex(doc, "limit", &v) && v &&
-	    strcmp(json_object_get_string(v), "memory") == 0 &&
-	    json_object_object_get_ex(doc, "limit_detail", &v) && v)
-		fprintf(stderr, "hutch: memory limit: %s\n", json_object_get_string(v));
-}
-
 void result_print_error(struct json_object *doc)
 {
 	struct json_object *err, *code, *msg, *ptr;
 
 	print_oom(doc);
-	print_memory_limit(doc);
+	result_print_limits(doc);
 
 	if (!json_object_object_get_ex(doc, "error", &err) || !err ||
 	    !json_object_object_get_ex(err, "code", &code) ||
