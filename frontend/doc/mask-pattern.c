@@ -64,6 +64,20 @@ static bool match_parts(char **pat, int np, char **name, int nn)
 	return match_parts(pat + 1, np - 1, name + 1, nn - 1);
 }
 
+/* Can the last component of pattern match the last of path? "**" can. */
+static bool last_may_match(const char *pattern, const char *path)
+{
+	const char *lp = strrchr(pattern, '/'), *ln = strrchr(path, '/');
+	char last[MASK_PATTERN_MAX + 1];
+
+	lp = lp ? lp + 1 : pattern;
+	ln = ln ? ln + 1 : path;
+	if (strcmp(lp, "**") == 0)
+		return true;
+	strcpy(last, lp);
+	return fnmatch(last, ln, FNM_PERIOD) == 0;
+}
+
 bool mask_pattern_match(const char *pattern, const char *path)
 {
 	char pbuf[MASK_PATTERN_MAX + 4], nbuf[4096];
@@ -71,6 +85,10 @@ bool mask_pattern_match(const char *pattern, const char *path)
 	int np, nn, off = 0;
 
 	if (strlen(pattern) > MASK_PATTERN_MAX || strlen(path) >= sizeof(nbuf))
+		return false;
+	/* The walk asks of every entry: most fail on the last component,
+	 * checked first without copying or splitting anything. */
+	if (!last_may_match(pattern, path))
 		return false;
 	if (pattern[0] != '/')
 		pat[off++] = (char *)"**";
