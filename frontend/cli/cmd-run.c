@@ -50,7 +50,7 @@ static const char usage[] =
 	"  --timeout DURATION     wall-clock limit (wall_ms)\n"
 	"  --cpu DURATION         CPU time limit (cpu_ms)\n"
 	"  --idle-timeout DURATION  kill after this long without output (idle_ms)\n"
-	"  --memory SIZE          memory.max, else RLIMIT_AS (memory_bytes)\n"
+	"  --memory SIZE          memory.max, else RLIMIT_DATA (memory_bytes)\n"
 	"  --max-output SIZE      stdout cap (stdout_bytes)\n"
 	"  --max-stderr SIZE      stderr cap (stderr_bytes)\n"
 	"  --file-size SIZE       largest file the command may write (file_size_bytes)\n"

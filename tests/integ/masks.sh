@@ -173,6 +173,11 @@ check "a read-only bind: .env hidden, no read_only or pin needed" \
 "$HUTCH" run --json --rw "$src:/work/src" --hide /work/src/README -- cat /work/src/README >"$tmp/doc"
 check "--hide /work/src/README: reads as empty under default" \
 	test "$(json_get '[d["status"], d["stdout"]["text"], d["jail"]["masks"]["hidden"]]' <"$tmp/doc")" = '["exited", "", 1]'
+printf '{"version": 1, "argv": ["cat", "/work/src/README"], "hide": ["/work/src/README"],
+  "mounts": [{"source": "%s", "target": "/work/src", "mode": "ro"}]}' "$src" |
+	"$HUTCH" run --request - >"$tmp/doc"
+check "a request document's \"hide\": README reads as empty" \
+	test "$(json_get '[d["status"], d["stdout"]["text"], d["jail"]["masks"]["hidden"]]' <"$tmp/doc")" = '["exited", "", 1]'
 "$HUTCH" run --rw "$src:/work/src" --hide /work/src/notes -- sh -c 'echo x >/work/src/notes' 2>/dev/null
 check "--hide: the hidden file cannot be written (exit non-zero)" test $? != 0
 "$HUTCH" run --policy agent --hide /etc/passwd -- true 2>"$tmp/err"
