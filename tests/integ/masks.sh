@@ -157,6 +157,23 @@ check "rename-aside: the host's deep/proj/.git/hooks/pre-commit is not planted" 
 check "rename-aside: no evil file anywhere in the host tree" \
 	test -z "$(grep -rl evil "$src" 2>/dev/null)"
 
+# Control: git works in a protected repository (its writes stay inside
+# the pinned .git, its hooks and config are only read).
+if command -v git >/dev/null 2>&1; then
+	repo=$tmp/repo
+	mkdir "$repo"
+	(cd "$repo" && git init -q . && echo a >a && git add a &&
+		git -c user.email=t@x -c user.name=t commit -qm init) >/dev/null 2>&1
+	chmod -R a+rwX "$repo"
+	"$HUTCH" run --policy agent --rw "$repo:/work/repo" --cwd /work/repo --env HOME=/tmp -- \
+		sh -c 'echo b >b && git add b && git -c user.email=j@x -c user.name=j commit -qm jail &&
+			git gc -q' >/dev/null 2>"$tmp/err"
+	check "control: git add, commit and gc work under agent (exit $?)" \
+		test "$(git -C "$repo" log --format=%s 2>/dev/null | head -1)" = jail
+else
+	skip "control: git commit under agent" "git is not installed"
+fi
+
 # jail.masks: hidden .env, .env.local, id_ed25519, gcloud; read-only hooks
 # and config of two repositories and a submodule; pins .git, .git/modules,
 # .git/modules/lib, deep, deep/proj, deep/proj/.git.
