@@ -118,7 +118,8 @@ void mask_one(int root_fd, const struct spec_mount *m, uint32_t i)
 			fail(STAGE_MOUNT_TARGET, i, ENOTDIR);
 		mnt = clone_tree(target, 1, i);	/* same flags, same idmapping */
 	}
-	if (sys_move_mount(mnt, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+	if (sys_move_mount(mnt, "", target, "",
+			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		fail(STAGE_MOUNT, i, errno);
 	close(mnt);
 	close(target);

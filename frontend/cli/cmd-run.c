@@ -410,6 +410,13 @@ static int set_string(struct run_cli *c, const char *key, const char *value)
 	return 0;
 }
 
+/* --hide JAILPATH: the request's "hide"; narrow.c's masks check it. */
+static int add_hide(struct run_cli *c, const char *path)
+{
+	jpush(c, sub(c, c->doc, "hide", json_type_array), json_object_new_string(path));
+	return 0;
+}
+
 static int add_collect(struct run_cli *c, const char *name)
 {
 	jpush(c, sub(c, c->doc, "collect", json_type_array), json_object_new_string(name));
@@ -447,7 +454,7 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_RW: return add_mount(c, arg, "rw");
 	case OPT_INPUT: return add_input(c, arg);
 	case OPT_COLLECT: return add_collect(c, arg);
-	case OPT_HIDE: jpush(c, sub(c, c->doc, "hide", json_type_array), json_object_new_string(arg)); return 0;
+	case OPT_HIDE: return add_hide(c, arg);
 	case OPT_CWD: return set_string(c, "cwd", arg);
 	case OPT_FRAME: return set_string(c, "stdout_mode", "frame");
 	case OPT_KEEP_PARTIAL: jset(c, c->doc, "keep_partial", json_object_new_boolean(true)); return 0;

@@ -147,6 +147,25 @@ static int visit(struct walk *w, const struct stat *st, int *ret)
 	return S_ISDIR(st->st_mode);
 }
 
+static int walk_dir(struct walk *w, int dfd, unsigned depth);
+
+/* The directory name in dfd, depth levels below the bind's root. */
+static int enter_dir(struct walk *w, int dfd, const char *name, unsigned depth)
+{
+	int fd;
+
+	if (depth > MASKS_MAX_DEPTH) {
+		w->p->masks_report.depth_hit = true;
+		return 0;
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		w->p->masks_report.unreadable++;
+		return 0;
+	}
+	return walk_dir(w, fd, depth);
+}
+
 static int walk_dir(struct walk *w, int dfd, unsigned depth)
 {
 	size_t base = strlen(w->path);
@@ -160,7 +179,7 @@ static int walk_dir(struct walk *w, int dfd, unsigned depth)
 	}
 	while (r == 0 && (de = readdir(d))) {
 		struct stat st;
-		int enter, fd;
+		int enter;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
@@ -175,16 +194,8 @@ static int walk_dir(struct walk *w, int dfd, unsigned depth)
 		w->path[base] = '/';
 		strcpy(w->path + base + 1, de->d_name);
 		enter = visit(w, &st, &r);
-		if (enter && r == 0 && !other_bind(w, w->path)) {
-			if (depth + 1 > MASKS_MAX_DEPTH) {
-				w->p->masks_report.depth_hit = true;
-			} else if ((fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY |
-								      O_NOFOLLOW | O_CLOEXEC)) < 0) {
-				w->p->masks_report.unreadable++;
-			} else {
-				r = walk_dir(w, fd, depth + 1);
-			}
-		}
+		if (enter && r == 0 && !other_bind(w, w->path))
+			r = enter_dir(w, dirfd(d), de->d_name, depth + 1);
 		w->path[base] = '\0';
 	}
 	closedir(d);

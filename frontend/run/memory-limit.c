@@ -41,11 +41,11 @@ static const char *const words[] = {
 	"Not enough space",		/* musl's ENOMEM; the JVM's commit_memory warning */
 	"errno=12",			/* the JVM */
 	"std::bad_alloc",
-	"Allocation failed",		/* V8: "Zone Allocation failed", "... - JavaScript heap" */
-	"out of memory",		/* Go "runtime: out of memory", V8 "Fatal process out of memory" */
+	"Allocation failed",		/* V8: "Zone Allocation failed", "... heap" */
+	"out of memory",		/* Go "runtime: ...", V8 "Fatal process ..." */
 	"Out of memory",
 	"OutOfMemoryError",		/* the JVM */
-	"insufficient memory",		/* the JVM: "There is insufficient memory for the Java Runtime" */
+	"insufficient memory",		/* the JVM's fatal error report */
 	"MemoryError",			/* Python */
 	"memory allocation of",		/* Rust: "memory allocation of N bytes failed" */
 	"failed to allocate",		/* ASan and many C programs */

@@ -118,7 +118,8 @@ static void swap_aside(const char *how, const char *dir, const char *hooks, cons
 		return;
 	}
 	note("%s: renamed %s aside;", how, dir);
-	if ((mkdir(dir, 0755) < 0 && errno != EEXIST) || (mkdir(hooks, 0755) < 0 && errno != EEXIST))
+	if ((mkdir(dir, 0755) < 0 && errno != EEXIST) ||
+	    (mkdir(hooks, 0755) < 0 && errno != EEXIST))
 		held(errno, "%s: mkdir %s", how, hooks);
 	write_file(how, hook, EVIL, O_CREAT | O_TRUNC);
 }
