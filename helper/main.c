@@ -48,10 +48,11 @@ static void make_mirror_pipe(int *ret_rd)
 /* Whether pid 1 will send anything on the control socket. */
 static bool spec_uses_control(const struct spec *sp)
 {
-	if (sp->flags & (HUTCH_SPEC_SECCOMP_NOTIFY | HUTCH_SPEC_TTY))
+	if (sp->flags & (HUTCH_SPEC_SECCOMP_NOTIFY | HUTCH_SPEC_TTY | HUTCH_SPEC_NET_PROXY))
 		return true;
 	for (uint32_t i = 0; i < sp->n_mounts; i++)
-		if (sp->mounts[i].flags & HUTCH_MF_SEND_FD)
+		if ((sp->mounts[i].flags & HUTCH_MF_SEND_FD) ||
+		    sp->mounts[i].kind == HUTCH_MOUNT_OVERLAY)
 			return true;
 	return false;
 }
@@ -78,9 +79,11 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 	set_hostname(sp);
 	if ((sp->flags & HUTCH_SPEC_NET_LOOPBACK) && (sp->flags & HUTCH_SPEC_NS_NET))
 		bring_up_loopback();
+	if (sp->flags & HUTCH_SPEC_NET_PROXY)
+		proxy_listen();		/* on the lo just brought up */
 	landlock_add_rules(ruleset_fd, sp);	/* by path, so after pivot_root */
 	apply_rlimits(sp);		/* after the mounts, which need open files */
-	limit_user_counts();		/* after the mounts, which count as namespaces */
+	limit_user_counts(sp);		/* after the mounts, which count as namespaces */
 	drop_privileges(sp);		/* bounding and ambient, ids, then caps */
 	parent_death_guard();		/* a credential change cleared it */
 	set_no_new_privs();		/* Landlock and seccomp both require it */
@@ -112,6 +115,7 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 		fail(STAGE_FORK, SITE_FORK_TARGET, errno);
 	if (target == 0) {
 		close(HUTCH_MIRROR_FD); /* the target must not fake its status */
+		signals_release_target();
 		exec_target(sp);
 	}
 	close(HUTCH_STATUS_FD);	/* only the target's copy decides EOF */
@@ -125,10 +129,12 @@ _Noreturn void helper_run_one(void)
 	pid_t child;
 
 	seal_status_fd();
+	signals_hold();			/* until the forwarders are in place */
 	self_check();			/* setuid, setgid or file caps: stop */
 
 	/* Phase 1: read and prepare. May allocate; changes nothing yet. */
 	spec_read(&sp);			/* bounded, versioned, counts checked */
+	bind_fd_check(&sp);		/* a client's descriptors: there, close-on-exec */
 	seccomp_check_spec(&sp);	/* no filter, no jail: before any namespace */
 	if (!spec_uses_control(&sp))
 		close(HUTCH_CONTROL_FD);	/* before any open can reuse the number */
@@ -137,6 +143,7 @@ _Noreturn void helper_run_one(void)
 
 	/* Phase 2: enact. No malloc, no stdio, async-signal-safe calls only. */
 	make_mirror_pipe(&mirror_rd);
+	bind_fd_prepare(&sp);		/* passed descriptors: in the host's mount namespace */
 	idmap_prepare(&sp);		/* needs our privileges over the host's filesystems */
 	child = clone_into_namespaces(&sp);	/* pid 1 of the new pid namespace */
 	if (child == 0) {
@@ -146,6 +153,7 @@ _Noreturn void helper_run_one(void)
 	if (ruleset_fd >= 0)
 		close(ruleset_fd);
 	idmap_close(&sp);		/* pid 1 holds its own copies */
+	bind_fd_close(&sp);		/* and of the passed descriptors */
 	if (spec_uses_control(&sp))
 		close(HUTCH_CONTROL_FD);	/* pid 1's business */
 	close(HUTCH_MIRROR_FD);	/* the status pipe stays: see reaper.c */

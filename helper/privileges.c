@@ -35,25 +35,27 @@ void privileges_prepare(void)
 }
 
 /* Pending signals and POSIX message-queue bytes are charged to the
- * caller's user on the host, as user-counts.c explains: fixed bounds. */
-static void apply_per_user_rlimits(void)
+ * caller's user on the host, as user-counts.c explains: the spec's caps,
+ * sized by the frontend, and never above the hard limits we inherit. */
+static void apply_per_user_rlimits(const struct spec *sp)
 {
 	static const struct {
 		int resource;
-		rlim_t max;
+		enum hutch_user_cap cap;
 		enum site_rlimit site;
 	} fixed[] = {
-		{ RLIMIT_SIGPENDING, 1024, SITE_RLIMIT_SIGPENDING },
-		{ RLIMIT_MSGQUEUE, 65536, SITE_RLIMIT_MSGQUEUE },
+		{ RLIMIT_SIGPENDING, HUTCH_UCAP_SIGPENDING, SITE_RLIMIT_SIGPENDING },
+		{ RLIMIT_MSGQUEUE, HUTCH_UCAP_MSGQUEUE_BYTES, SITE_RLIMIT_MSGQUEUE },
 	};
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		rlim_t max = (rlim_t)sp->user_cap[fixed[i].cap];
 		struct rlimit r;
 
 		if (getrlimit(fixed[i].resource, &r) < 0)
 			fail(STAGE_RLIMIT, fixed[i].site, errno);
-		if (r.rlim_max == RLIM_INFINITY || r.rlim_max > fixed[i].max)
-			r.rlim_max = fixed[i].max;
+		if (r.rlim_max == RLIM_INFINITY || r.rlim_max > max)
+			r.rlim_max = max;
 		r.rlim_cur = r.rlim_max;
 		if (setrlimit(fixed[i].resource, &r) < 0)
 			fail(STAGE_RLIMIT, fixed[i].site, errno);
@@ -104,7 +106,7 @@ void apply_rlimits(const struct spec *sp)
 		  SITE_RLIMIT_AS);
 	if (setrlimit(RLIMIT_CORE, &zero) < 0)
 		fail(STAGE_RLIMIT, SITE_RLIMIT_CORE, errno);
-	apply_per_user_rlimits();
+	apply_per_user_rlimits(sp);
 }
 
 void drop_privileges(const struct spec *sp)

@@ -24,7 +24,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		build-essential autoconf automake pkg-config libseccomp-dev \
-		libjson-c-dev libcunit1-dev nettle-dev bubblewrap util-linux binutils \
+		libjson-c-dev libcunit1-dev nettle-dev libcap-ng-dev bubblewrap util-linux binutils \
 		python3 procps clang libclang-rt-dev valgrind musl-tools >/dev/null
 	# The Debian package step, the completion test (bash-completion) and
 	# the man-page lint (mandoc).
@@ -35,6 +35,11 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		make gcc python3-venv libreoffice-writer-nogui ghostscript pandoc \
 		imagemagick libpython3.11-testsuite >/dev/null
+	# The network proxy's real clients and the servers they reach
+	# (net-proxy.sh, bench/proxy.sh): curl, git, pip, and openssl for
+	# the TLS server's certificate.
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		curl git python3-pip openssl ca-certificates >/dev/null
 	# Runtimes that reserve address space they never touch, under the
 	# memory limit without a cgroup (memory-limit.sh).
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -254,7 +259,7 @@ if [ "${HUTCH_VALGRIND:-1}" = 1 ]; then
 		grep -s -E '^(FAIL|ERROR)' test-suite.log | sed 's/^/[valgrind] /' || true
 		# The CLI under valgrind, with its own cache: a failed probe is
 		# cached per digest, and these runs cannot pass one.
-		vcache=$(mktemp -d /tmp/hutch-valgrind-cache.XXXXXX)
+		vcache=$(mktemp -d /dev/shm/hutch-valgrind-cache.XXXXXX)
 		i=0
 		while IFS= read -r cmd; do
 			i=$((i + 1))

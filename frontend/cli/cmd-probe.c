@@ -18,6 +18,7 @@
 #include "doc/policy-load.h"
 #include "doc/policy.h"
 #include "run/execute.h"
+#include "run/least-privilege.h"
 #include "run/probe.h"
 
 static void report_row(struct json_object *arr, const struct probe_mech *m, bool tty)
@@ -45,6 +46,35 @@ static const char probe_usage[] =
 	"  -h, --help             show this help\n"
 	"\n"
 	"Exit status: 0 when the policy's jail engages, 71 when it cannot, 125 on usage errors.\n";
+
+/* What a root frontend keeps once its helper runs (run/least-privilege.c):
+ * [{"name": ..., "why": ...}]. */
+static struct json_object *kept_json(void)
+{
+	struct json_object *a = json_object_new_array();
+	const struct kept_cap *k;
+	size_t n = least_privilege_kept(&k);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(k[i].name));
+		json_object_object_add(o, "why", json_object_new_string(k[i].why));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static void print_kept(void)
+{
+	const struct kept_cap *k;
+	size_t n = least_privilege_kept(&k);
+
+	printf("run as root, hutch keeps once its helper runs (every other capability "
+	       "dropped, bounding set too):\n");
+	for (size_t i = 0; i < n; i++)
+		printf("  %s: %s\n", k[i].name, k[i].why);
+}
 
 int cmd_probe(int argc, char **argv)
 {
@@ -113,10 +143,12 @@ int cmd_probe(int argc, char **argv)
 		json_object_object_add(doc, "digest", json_object_new_string(digest));
 		json_object_object_add(doc, "usable", json_object_new_boolean(ok));
 		json_object_object_add(doc, "mechanisms", arr);
+		json_object_object_add(doc, "kept_capabilities", kept_json());
 		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(doc);
 	} else {
 		printf("policy %s (%s): %s\n", pol.name, digest, ok ? "usable" : "NOT usable");
+		print_kept();
 	}
 	policy_free(&pol);
 	return ok ? EXIT_SUCCESS : HUTCH_EXIT_REFUSED;

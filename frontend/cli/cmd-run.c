@@ -22,6 +22,7 @@
 #include "spec.h"
 #include "cli/cmd-run.h"
 #include "cli/file-words.h"
+#include "cli/run-changes-dir.h"
 #include "cli/run-output-dir.h"
 #include "cli/run-tty.h"
 #include "doc/json-util.h"
@@ -30,6 +31,8 @@
 #include "doc/policy.h"
 #include "doc/request.h"
 #include "doc/result.h"
+#include "doc/result-net.h"
+#include "doc/host-pattern.h"
 #include "doc/text.h"
 #include "doc/units.h"
 #include "jail/narrow.h"
@@ -56,14 +59,18 @@ static const char usage[] =
 	"  --file-size SIZE       largest file the command may write (file_size_bytes)\n"
 	"  --processes N          process limit (processes)\n"
 	"  --open-files N         open file limit (open_files)\n"
-	"  --network MODE         none, loopback or host, as the policy allows\n"
+	"  --network MODE         none, loopback, proxy or host, as the policy allows\n"
+	"  --allow-host PATTERN[:PORT]  with --network proxy: a host it may reach (repeatable)\n"
+	"  --allow-private        with --network proxy: private and host addresses too\n"
 	"  --env NAME=VALUE       set a variable the policy allows\n"
 	"  --ro PATH[:DEST]       bind a host path read-only\n"
 	"  --rw PATH[:DEST]       bind a host path read-write\n"
 	"  --hide JAILPATH        hide a file or directory inside a bind: empty, read-only\n"
+	"  --overlay PATH[:DEST]  bind a host directory copy-on-write; the result lists the changes\n"
 	"  --input NAME=FILE      stage FILE into the working directory as NAME\n"
 	"  --collect NAME         return the file or directory NAME from the working directory\n"
 	"  --output-dir DIR       without --json, write collected files into DIR (default: .)\n"
+	"  --changes-dir DIR      write the overlays' changed files and changes.json into DIR\n"
 	"  -t, --tty              give the command a terminal of the jail's own, relayed to ours\n"
 	"  --cwd DIR              working directory inside the jail\n"
 	"  --frame                stdout must be exactly one length-prefixed frame\n"
@@ -92,9 +99,12 @@ enum {
 	OPT_PROCESSES,
 	OPT_OPEN_FILES,
 	OPT_NETWORK,
+	OPT_ALLOW_HOST,
+	OPT_ALLOW_PRIVATE,
 	OPT_ENV,
 	OPT_RO,
 	OPT_RW,
+	OPT_OVERLAY,
 	OPT_INPUT,
 	OPT_COLLECT,
 	OPT_HIDE,
@@ -109,6 +119,7 @@ enum {
 	OPT_EXPLAIN,
 	/* outputs to the host (run-output-dir.c) */
 	OPT_OUTPUT_DIR,
+	OPT_CHANGES_DIR,	/* run-changes-dir.c */
 };
 
 static const struct option options[] = {
@@ -124,9 +135,12 @@ static const struct option options[] = {
 	{ "processes", required_argument, NULL, OPT_PROCESSES },
 	{ "open-files", required_argument, NULL, OPT_OPEN_FILES },
 	{ "network", required_argument, NULL, OPT_NETWORK },
+	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+	{ "allow-private", no_argument, NULL, OPT_ALLOW_PRIVATE },
 	{ "env", required_argument, NULL, OPT_ENV },
 	{ "ro", required_argument, NULL, OPT_RO },
 	{ "rw", required_argument, NULL, OPT_RW },
+	{ "overlay", required_argument, NULL, OPT_OVERLAY },
 	{ "input", required_argument, NULL, OPT_INPUT },
 	{ "collect", required_argument, NULL, OPT_COLLECT },
 	{ "hide", required_argument, NULL, OPT_HIDE },
@@ -140,6 +154,7 @@ static const struct option options[] = {
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	/* outputs to the host */
 	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
+	{ "changes-dir", required_argument, NULL, OPT_CHANGES_DIR },
 	/* interactive use (run-tty.c) */
 	{ "tty", no_argument, NULL, 't' },
 	{ "help", no_argument, NULL, 'h' },
@@ -163,8 +178,8 @@ static const struct limit_flag {
 
 struct run_cli {
 	const char *typed[N_LIMIT_FLAGS];	/* each limit's value as typed */
-	const char *mount_typed[MOUNT_FLAGS_MAX]; /* --ro/--rw arguments, in order */
-	bool mount_rw[MOUNT_FLAGS_MAX];
+	const char *mount_typed[MOUNT_FLAGS_MAX]; /* --ro/--rw/--overlay arguments, in order */
+	const char *mount_flag[MOUNT_FLAGS_MAX];	/* which of the three */
 	size_t n_mounts;
 	struct policy_choice choice;
 	const char *request_file;
@@ -176,6 +191,8 @@ struct run_cli {
 	/* outputs to the host: where --collect writes without --json */
 	const char *output_dir;
 	int output_dir_fd;
+	const char *changes_dir;	/* --changes-dir */
+	int changes_dir_fd;
 	/* interactive use: --tty */
 	bool tty;
 };
@@ -280,7 +297,9 @@ static int add_mount(struct run_cli *c, const char *arg, const char *mode)
 		return -ENOMEM;
 	}
 	if (c->n_mounts < MOUNT_FLAGS_MAX) {
-		c->mount_rw[c->n_mounts] = strcmp(mode, "rw") == 0;
+		c->mount_flag[c->n_mounts] = strcmp(mode, "rw") == 0	    ? "--rw"
+					     : strcmp(mode, "overlay") == 0 ? "--overlay"
+									    : "--ro";
 		c->mount_typed[c->n_mounts] = arg;
 	}
 	c->n_mounts++;
@@ -365,7 +384,7 @@ static bool is_request_option(int opt)
 {
 	return opt != OPT_POLICY && opt != OPT_ALLOW_POLICIES && opt != OPT_REQUEST &&
 	       opt != OPT_JSON && opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h' &&
-	       opt != OPT_EXPLAIN && opt != OPT_OUTPUT_DIR && opt != 't';
+	       opt != OPT_EXPLAIN && opt != OPT_OUTPUT_DIR && opt != OPT_CHANGES_DIR && opt != 't';
 }
 
 static int add_env(struct run_cli *c, const char *arg)
@@ -423,6 +442,15 @@ static int add_collect(struct run_cli *c, const char *name)
 	return 0;
 }
 
+static int add_allow_host(struct run_cli *c, const char *arg)
+{
+	if (!host_pattern_parse(arg, NULL, NULL))
+		return usage_error("--allow-host", "expected HOST[:PORT]: a name, *.suffix, *, an "
+				   "IPv4 literal or [IPv6], and a port 1-65535");
+	jpush(c, sub(c, c->doc, "allow_hosts", json_type_array), json_object_new_string(arg));
+	return 0;
+}
+
 static int set_explain(struct run_cli *c)
 {
 	char why[160];
@@ -449,9 +477,12 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_PROCESSES: return set_limit(c, "processes", arg, "--processes", parse_count);
 	case OPT_OPEN_FILES: return set_limit(c, "open_files", arg, "--open-files", parse_count);
 	case OPT_NETWORK: return set_string(c, "network", arg);
+	case OPT_ALLOW_HOST: return add_allow_host(c, arg);
+	case OPT_ALLOW_PRIVATE: jset(c, c->doc, "allow_private", json_object_new_boolean(1)); return 0;
 	case OPT_ENV: return add_env(c, arg);
 	case OPT_RO: return add_mount(c, arg, "ro");
 	case OPT_RW: return add_mount(c, arg, "rw");
+	case OPT_OVERLAY: return add_mount(c, arg, "overlay");
 	case OPT_INPUT: return add_input(c, arg);
 	case OPT_COLLECT: return add_collect(c, arg);
 	case OPT_HIDE: return add_hide(c, arg);
@@ -464,6 +495,7 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_DRY_RUN: c->dry_run = true; return 0;
 	case OPT_EXPLAIN: return set_explain(c);
 	case OPT_OUTPUT_DIR: c->output_dir = arg; return 0;
+	case OPT_CHANGES_DIR: c->changes_dir = arg; return 0;
 	case 't': c->tty = true; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	default: return -EINVAL; /* option_error said which */
@@ -500,6 +532,7 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 	jset(c, c->doc, "version", json_object_new_int(1));
 	c->result_fd = -1;
 	c->output_dir_fd = -1;
+	c->changes_dir_fd = -1;
 	optind = 1;
 	opterr = 0; /* option_error says it, naming hutch run */
 	/* '+': the first non-option ends option parsing, so the command's own
@@ -555,10 +588,14 @@ static int finish(struct run_cli *c, struct json_object *doc)
 	int status = result_exit_status(doc);
 
 	emit(c, doc);
-	if (c->explain && doc)
+	if (c->explain && doc) {
 		result_print_explain(doc);
-	if (!c->json && doc)
+		result_print_network_explain(doc);
+	}
+	if (!c->json && doc) {
 		result_print_error(doc);
+		result_print_network_hint(doc, c->explain);
+	}
 	else if (!c->json)
 		fputs("hutch: internal: internal error: cannot render the result\n", stderr);
 	json_object_put(doc);
@@ -619,7 +656,8 @@ static const char *flag_for(const struct run_cli *c, const char *ptr, char *buf,
 	static const char *const plain[][2] = {
 		{ "/cwd", "--cwd" },	 { "/network", "--network" }, { "/collect", "--collect" },
 		{ "/files", "--input" }, { "/policy", "--policy" },   { "/stdout_mode", "--frame" },
-		{ "/argv", "COMMAND" },	 { "/hide", "--hide" },
+		{ "/argv", "COMMAND" },	 { "/allow_hosts", "--allow-host" }, { "/hide", "--hide" },
+		{ "/allow_private", "--allow-private" },
 	};
 	unsigned long n;
 	char *end;
@@ -631,8 +669,8 @@ static const char *flag_for(const struct run_cli *c, const char *ptr, char *buf,
 	if (strncmp(ptr, "/mounts/", 8) == 0) {
 		n = strtoul(ptr + 8, &end, 10);
 		if (n >= c->n_mounts || n >= MOUNT_FLAGS_MAX)
-			return "--ro/--rw";
-		snprintf(buf, cap, "%s %s%s%s", c->mount_rw[n] ? "--rw" : "--ro", c->mount_typed[n],
+			return "--ro/--rw/--overlay";
+		snprintf(buf, cap, "%s %s%s%s", c->mount_flag[n], c->mount_typed[n],
 			 *end == '/' ? ": " : "", *end == '/' ? end + 1 : "");
 		return buf;
 	}
@@ -801,6 +839,18 @@ static enum hutch_err job_probe_gate(const struct run_job *j, char *why, size_t 
 	return HUTCH_ERR_NONE;
 }
 
+/* --changes-dir reports on the plan's overlays: there must be one. */
+static int run_open_changes_dir(struct run_cli *c, const struct run_job *j)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < j->plan.n_mounts; i++)
+		any = any || j->plan.mounts[i].overlay;
+	if (!any)
+		return usage_error("--changes-dir", "the run has no --overlay whose changes to write");
+	return run_changes_dir_open(c->changes_dir, &c->changes_dir_fd);
+}
+
 /* Step 5b, outputs to the host: without --json, --collect writes into
  * --output-dir (default "."), opened before any jail exists. */
 static int job_open_output_dir(struct run_cli *c, const struct run_job *j)
@@ -808,6 +858,8 @@ static int job_open_output_dir(struct run_cli *c, const struct run_job *j)
 	if (c->output_dir && c->json)
 		return usage_error("--output-dir", "has no effect with --json or --request "
 						   "(the files are in the result document)");
+	if (c->changes_dir && run_open_changes_dir(c, j) < 0)
+		return -EINVAL;
 	if (c->json || (!c->output_dir && j->plan.n_collect == 0))
 		return 0;
 	return run_output_dir_open(c->output_dir ? c->output_dir : ".", &c->output_dir_fd);
@@ -841,6 +893,8 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 		.explain = c->explain,
 		.collect_dirs = c->output_dir_fd >= 0,
 		.tty = c->tty,
+		.changes_data = c->changes_dir_fd >= 0,
+		.drop_privileges = true, /* the probe's canary has run */
 	};
 	struct outcome o;
 	struct collected files;
@@ -859,6 +913,8 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 	 * not written fails a run that otherwise succeeded. */
 	unwritten = c->output_dir_fd >= 0 &&
 		    run_output_dir_write(c->output_dir_fd, &j->plan, &o, &files) > 0;
+	if (c->changes_dir_fd >= 0 && run_changes_dir_write(c->changes_dir_fd, &o) > 0)
+		unwritten = true;
 	doc = result_for_outcome(&j->plan, &o, &files, &j->jr);
 	if (eo.passthrough && j->plan.stdout_mode == STDOUT_FRAME &&
 	    o.status == OUTCOME_EXITED && o.exit_code == 0 &&
@@ -909,5 +965,7 @@ int cmd_run(int argc, char **argv)
 		r = finish(&c, result_for_error(pe, NULL, NULL, why, &j.jr));
 	if (c.output_dir_fd >= 0)
 		close(c.output_dir_fd);
+	if (c.changes_dir_fd >= 0)
+		close(c.changes_dir_fd);
 	return r;
 }

@@ -14,6 +14,7 @@
 
 #include "errors.h"
 #include "status.h"
+#include "doc/change-set.h"
 
 #define CAPTURE_TAIL 8192
 
@@ -74,6 +75,32 @@ struct explain_log {
 	uint64_t unread;	/* paths we could not read or resolve */
 };
 
+/* Network "proxy": every connection its proxy took (run/proxy.c), as the
+ * result's network.connections shows them. Bounded: NET_LOG_MAX entries,
+ * then only a count of those left out. */
+#define NET_LOG_MAX 64
+#define NET_HOST_MAX 254
+#define NET_ADDRESS_MAX 46	/* INET6_ADDRSTRLEN */
+
+struct net_conn {
+	char host[NET_HOST_MAX];	/* as the request named it, normalized; "" */
+	uint16_t port;
+	char address[NET_ADDRESS_MAX];	/* connected or refused address; "" */
+	bool allowed;			/* the proxy connected it upstream */
+	const char *reason;		/* static: why refused or cut short; NULL */
+	uint64_t bytes_out, bytes_in, ms;
+};
+
+struct net_log {
+	bool proxy;		/* the run's proxy was running */
+	struct net_conn *conns;	/* NET_LOG_MAX, once one is logged */
+	size_t n;
+	uint64_t left_out;	/* past NET_LOG_MAX */
+	uint64_t bytes;		/* both ways, every connection */
+	uint64_t max_bytes;	/* the cap it ran under */
+	bool capped;		/* bytes reached max_bytes: all cut */
+};
+
 enum outcome_status { OUTCOME_EXITED, OUTCOME_SIGNALED, OUTCOME_FAILED };
 
 /* What a result document shows of one stream: classify's verdict
@@ -90,6 +117,9 @@ struct shown {
  * ran into. */
 #define OUTCOME_DETAIL_MAX 384
 
+/* As many as a request has mounts (REQ_MAX_MOUNTS). */
+#define OUTCOME_MAX_OVERLAYS 64
+
 struct outcome {
 	enum outcome_status status;
 	int exit_code;			/* OUTCOME_EXITED */
@@ -103,6 +133,11 @@ struct outcome {
 	int exit_status_raw;		/* the helper's wait status */
 	bool cgroup_applied;		/* memory.max/pids.max were in force */
 	int workdir_fd;			/* the work dir's tmpfs, for collect, or -1 */
+	/* Each overlay's upper tmpfs, in the spec's order, as pid 1 sent
+	 * them; run/changes.c reads the change set from them. */
+	int overlay_fd[OUTCOME_MAX_OVERLAYS];
+	size_t n_overlay_fds;
+	struct change_set changes;	/* present when the run had overlays */
 	bool denials_attributed;	/* a seccomp listener was ours */
 	struct denial denials[DENIALS_MAX];
 	size_t n_denials;
@@ -123,6 +158,7 @@ struct outcome {
 	 * classify puts in detail instead of the bare errno: "" for none. */
 	char exec_why[OUTCOME_DETAIL_MAX - 32];
 	struct explain_log explain;
+	struct net_log net;
 };
 
 struct collected_file {

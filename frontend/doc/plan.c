@@ -20,6 +20,7 @@ void plan_free(struct plan *p)
 	strv_free(p->argv, p->argc);
 	strv_free(p->envp, p->envc);
 	strv_free(p->collect, p->n_collect);
+	strv_free(p->proxy.allow, p->proxy.n_allow);
 	strv_free(p->seccomp_names, p->n_seccomp_names);
 	free_mounts(p->policy_binds, p->n_policy_binds);
 	free_mounts(p->mounts, p->n_mounts);

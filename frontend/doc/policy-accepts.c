@@ -28,8 +28,15 @@ void policy_accept_mounts(struct verrors *e, const struct policy *pol)
 	for (size_t k = 0; k < pol->n_mount_rules; k++) {
 		const struct policy_mount_rule *rule = &pol->mount_rules[k];
 
-		verror_accept(e, "%s (%s%s%s)", rule->prefix, rule->ro ? "ro" : "",
-			      rule->ro && rule->rw ? ", " : "", rule->rw ? "rw" : "");
+		char modes[32] = "";
+
+		if (rule->ro)
+			strcat(modes, "ro");
+		if (rule->rw)
+			strcat(modes, *modes ? ", rw" : "rw");
+		if (rule->overlay)
+			strcat(modes, *modes ? ", overlay" : "overlay");
+		verror_accept(e, "%s (%s)", rule->prefix, modes);
 	}
 }
 
@@ -60,14 +67,15 @@ bool policy_env_allowed(const struct policy *pol, const char *name)
 	return false;
 }
 
-/* Would pol take the bind narrow refused? The same rule as narrow.c's:
- * the canonical source at or below a prefix allowing the mode. */
-static bool takes_mount(const struct policy *pol, const char *real, bool rw)
+bool policy_takes_mount(const struct policy *pol, const char *real, const struct req_mount *m)
 {
-	for (size_t k = 0; k < pol->n_mount_rules; k++)
-		if (path_at_or_below(real, pol->mount_rules[k].prefix) &&
-		    (rw ? pol->mount_rules[k].rw : pol->mount_rules[k].ro))
+	for (size_t k = 0; k < pol->n_mount_rules; k++) {
+		const struct policy_mount_rule *rule = &pol->mount_rules[k];
+
+		if (path_at_or_below(real, rule->prefix) &&
+		    (m->overlay ? rule->overlay : m->rw ? rule->rw : rule->ro))
 			return true;
+	}
 	return false;
 }
 
@@ -98,7 +106,7 @@ void policy_accepts_elsewhere(struct verrors *e, const struct request *req, cons
 			continue;
 		if (policy_load(policy_shipped_names[k], &pol, &ignored) < 0)
 			continue;
-		takes = m ? takes_mount(&pol, real, m->rw) : pol.net_allowed[req->network];
+		takes = m ? policy_takes_mount(&pol, real, m) : pol.net_allowed[req->network];
 		policy_free(&pol);
 		if (takes)
 			verror_allowed_by(e, policy_shipped_names[k]);

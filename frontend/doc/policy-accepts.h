@@ -19,6 +19,11 @@ void policy_accept_env(struct verrors *e, const struct policy *pol);
  * prefixes, allow_any)? narrow.c's rule, and --tty's for TERM. */
 bool policy_env_allowed(const struct policy *pol, const char *name);
 
+/* Does a request mount rule of pol allow m (its mode) from the canonical
+ * source real? The one rule narrow.c applies, and the one used to name
+ * the shipped policies that would take a refused bind. */
+bool policy_takes_mount(const struct policy *pol, const char *real, const struct req_mount *m);
+
 /* The shipped policies, by name: what `--policy NAME` can pick when the
  * policy in force refuses something. */
 extern const char *const policy_shipped_names[];

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "doc/policy-choice.h"
@@ -61,6 +62,18 @@ static int load(const char *which, struct policy *ret, struct verrors *e)
 	return r;
 }
 
+/* A document that names a policy when the caller pinned none: only
+ * "default" (the document's author is not the caller; issue 19 item 5). */
+static int refuse_unpinned(const char *req_name, struct verrors *e)
+{
+	char msg[POLICY_NAME_MAX + 160];
+
+	snprintf(msg, sizeof(msg),
+		 "asks for policy \"%s\"; without --policy or --allow-policies a request may "
+		 "name only \"default\" (--allow-policies %s allows it)", req_name, req_name);
+	return verror_add(e, VIOLATION, "/policy", msg);
+}
+
 int policy_choose(const struct policy_choice *c, const char *req_name, struct policy *ret,
 		  struct verrors *e)
 {
@@ -73,8 +86,8 @@ int policy_choose(const struct policy_choice *c, const char *req_name, struct po
 	else if (req_name && c->allowed && !c->cli)
 		return verror_add(e, VIOLATION, "/policy",
 				  "not one of the policies the caller allows (--allow-policies)");
-	else if (req_name && !c->cli)
-		pick = req_name;
+	else if (req_name && !c->cli && strcmp(req_name, "default") != 0)
+		return refuse_unpinned(req_name, e);
 	else if (!c->cli && c->allowed && list_item(c->allowed, 0, first))
 		pick = first;
 	else if (!c->cli)

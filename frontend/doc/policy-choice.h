@@ -2,7 +2,8 @@
  * (a name or a file) and --allow-policies (the names a request document
  * may pick). A request's own "policy" is only ever a name, and without
  * --allow-policies it may name the caller's --policy or, when the caller
- * gave none, any installed policy. Frontend only. */
+ * gave none, only "default": a document someone else wrote never picks a
+ * wider policy than the caller chose. Frontend only. */
 #ifndef HUTCH_POLICY_CHOICE_H
 #define HUTCH_POLICY_CHOICE_H
 

@@ -48,10 +48,14 @@ const struct limit_def limit_defs[LIM_COUNT] = {
 	 * source tree or virtualenv (tens of thousands of files). */
 	[LIM_TMP_INODES] = { "tmp_inodes", 64, 1u << 24, false, 32768 },
 	[LIM_WORK_INODES] = { "work_inodes", 64, 1u << 24, false, 65536 },
+	/* Each overlay's upper layer: a tmpfs of its own, charged like the
+	 * work dir; optional, as policies written before overlays lack them. */
+	[LIM_OVERLAY_BYTES] = { "overlay_bytes", 64 * KB, 1024 * GB, false, 256 * MB },
+	[LIM_OVERLAY_INODES] = { "overlay_inodes", 64, 1u << 24, false, 65536 },
 };
 
 static const char *const net_names[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
-					 [NET_HOST] = "host" };
+					 [NET_HOST] = "host", [NET_PROXY] = "proxy" };
 static const char *const seccomp_names[] = { [SECCOMP_DENY_LIST] = "deny-list",
 					     [SECCOMP_ALLOW_LIST] = "allow-list" };
 static const char *const landlock_names[] = { [LANDLOCK_OFF] = "off",
@@ -357,8 +361,11 @@ static void parse_mount_rules(struct ctx *c, struct json_object *arr)
 				rule->ro = true;
 			else if (strcmp(t, "rw") == 0)
 				rule->rw = true;
+			else if (strcmp(t, "overlay") == 0)
+				rule->overlay = true;
 			else
-				verror_add_index(c->e, INVALID, mptr, k, "must be \"ro\" or \"rw\"");
+				verror_add_index(c->e, INVALID, mptr, k,
+						 "must be \"ro\", \"rw\" or \"overlay\"");
 		}
 	}
 }
@@ -377,8 +384,8 @@ static void parse_counts(struct ctx *c, struct json_object *obj, const char *ptr
 
 static void parse_network(struct ctx *c, struct json_object *net)
 {
-	static const char *const keys[] = { "default", "allow", NULL };
-	struct json_object *allow;
+	static const char *const keys[] = { "default", "allow", "proxy", NULL };
+	struct json_object *allow, *proxy = NULL;
 	const char *def = NULL;
 	int m;
 
@@ -388,24 +395,31 @@ static void parse_network(struct ctx *c, struct json_object *net)
 		struct json_object *s = json_object_array_get_idx(allow, i);
 
 		m = json_object_is_type(s, json_type_string)
-			    ? pick(json_object_get_string(s), net_names, 3)
+			    ? pick(json_object_get_string(s), net_names, NET_MODES)
 			    : -1;
 		if (m < 0)
-			verror_add_index(c->e, INVALID, "/network/allow", i, "must be none, loopback or host");
+			verror_add_index(c->e, INVALID, "/network/allow", i,
+					 "must be none, loopback, host or proxy");
 		else
 			c->p->net_allowed[m] = true;
 	}
 	if (json_get_string(net, "default", 16, INVALID, "/network", c->e, &def) == 0)
 		verror_add(c->e, INVALID, "/network/default", "missing");
 	if (def) {
-		m = pick(def, net_names, 3);
+		m = pick(def, net_names, NET_MODES);
 		if (m < 0 || !c->p->net_allowed[m]) {
 			verror_add(c->e, INVALID, "/network/default", "must be one of the allowed modes");
-			for (m = 0; m < 3; m++)
+			for (m = 0; m < NET_MODES; m++)
 				if (c->p->net_allowed[m])
 					verror_accept(c->e, "%s", net_names[m]);
 		} else
 			c->p->net_default = (enum net_mode)m;
+	}
+	if (json_get_typed(net, "proxy", json_type_object, INVALID, "/network", c->e, &proxy) > 0) {
+		if (!c->p->net_allowed[NET_PROXY])
+			verror_add(c->e, INVALID, "/network/proxy", "only with \"proxy\" in allow");
+		else
+			policy_proxy_parse(proxy, &c->p->proxy, c->e);
 	}
 }
 
@@ -620,6 +634,8 @@ static struct json_object *jmounts(const struct policy *p)
 			json_object_array_add(modes, json_object_new_string("ro"));
 		if (p->mount_rules[i].rw)
 			json_object_array_add(modes, json_object_new_string("rw"));
+		if (p->mount_rules[i].overlay)
+			json_object_array_add(modes, json_object_new_string("overlay"));
 		json_object_object_add(m, "modes", modes);
 		json_object_array_add(x, m);
 	}
@@ -631,10 +647,13 @@ static struct json_object *jnetwork(const struct policy *p)
 	struct json_object *x = json_object_new_object(), *y = json_object_new_array();
 
 	json_object_object_add(x, "default", json_object_new_string(net_names[p->net_default]));
-	for (int m = 0; m < 3; m++)
+	for (int m = 0; m < NET_MODES; m++)
 		if (p->net_allowed[m])
 			json_object_array_add(y, json_object_new_string(net_names[m]));
 	json_object_object_add(x, "allow", y);
+	/* Only with proxy allowed: the other policies' digests stay. */
+	if (p->net_allowed[NET_PROXY])
+		json_object_object_add(x, "proxy", policy_proxy_json(&p->proxy));
 	return x;
 }
 
@@ -778,6 +797,7 @@ int policy_parse(const char *text, size_t len, const char *name, struct policy *
 	const char *s = NULL;
 	uint64_t version = 0;
 
+	policy_proxy_init(&p.proxy);
 	if (json_parse_strict(text, len, INVALID, e, &root) < 0)
 		return -EINVAL;
 	json_check_keys(root, keys, INVALID, "", e);
@@ -916,6 +936,7 @@ void policy_free(struct policy *p)
 	strv_free(p->syscalls, p->n_syscalls);
 	strv_free(p->hide, p->n_hide);
 	strv_free(p->read_only, p->n_read_only);
+	policy_proxy_free(&p->proxy);
 	free(p->canonical);
 	*p = (struct policy){ 0 };
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "doc/plan.h"
+#include "doc/policy-proxy.h"
 #include "doc/verror.h"
 
 #define POLICY_MAX_BYTES (256u << 10)
@@ -30,6 +31,8 @@ enum limit_id {
 	LIM_WORK_BYTES,
 	LIM_TMP_INODES,
 	LIM_WORK_INODES,
+	LIM_OVERLAY_BYTES,	/* each --overlay's upper tmpfs */
+	LIM_OVERLAY_INODES,
 	LIM_COUNT
 };
 
@@ -53,6 +56,7 @@ struct policy_bind {
 struct policy_mount_rule {
 	char *prefix;	/* request binds may come from at or below this */
 	bool ro, rw;	/* with these modes */
+	bool overlay;	/* copy-on-write (--overlay) */
 };
 
 enum requirement {
@@ -85,7 +89,8 @@ struct policy {
 	uint64_t files_max_count, files_max_bytes;
 	uint64_t collect_max_count, collect_max_bytes;
 	enum net_mode net_default;
-	bool net_allowed[3];	/* by enum net_mode */
+	bool net_allowed[NET_MODES];	/* by enum net_mode */
+	struct policy_proxy proxy;	/* network.proxy, when "proxy" is allowed */
 	char **env_set;		/* "NAME=value" */
 	size_t n_env_set;
 	char **env_allow;	/* names a request may set */

@@ -15,6 +15,7 @@
 #include "doc/json-util.h"
 #include "doc/policy.h"
 #include "doc/request.h"
+#include "doc/host-pattern.h"
 #include "doc/strv.h"
 #include "doc/text.h"
 #include "doc/units.h"
@@ -335,7 +336,7 @@ static int parse_limits(struct json_object *o, struct request *r, struct verrors
 
 static int parse_mounts(struct json_object *a, struct request *r, struct verrors *e)
 {
-	static const char *const keys[] = { "source", "target", "mode", NULL };
+	static const char *const keys[] = { "source", "source_fd", "target", "mode", NULL };
 	size_t n = json_object_array_length(a);
 
 	if (n > REQ_MAX_MOUNTS)
@@ -347,30 +348,44 @@ static int parse_mounts(struct json_object *a, struct request *r, struct verrors
 		struct json_object *m = json_object_array_get_idx(a, i);
 		const char *src = NULL, *dst = NULL, *mode = NULL;
 		char ptr[VERROR_POINTER_MAX];
-		int k;
+		uint64_t fd = 0;
+		int k, has_fd;
 
 		pointer_join_index(ptr, sizeof(ptr), "/mounts", i);
 		if (!json_object_is_type(m, json_type_object))
 			return verror_add(e, BAD, ptr, "must be an object");
 		if (json_check_keys(m, keys, BAD, ptr, e) < 0)
 			return -EINVAL;
-		if ((k = json_get_string(m, "source", HUTCH_SPEC_MAX_PATH, BAD, ptr, e, &src)) <= 0)
-			return k < 0 ? k : verror_add_key(e, BAD, ptr, "source", "missing");
-		if (!path_ok(src))
+		/* A bind names its source by path or, in a serve request, by
+		 * the index of a descriptor passed with the frame; never both. */
+		if ((has_fd = json_get_uint(m, "source_fd", 0, REQ_MAX_SOURCE_FDS - 1, BAD, ptr, e,
+					    &fd)) < 0)
+			return has_fd;
+		if ((k = json_get_string(m, "source", HUTCH_SPEC_MAX_PATH, BAD, ptr, e, &src)) < 0)
+			return k;
+		if (k > 0 && has_fd)
+			return verror_add_key(e, BAD, ptr, "source_fd",
+					      "give source or source_fd, not both");
+		if (k == 0 && !has_fd)
+			return verror_add_key(e, BAD, ptr, "source", "missing (or give source_fd)");
+		if (src && !path_ok(src))
 			return verror_add_key(e, BAD, ptr, "source", "must be a clean absolute path");
 		if ((k = json_get_string(m, "target", HUTCH_SPEC_MAX_PATH, BAD, ptr, e, &dst)) <= 0)
 			return k < 0 ? k : verror_add_key(e, BAD, ptr, "target", "missing");
 		if (!path_ok(dst))
 			return verror_add_key(e, BAD, ptr, "target", "must be a clean absolute path");
-		if ((k = json_get_string(m, "mode", 2, BAD, ptr, e, &mode)) < 0)
+		if ((k = json_get_string(m, "mode", 7, BAD, ptr, e, &mode)) < 0)
 			return k;
-		if (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0)
-			return verror_add_key(e, BAD, ptr, "mode", "must be ro or rw");
-		r->mounts[i].source = strdup(src);
+		if (mode && strcmp(mode, "ro") != 0 && strcmp(mode, "rw") != 0 &&
+		    strcmp(mode, "overlay") != 0)
+			return verror_add_key(e, BAD, ptr, "mode", "must be ro, rw or overlay");
+		r->mounts[i].source = src ? strdup(src) : NULL;
+		r->mounts[i].source_fd = has_fd ? (int)fd : -1;
 		r->mounts[i].target = strdup(dst);
 		r->mounts[i].rw = mode && strcmp(mode, "rw") == 0;
+		r->mounts[i].overlay = mode && strcmp(mode, "overlay") == 0;
 		r->n_mounts = i + 1;
-		if (!r->mounts[i].source || !r->mounts[i].target)
+		if ((src && !r->mounts[i].source) || !r->mounts[i].target)
 			return -ENOMEM;
 	}
 	return 0;
@@ -408,15 +423,38 @@ static int parse_enum(struct json_object *doc, const char *key, const char *cons
 	return -EINVAL;
 }
 
+static int parse_allow_hosts(struct json_object *a, struct request *r, struct verrors *e)
+{
+	size_t n = json_object_array_length(a);
+
+	if (n > REQ_MAX_ALLOW_HOSTS)
+		return verror_add(e, BAD, "/allow_hosts", "too many patterns");
+	r->allow_hosts_set = true;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *s = json_object_array_get_idx(a, i);
+
+		if (!json_object_is_type(s, json_type_string) || !json_string_is_clean(s))
+			return verror_add_index(e, BAD, "/allow_hosts", i, "must be a string");
+		if (!host_pattern_parse(json_object_get_string(s), NULL, NULL))
+			return verror_add_index(e, BAD, "/allow_hosts", i,
+						"must be HOST[:PORT]: a name, *.suffix, *, an IPv4 "
+						"literal or [IPv6], and a port 1-65535");
+		if (!strv_add(&r->allow_hosts, &r->n_allow_hosts, json_object_get_string(s)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int request_fill(struct json_object *doc, struct request *r, struct verrors *e)
 {
 	static const char *const keys[] = { "version", "policy", "argv",   "env",
 					    "cwd",     "stdin",	 "files",  "collect",
 					    "limits",  "stdout_mode", "network", "mounts",
-					    "keep_partial", "hide", NULL };
+					    "keep_partial", "export_changes", "allow_hosts",
+					    "allow_private", "hide", NULL };
 	static const char *const modes[] = { [STDOUT_STREAM] = "stream", [STDOUT_FRAME] = "frame" };
 	static const char *const nets[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
-					    [NET_HOST] = "host" };
+					    [NET_HOST] = "host", [NET_PROXY] = "proxy" };
 	struct json_object *v;
 	const char *s = NULL;
 	uint64_t version;
@@ -469,9 +507,14 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 	if ((k = parse_enum(doc, "stdout_mode", modes, 2, &r->stdout_mode_set, &m, e)) < 0)
 		return k;
 	r->stdout_mode = (enum stdout_mode)m;
-	if ((k = parse_enum(doc, "network", nets, 3, &r->network_set, &m, e)) < 0)
+	if ((k = parse_enum(doc, "network", nets, NET_MODES, &r->network_set, &m, e)) < 0)
 		return k;
 	r->network = (enum net_mode)m;
+	if ((k = json_get_typed(doc, "allow_hosts", json_type_array, BAD, "", e, &v)) < 0 ||
+	    (k > 0 && (k = parse_allow_hosts(v, r, e)) < 0))
+		return k;
+	if ((k = json_get_bool(doc, "allow_private", BAD, "", e, &r->allow_private)) < 0)
+		return k;
 	if ((k = json_get_typed(doc, "mounts", json_type_array, BAD, "", e, &v)) < 0 ||
 	    (k > 0 && (k = parse_mounts(v, r, e)) < 0))
 		return k;
@@ -479,6 +522,8 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 		return k;
 	if ((k = json_get_typed(doc, "hide", json_type_array, BAD, "", e, &v)) < 0 ||
 	    (k > 0 && (k = parse_hide(v, r, e)) < 0))
+		return k;
+	if ((k = json_get_bool(doc, "export_changes", BAD, "", e, &r->export_changes)) < 0)
 		return k;
 	return 0;
 }
@@ -523,6 +568,7 @@ void request_free(struct request *r)
 	}
 	free(r->files);
 	strv_free(r->collect, r->n_collect);
+	strv_free(r->allow_hosts, r->n_allow_hosts);
 	for (size_t i = 0; r->mounts && i < r->n_mounts; i++) {
 		free(r->mounts[i].source);
 		free(r->mounts[i].target);

@@ -20,6 +20,7 @@
 #include "doc/request.h"
 #include "doc/result.h"
 #include "doc/result-limits.h"
+#include "doc/result-net.h"
 #include "doc/text.h"
 
 /* json-c's json_escape_str: two bytes for the short escapes, six for
@@ -172,7 +173,7 @@ static struct json_object *jjail(const struct jail_report *jr, const struct plan
 {
 	static const char *const ns[] = { "user", "mount", "pid", "ipc", "uts", "cgroup" };
 	static const char *const nets[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
-					    [NET_HOST] = "host" };
+					    [NET_HOST] = "host", [NET_PROXY] = "proxy" };
 	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
 	enum net_mode net = plan ? plan->network : jr && jr->have_modes ? jr->network : NET_NONE;
 	enum seccomp_mode sc = plan ? plan->seccomp : jr && jr->have_modes ? jr->seccomp
@@ -467,6 +468,8 @@ static void put_usage(struct json_object *d, const struct outcome *o, bool *ok)
 			    json_object_new_int64((int64_t)o->memory_peak_bytes), ok);
 		put(u, "forks_refused", json_object_new_int64((int64_t)o->forks_refused), ok);
 	}
+	if (o->net.proxy)
+		put(u, "network_bytes", json_object_new_int64((int64_t)o->net.bytes), ok);
 	put(d, "usage", u, ok);
 }
 
@@ -500,9 +503,17 @@ struct json_object *result_for_outcome(const struct plan *plan, const struct out
 	put_stream(d, "stdout", &o->out, &o->show_out, o->output_withheld, &ok);
 	put_stream(d, "stderr", &o->errc, &o->show_err, o->output_withheld, &ok);
 	put_files(d, files, !o->output_withheld, &ok);
+	if (o->changes.present) {
+		put(d, "changes",
+		    change_set_json(&o->changes, o->changes.exported && !o->output_withheld, false),
+		    &ok);
+		put(d, "changes_omitted", json_object_new_int64((int64_t)o->changes.omitted), &ok);
+	}
 	put_denials(d, o, &ok);
 	put_explain(d, o, &ok);
 	put_usage(d, o, &ok);
+	if (o->net.proxy)
+		put(d, "network", result_network_json(&o->net), &ok);
 	if (o->cgroup_applied)
 		j.cgroup = "applied";
 	put(d, "jail", jjail(&j, plan, &ok), &ok);

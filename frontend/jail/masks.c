@@ -115,6 +115,23 @@ static int protect(struct plan *p, const char *target, size_t root_len)
 	return add(p, target, len, MASK_READ_ONLY);
 }
 
+/* A bind the jail may change: read_only patterns apply there. An overlay
+ * never changes its source, but what the jail leaves in its upper layer
+ * comes back as the change set, which a caller applies to the host. */
+static bool writable(const struct plan_mount *m)
+{
+	return m->rw || m->overlay;
+}
+
+/* The bind's source, opened without following a link: a passed
+ * descriptor's (serve) or the canonical path's. */
+static int open_source(const struct plan_mount *m, int flags)
+{
+	if (m->by_fd)
+		return openat(m->fd, ".", flags | O_CLOEXEC);
+	return open(m->source, flags | O_NOFOLLOW | O_CLOEXEC);
+}
+
 /* Another request bind is mounted here: its own walk covers it. */
 static bool other_bind(const struct walk *w, const char *path)
 {
@@ -138,7 +155,7 @@ static int visit(struct walk *w, const struct stat *st, int *ret)
 			*ret = hide(w->p, w->path);
 		return 0;	/* nothing below a hidden directory to look at */
 	}
-	if (w->bind->rw && any_match(pol->read_only, pol->n_read_only, w->path)) {
+	if (writable(w->bind) && any_match(pol->read_only, pol->n_read_only, w->path)) {
 		if (is_link)
 			w->p->masks_report.links++;
 		else if ((*ret = protect(w->p, w->path, strlen(w->bind->target))) < 0)
@@ -207,7 +224,12 @@ static int walk_bind(struct walk *w)
 	struct stat st;
 	int fd, r = 0;
 
-	fd = open(w->bind->source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (w->bind->by_fd && fstat(w->bind->fd, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		strcpy(w->path, w->bind->target);	/* a passed file: itself only */
+		visit(w, &st, &r);
+		return r;
+	}
+	fd = open_source(w->bind, O_RDONLY | O_NONBLOCK);
 	if (fd < 0 || fstat(fd, &st) < 0) {
 		if (fd >= 0)
 			close(fd);
@@ -245,11 +267,11 @@ static int hide_path(struct plan *p, const char *path, size_t i, struct verrors 
 		for (size_t k = 0; k < p->n_mounts; k++)
 			verror_accept(e, "%s or a path below it", p->mounts[k].target);
 		if (p->n_mounts == 0)
-			verror_accept(e, "a path inside a --ro or --rw bind");
+			verror_accept(e, "a path inside a --ro, --rw or --overlay bind");
 		return -EINVAL;
 	}
 	if (strcmp(path, in->target) != 0) {
-		dfd = open(in->source, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		dfd = open_source(in, O_PATH | O_DIRECTORY);
 		fd = dfd < 0 ? -1
 			     : (int)syscall(SYS_openat2, dfd, path + strlen(in->target) + 1, &how,
 					    sizeof(how));

@@ -7,14 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "doc/path-util.h"
 #include "doc/policy-accepts.h"
 #include "doc/strv.h"
+#include "jail/bind-owner.h"
+#include "jail/bind-fd.h"
 #include "jail/bind-source.h"
 #include "jail/jail-path.h"
 #include "jail/masks.h"
 #include "jail/narrow.h"
+#include "jail/narrow-proxy.h"
 
 #define VIOLATION HUTCH_ERR_POLICY_VIOLATION
 #define BAD HUTCH_ERR_INVALID_REQUEST
@@ -79,9 +84,53 @@ static int build_env(const struct request *req, const struct policy *pol, struct
 	return 0;
 }
 
+/* overlayfs layers are directories; the helper checks again on its
+ * descriptor, this says so before a jail is built. */
+static bool is_directory(const char *real)
+{
+	struct stat st;
+
+	return stat(real, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Where mount m's source is on this host, canonical, in real[PATH_MAX]:
+ * its path, or where its passed descriptor was found (bind-fd.h). The
+ * policy's prefix rules then apply to that place whichever way it was
+ * named, so they mean the same for a path and a descriptor. A serve
+ * without --allow-path-binds takes descriptors only: a path is bound
+ * with the server's authority, not the client's. */
+static int mount_source(const struct request *req, const struct req_mount *m, const char *ptr,
+			char *real, struct verrors *e)
+{
+	const struct req_origin *o = req->origin;
+	const char *why;
+
+	if (m->source_fd >= 0) {
+		if (!o || (size_t)m->source_fd >= o->n_fds)
+			return verror_add_key(e, BAD, ptr, "source_fd",
+					      o ? "no descriptor with that index came with the frame"
+						: "descriptors come only with a hutch serve frame");
+		why = bind_fd_refusal(o->fds[m->source_fd], m->rw, o->peer_uid, real);
+		return why ? verror_add_key(e, VIOLATION, ptr, "source_fd", why) : 0;
+	}
+	if (o && o->path_binds_refused)
+		return verror_add_key(e, VIOLATION, ptr, "source",
+				      "pass the directory as a descriptor (source_fd) or start "
+				      "the server with --allow-path-binds");
+	/* The rule applies to where the source really is: a symlink
+	 * under an allowed prefix may point anywhere. The helper then
+	 * refuses any symlink on the canonical path, so it cannot be
+	 * swapped in after this check. */
+	if (!realpath(m->source, real))
+		return verror_add_key(e, BAD, ptr, "source", "does not exist");
+	return 0;
+}
+
 static int build_mounts(const struct request *req, const struct policy *pol, struct plan *p,
 			struct verrors *e)
 {
+	size_t n_by_fd = 0;
+
 	p->policy_binds = calloc(pol->n_binds + 1, sizeof(*p->policy_binds));
 	p->mounts = calloc(req->n_mounts + 1, sizeof(*p->mounts));
 	if (!p->policy_binds || !p->mounts)
@@ -103,30 +152,31 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 	for (size_t i = 0; i < req->n_mounts; i++) {
 		const struct req_mount *m = &req->mounts[i];
 		char ptr[VERROR_POINTER_MAX], real[PATH_MAX];
-		const char *why;
-		bool allowed = false;
+		const char *why, *key = m->source_fd >= 0 ? "source_fd" : "source";
+		int r;
 
 		pointer_join_index(ptr, sizeof(ptr), "/mounts", i);
-		/* The rule applies to where the source really is: a symlink
-		 * under an allowed prefix may point anywhere. The helper then
-		 * refuses any symlink on the canonical path, so it cannot be
-		 * swapped in after this check. */
-		if (!realpath(m->source, real))
-			return verror_add_key(e, BAD, ptr, "source", "does not exist");
-		for (size_t k = 0; k < pol->n_mount_rules; k++) {
-			const struct policy_mount_rule *rule = &pol->mount_rules[k];
-
-			if (path_at_or_below(real, rule->prefix) && (m->rw ? rule->rw : rule->ro))
-				allowed = true;
-		}
-		if (!allowed) {
+		if ((r = mount_source(req, m, ptr, real, e)) < 0)
+			return r;
+		if (m->source_fd >= 0 && ++n_by_fd > REQ_MAX_SOURCE_FDS)
+			return verror_add_key(e, BAD, ptr, "source_fd",
+					      "more than 16 binds of descriptors");
+		if (m->source_fd >= 0 && m->overlay)
+			return verror_add_key(e, BAD, ptr, "mode",
+					      "an overlay's source is a path (--allow-path-binds); "
+					      "a descriptor binds ro or rw");
+		if (!policy_takes_mount(pol, real, m)) {
 			verror_add(e, VIOLATION, ptr, "not allowed by the policy");
-			verror_given(e, "%s", m->rw ? "rw" : "ro");
+			verror_given(e, "%s", m->overlay ? "overlay" : m->rw ? "rw" : "ro");
 			policy_accept_mounts(e, pol);
 			return -EINVAL;
 		}
 		if ((why = bind_source_refusal(real)))
-			return verror_add_key(e, VIOLATION, ptr, "source", why);
+			return verror_add_key(e, VIOLATION, ptr, key, why);
+		/* An overlay's lower layer is idmapped too: the jail would read
+		 * as the owner what the owner keeps from others. */
+		if ((m->rw || m->overlay) && geteuid() == 0 && (why = bind_owner_refusal(real)))
+			return verror_add_key(e, VIOLATION, ptr, key, why);
 		if (!narrow_target_ok(pol, m->target))
 			return verror_add_key(e, BAD, ptr, "target", "reserved path");
 		for (size_t k = 0; k < i; k++)
@@ -135,6 +185,12 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		p->mounts[i].source = strdup(real);
 		p->mounts[i].target = strdup(m->target);
 		p->mounts[i].rw = m->rw;
+		p->mounts[i].overlay = m->overlay;
+		if (m->overlay && !is_directory(real))
+			return verror_add_key(e, BAD, ptr, "source",
+					      "an overlay's source must be a directory");
+		p->mounts[i].by_fd = m->source_fd >= 0;
+		p->mounts[i].fd = m->source_fd >= 0 ? req->origin->fds[m->source_fd] : -1;
 		p->mounts[i].exec = pol->request_exec; /* false: request binds never execute */
 		p->n_mounts = i + 1;
 		if (!p->mounts[i].source || !p->mounts[i].target)
@@ -208,6 +264,8 @@ static int fill_limits(const struct request *req, const struct policy *pol, stru
 		[LIM_WORK_BYTES] = &p->limits.work_bytes,
 		[LIM_TMP_INODES] = &p->limits.tmp_inodes,
 		[LIM_WORK_INODES] = &p->limits.work_inodes,
+		[LIM_OVERLAY_BYTES] = &p->limits.overlay_bytes,
+		[LIM_OVERLAY_INODES] = &p->limits.overlay_inodes,
 	};
 
 	for (int i = 0; i < LIM_COUNT; i++) {
@@ -246,8 +304,9 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 	if (!(p->argv = strv_copy(req->argv, req->argc)))
 		return -ENOMEM;
 	p->argc = req->argc;
-	if ((r = build_env(req, pol, p, e)) < 0 || (r = build_mounts(req, pol, p, e)) < 0 ||
-	    (r = masks_resolve(req, pol, p, e)) < 0 || (r = build_files(req, pol, p, e)) < 0)
+	if ((r = build_env(req, pol, p, e)) < 0 || (r = narrow_proxy(req, pol, p, e)) < 0 ||
+	    (r = build_mounts(req, pol, p, e)) < 0 || (r = masks_resolve(req, pol, p, e)) < 0 ||
+	    (r = build_files(req, pol, p, e)) < 0)
 		return r;
 	p->work_dir = strdup(pol->work_dir);
 	p->cwd = strdup(req->cwd ? req->cwd : pol->work_dir);
@@ -276,6 +335,7 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 	p->partial_output = pol->partial_output;
 	p->overflow_truncate = pol->overflow_truncate;
 	p->keep_partial = req->keep_partial;
+	p->export_changes = req->export_changes;
 	p->require_cgroup = (pol->requires & REQ_CGROUP) != 0;
 	/* Said here, before any jail: the helper's chdir would fail with 71,
 	 * which reads as a refused jail. */

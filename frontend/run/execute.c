@@ -14,12 +14,16 @@
 #include "doc/result.h"
 #include "jail/cgroup.h"
 #include "jail/filter.h"
+#include "jail/host-ids.h"
 #include "jail/jail-path.h"
 #include "jail/layout.h"
+#include "run/changes.h"
+#include "jail/user-caps.h"
 #include "run/classify.h"
 #include "run/execute.h"
 #include "run/explain.h"
 #include "run/forkserver.h"
+#include "run/least-privilege.h"
 #include "run/probe-verdict.h"
 #include "run/spawn.h"
 
@@ -42,10 +46,13 @@ struct exec_run {
 	struct outcome *res;
 	int control_sock;
 	struct cgroup_run cg;
+	struct host_id_lease ids;	/* a root caller's: held until the jail is gone */
 	bool have_cgroup;
 	bool reaped;		/* supervise() waited for the helper */
 	bool collect_dirs;	/* eo->collect_dirs */
 	bool tty;		/* eo->tty: the spec asks pid 1 for a pty */
+	bool changes_data;	/* eo->changes_data */
+	unsigned concurrency;	/* eo->concurrency */
 };
 
 static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
@@ -58,6 +65,7 @@ static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
 	x->res = res;
 	x->control_sock = -1;
 	x->cg.dir_fd = -1;
+	x->ids.lock_fd = -1;
 	x->so.control_fd = -1;
 	x->jp = (struct jail_proc){ .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
 				    .stdout_rd = -1, .stderr_rd = -1, .exit_rd = -1 };
@@ -83,6 +91,7 @@ static void run_free(struct exec_run *x)
 		close(x->control_sock);
 	run_leave_cgroup(x);
 	layout_free(&x->layout);
+	host_ids_release(&x->ids); /* the helper is reaped or was never started */
 	free(x);
 }
 
@@ -151,6 +160,21 @@ static void set_memory_rlimits(struct exec_run *x)
 		cg || !l->processes ? HUTCH_RLIM_INFINITY : l->processes;
 }
 
+/* A root caller's jail runs as host ids of its own (jail/host-ids.h),
+ * the policy's user inside: per-user counts, signals and files are then
+ * the jail's alone. The lease lives as long as x. */
+static int lease_host_ids(struct exec_run *x)
+{
+	char why[OUTCOME_DETAIL_MAX] = "";
+	int r = host_ids_acquire(&x->ids, why, sizeof(why));
+
+	if (r < 0)
+		return start_failed(x->plan, x->res, HUTCH_ERR_SANDBOX_UNAVAILABLE, r, why);
+	x->layout.sp.uid_outside = x->ids.uid;
+	x->layout.sp.gid_outside = x->ids.gid;
+	return 0;
+}
+
 /* Step 2: the seccomp program, the jail's layout (kept in x until the end)
  * and the spec encoded from it. The filter has one owner at a time: ours
  * here, the layout's once layout_build took it. */
@@ -175,6 +199,10 @@ static int prepare_spec(struct exec_run *x, bool explain, uint8_t **ret_spec, si
 	r = layout_build(plan, geteuid() == 0, &filter, filter_len, &x->layout);
 	if (r == 0)
 		set_memory_rlimits(x);
+	if (r == 0 && geteuid() == 0 && (r = lease_host_ids(x)) < 0)
+		return r;
+	if (r == 0)
+		user_caps_size(geteuid() == 0, x->concurrency, x->layout.sp.user_cap);
 	if (r == -E2BIG) /* a policy may allow more input files than a jail holds */
 		return start_failed(plan, x->res, HUTCH_ERR_INVALID_REQUEST, r,
 				    "more than 256 mounts in the jail (its own, the policy's "
@@ -356,6 +384,7 @@ static void set_supervise_opts(struct exec_run *x, const struct exec_opts *eo)
 	if (eo->unbounded_stdout)
 		so->stdout_bytes = 0;
 	so->tty = eo->tty;
+	so->proxy = plan->network == NET_PROXY ? &plan->proxy : NULL;
 	so->tty_size_fd = eo->tty ? eo->stdin_fd : -1;
 }
 
@@ -384,13 +413,19 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 		r = start_failed(plan, res, HUTCH_ERR_INTERNAL, -ENOMEM, NULL);
 	else {
 		x->collect_dirs = eo->collect_dirs;
+		x->changes_data = eo->changes_data;
 		x->tty = eo->tty;
+		x->concurrency = eo->concurrency ? eo->concurrency : USER_CAPS_CLI_CONCURRENCY;
 		r = prepare_cgroup(x, &io); /* before the spec: it sets the rlimits */
 	}
 	if (r == 0)
 		r = prepare_spec(x, eo->explain, &spec, &spec_len);
 	/* --tty keeps the path its terminal hand-over was proven on */
-	if (r == 0 && early && io.pipe_stdin && io.cgroup_fd < 0 && !x->tty) {
+	if (r == 0) {
+		io.bind_fds = x->layout.bind_fds;
+		io.n_bind_fds = x->layout.n_bind_fds;
+	}
+	if (r == 0 && early && io.pipe_stdin && io.cgroup_fd < 0 && !x->tty && !io.n_bind_fds) {
 		adopt_early(x, TAKE_PTR(early), spec, spec_len);
 	} else if (r == 0) {
 		exec_early_discard(TAKE_PTR(early));
@@ -400,6 +435,11 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 		}
 	}
 	exec_early_discard(early);
+	if (r == 0 && eo->drop_privileges && (r = least_privilege_drop()) < 0) {
+		(void)jail_kill_and_reap(&x->jp, 0, NULL); /* fail closed */
+		return start_failed(plan, res, HUTCH_ERR_INTERNAL, r,
+				    "cannot drop the capabilities hutch no longer needs");
+	}
 	if (r < 0)
 		return r;
 	set_supervise_opts(x, eo);
@@ -421,6 +461,19 @@ static int exec_supervise(struct exec_run *x)
 	x->so.control_fd = -1; /* closed by the watch */
 	x->reaped = true;
 	return r;
+}
+
+/* The overlays' upper layers, as frozen as the work dir; their files
+ * share the collect budget with what --collect brought back, since one
+ * result carries both. */
+static void read_changes(struct exec_run *x, const struct collected *files)
+{
+	uint64_t left = x->plan->collect_max_bytes;
+
+	for (size_t i = 0; i < files->n; i++)
+		left -= files->files[i].len <= left ? files->files[i].len : left;
+	if (changes_read(x->plan, x->res, x->plan->export_changes || x->changes_data, left) < 0)
+		change_set_free(&x->res->changes);	/* no memory: no change set */
 }
 
 void exec_finish(struct exec_run *x, struct collected *ret_files)
@@ -467,6 +520,7 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 	if (res->workdir_fd >= 0)
 		close(res->workdir_fd);
 	res->workdir_fd = -1;
+	read_changes(x, ret_files);
 	run_free(x);
 }
 

@@ -20,6 +20,11 @@ struct exec_opts {
 	bool explain;		/* --explain: log what the jail withholds (run/explain.h) */
 	bool collect_dirs;	/* collect a directory whole (run/collect-host.c writes it) */
 	bool tty;		/* --tty: a pty of the jail's own, relayed to stdin_fd and fd 1 */
+	bool changes_data;	/* --changes-dir: keep the overlays' changed files' bytes */
+	bool drop_privileges;	/* the last helper this process starts: then keep only
+				 * what run/least-privilege.c lists */
+	unsigned concurrency;	/* jails of this caller at once, for per-user caps
+				 * (jail/user-caps.h); 0: USER_CAPS_CLI_CONCURRENCY */
 };
 
 /* Always fills *ret (a refused jail is an outcome too; a failure of our

@@ -32,6 +32,7 @@
 #include "run/forkserver.h"
 #include "run/memfd-notify.h"
 #include "run/memory-limit.h"
+#include "run/proxy.h"
 #include "run/pty-relay.h"
 #include "run/sink.h"
 #include "run/supervise.h"
@@ -151,7 +152,11 @@ void outcome_free(struct outcome *o)
 	free(o->out.buf);
 	free(o->errc.buf);
 	free(o->explain.events);
+	change_set_free(&o->changes);
 	o->explain.events = NULL;
+	free(o->net.conns);
+	o->net.conns = NULL;
+	o->net.n = 0;
 	o->explain.n = 0;
 	o->out.buf = o->errc.buf = NULL;
 	o->out.alloc = o->errc.alloc = o->out.len = o->errc.len = 0;
@@ -179,7 +184,7 @@ struct jail_watch {
 	bool stdin_src_open;
 	uint64_t frame_len;	/* declared, once the header is in */
 	bool frame_known;
-	int idx_pid, idx_status, idx_out, idx_err, idx_in, idx_src, idx_ctl, idx_lis;
+	int idx_pid, idx_status, idx_out, idx_err, idx_in, idx_src, idx_ctl, idx_lis, idx_proxy;
 	int idx_sink_out, idx_sink_err;	/* a full sink, polled for POLLOUT */
 	int listener_fd;	/* seccomp user notifications of the jail */
 	uint64_t notif_window;	/* start of the current rate window, ms */
@@ -190,6 +195,7 @@ struct jail_watch {
 	struct explain_watch ex;	/* --explain's calls on the same listener */
 	struct sink sink_out, sink_err;
 	bool tty_attached;	/* --tty: the pty's master is our stdin/stdout */
+	struct proxy *proxy;	/* network proxy (run/proxy.h), once its socket came */
 	uint8_t in_buf[IO_CHUNK];
 };
 
@@ -376,6 +382,9 @@ static int next_timeout(struct jail_watch *l)
 		if (l->listener_fd >= 0 && l->notif_in_window >= NOTIFY_PER_WINDOW &&
 		    l->notif_window + NOTIFY_WINDOW_MS < next)
 			next = l->notif_window + NOTIFY_WINDOW_MS; /* poll it again then */
+		if (l->proxy && proxy_timeout_ms(l->proxy) >= 0 &&
+		    t + (uint64_t)proxy_timeout_ms(l->proxy) < next)
+			next = t + (uint64_t)proxy_timeout_ms(l->proxy);
 	} else {
 		next = l->deadline; /* the drain deadline once exited */
 	}
@@ -425,6 +434,8 @@ static void on_exit_of_helper(struct jail_watch *l)
 	l->idle_deadline = 0;
 	l->kill_at = 0;
 	fd_close(&l->jp->stdin_wr);
+	proxy_free(l->proxy); /* nothing in the jail is left to use it */
+	l->proxy = NULL;
 }
 
 /* pid 1 sends the work dir (for collect) and the seccomp listener (for
@@ -442,12 +453,17 @@ static int read_control(struct jail_watch *l)
 	}
 	if (tag == HUTCH_CONTROL_WORKDIR && l->res->workdir_fd < 0)
 		l->res->workdir_fd = fd;
+	else if (tag == HUTCH_CONTROL_OVERLAY && l->res->n_overlay_fds < OUTCOME_MAX_OVERLAYS)
+		l->res->overlay_fd[l->res->n_overlay_fds++] = fd;
 	else if (tag == HUTCH_CONTROL_PTY && l->o.tty && !l->tty_attached) {
 		l->tty_attached = true;
 		if (pty_relay_attach(fd, l->o.tty_size_fd, &l->jp->stdout_rd, &l->jp->stdin_wr) < 0)
 			request_kill(l, HUTCH_ERR_INTERNAL, NULL);
 	}
-	else if (tag == HUTCH_CONTROL_LISTENER && l->listener_fd < 0) {
+	else if (tag == HUTCH_CONTROL_PROXY && l->o.proxy && !l->proxy && !l->exited) {
+		if (!(l->proxy = proxy_new(fd, l->o.proxy, &l->res->net)))
+			request_kill(l, HUTCH_ERR_INTERNAL, NULL); /* no way out is no run */
+	} else if (tag == HUTCH_CONTROL_LISTENER && l->listener_fd < 0) {
 		l->listener_fd = fd;
 		l->res->denials_attributed = true;
 		l->res->explain.attached = l->res->explain.requested;
@@ -534,7 +550,7 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 	l->listener_fd = -1;
 	res->workdir_fd = -1;
 	l->idx_pid = l->idx_status = l->idx_out = l->idx_err = l->idx_in = l->idx_src = -1;
-	l->idx_ctl = l->idx_lis = l->idx_sink_out = l->idx_sink_err = -1;
+	l->idx_ctl = l->idx_lis = l->idx_sink_out = l->idx_sink_err = l->idx_proxy = -1;
 	/* The kernel may use larger structures than our headers know. */
 	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) < 0)
 		sizes = (struct seccomp_notif_sizes){ sizeof(struct seccomp_notif),
@@ -585,7 +601,9 @@ int watch_pollfds(struct jail_watch *l, struct pollfd *p, int n)
 	const struct supervise_opts *o = &l->o;
 
 	l->idx_pid = l->idx_status = l->idx_out = l->idx_err = l->idx_in = l->idx_src = -1;
-	l->idx_ctl = l->idx_lis = l->idx_sink_out = l->idx_sink_err = -1;
+	l->idx_ctl = l->idx_lis = l->idx_sink_out = l->idx_sink_err = l->idx_proxy = -1;
+	if (l->proxy) /* one fd for all of it: proxy.h */
+		l->idx_proxy = n, p[n++] = (struct pollfd){ .fd = proxy_fd(l->proxy), .events = POLLIN };
 	if (l->o.control_fd >= 0)
 		l->idx_ctl = n, p[n++] = (struct pollfd){ .fd = l->o.control_fd, .events = POLLIN };
 	if (l->listener_fd >= 0 && !notify_throttled(l, time_now_ms()))
@@ -617,6 +635,8 @@ void watch_dispatch(struct jail_watch *l, const struct pollfd *p)
 
 	if (l->idx_ctl >= 0 && p[l->idx_ctl].revents)
 		read_control(l);
+	if (l->idx_proxy >= 0 && l->proxy)
+		proxy_dispatch(l->proxy); /* its ready fds and its deadlines */
 	if (l->idx_lis >= 0 && (p[l->idx_lis].revents & POLLIN))
 		read_notification(l);
 	else if (l->idx_lis >= 0 && p[l->idx_lis].revents)
@@ -729,6 +749,7 @@ void watch_finish(struct jail_watch *l)
 	while (l->o.control_fd >= 0 && read_control(l) > 0)
 		;
 	fd_close(&l->o.control_fd);
+	proxy_free(l->proxy);
 	fd_close(&l->listener_fd);
 	sink_close(&l->sink_out);
 	sink_close(&l->sink_err);

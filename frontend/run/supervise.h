@@ -36,6 +36,9 @@ struct supervise_opts {
 	 * from tty_size_fd, the caller's terminal. */
 	bool tty;
 	int tty_size_fd;
+	/* network proxy: pid 1 sends the proxy's listening socket; the
+	 * watch runs run/proxy.c on it under these rules (the plan's). */
+	const struct plan_proxy *proxy;
 };
 
 /* The watch of one run, for callers with their own event loop (serve):
@@ -54,7 +57,7 @@ void watch_kill(struct jail_watch *w, enum hutch_err why);
 void watch_forward_signal(struct jail_watch *w, int sig);
 void watch_tty_resize(struct jail_watch *w);	/* --tty: SIGWINCH */
 void watch_finish(struct jail_watch *w);
-#define WATCH_MAX_FDS 8
+#define WATCH_MAX_FDS 9
 
 /* Run the loop until the jail is gone and its output drained. Always
  * leaves the jail dead, whatever happens. Fills *ret (free with

@@ -36,8 +36,8 @@ static int refuse_verror(int r, const struct verrors *e, struct serve_refusal *r
 	return -EINVAL;
 }
 
-int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
-	       struct plan *ret_plan, struct serve_refusal *ret_refusal)
+int serve_plan(struct srv *s, struct json_object *doc, const struct req_origin *origin,
+	       struct request *ret_req, struct plan *ret_plan, struct serve_refusal *ret_refusal)
 {
 	struct verrors e = { 0 };
 	int r;
@@ -53,7 +53,9 @@ int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
 		};
 		return -EPERM;
 	}
+	ret_req->origin = origin;
 	r = narrow(ret_req, &s->pol, ret_plan, &e);
+	ret_req->origin = NULL;	/* its descriptors go with the frame */
 	if (r < 0) {
 		request_free(ret_req);
 		return refuse_verror(r, &e, ret_refusal);
@@ -74,6 +76,7 @@ void serve_refuse(struct conn *c, uint64_t id, const struct serve_refusal *rf)
 	uint8_t *frame = proto_failed_accepting(id, rf->code, rf->reason,
 						rf->pointer[0] ? rf->pointer : NULL, rf->accepted, &len);
 
+	serve_log_failed(&c->srv->log, &c->log, id, rf->code);
 	if (!frame) {
 		c->dead = true; /* every request gets its final event: without one, the end */
 		return;

@@ -31,6 +31,7 @@
 #include "doc/result.h"
 #include "doc/text.h"
 #include "run/jail-report.h"
+#include "run/least-privilege.h"
 #include "serve/serve-budget.h"
 #include "serve/serve.h"
 
@@ -114,7 +115,8 @@ static void run_link(struct conn *c, struct srun *r)
 static void start_run(struct conn *c, struct proto_msg *m)
 {
 	struct srv *s = c->srv;
-	struct exec_opts eo = { .kill_grace_ms = s->grace_ms };
+	struct exec_opts eo = { .kill_grace_ms = s->grace_ms,
+				.concurrency = serve_concurrency(s) };
 	_cleanup_free_ struct srun *r = NULL;
 	struct serve_refusal rf;
 
@@ -127,7 +129,7 @@ static void start_run(struct conn *c, struct proto_msg *m)
 	}
 	r->c = c;
 	r->id = m->id;
-	if (serve_plan(s, m->run, &r->req, &r->plan, &rf) < 0) {
+	if (serve_plan(s, m->run, serve_origin(c), &r->req, &r->plan, &rf) < 0) {
 		serve_refuse(c, m->id, &rf);
 		return;
 	}
@@ -319,6 +321,7 @@ static void handle_frame(struct conn *c, uint8_t *buf, size_t len)
 		proto_msg_free(&m);
 		return;
 	}
+	serve_log_request(&c->srv->log, &c->log, m.id, m.kind);
 	switch (m.kind) {
 	case MSG_RUN:
 		start_run(c, &m);
@@ -342,11 +345,17 @@ static void handle_frame(struct conn *c, uint8_t *buf, size_t len)
 static void conn_read(struct conn *c)
 {
 	uint8_t buf[64 << 10];
-	ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	const char *why = NULL;
+	ssize_t n = serve_recv(c, buf, sizeof(buf), &why); /* descriptors: serve-fds.c */
 	size_t off = 0;
 
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	if (n == -EAGAIN)
 		return;
+	if (n == -EPROTO) {
+		conn_fail(c, 0, HUTCH_ERR_PROTOCOL_ERROR, why);
+		c->dead = true;
+		return;
+	}
 	if (n <= 0) {
 		c->dead = true; /* the client is gone: everything of it dies */
 		return;
@@ -358,10 +367,10 @@ static void conn_read(struct conn *c)
 		off += used;
 		if (st == FRAME_OVERSIZED) {
 			enum hutch_err code;
-			char why[256];
+			char words[256];
 
-			proto_oversized_words(c->rd.hdr, c->rd.max, &code, why, sizeof(why));
-			conn_fail(c, 0, code, why);
+			proto_oversized_words(c->rd.hdr, c->rd.max, &code, words, sizeof(words));
+			conn_fail(c, 0, code, words);
 			c->dead = true;
 		} else if (st == FRAME_NOMEM) {
 			conn_fail(c, 0, HUTCH_ERR_INTERNAL, NULL);
@@ -374,6 +383,7 @@ static void conn_read(struct conn *c)
 			 * of one is as idle as a silent one. */
 			c->idle_since = time_now_ms();
 			handle_frame(c, frame, len);
+			serve_fds_close(c); /* a started jail's helper has its own */
 			free(frame);
 		}
 	}
@@ -400,6 +410,7 @@ static struct conn *conn_new(struct srv *s, int fd, bool timed, uid_t uid)
 	c->rd.max = s->max_frame;
 	c->next = s->conns;
 	s->conns = c;
+	serve_log_conn_open(&s->log, &c->log, fd);
 	return c;
 }
 
@@ -415,11 +426,14 @@ static void conn_sweep(struct srv *s)
 		if (c->dead && c->fd >= 0) {
 			conn_kill_all(c);
 			conn_flush(c);
+			serve_discard_input(c->fd);
 			close(c->fd);
 			c->fd = -1;
+			serve_fds_close(c); /* a frame's that will never be handled */
 		}
 		if (c->fd < 0 && !c->runs && !c->sessions) {
 			*pp = c->next;
+			serve_log_conn_close(&s->log, &c->log);
 			frame_reader_reset(&c->rd);
 			conn_drop_queue(c);
 			free(c);
@@ -462,6 +476,7 @@ static void conn_accept(struct srv *s, int fd)
 	if (frame)
 		(void)send(fd, frame, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	free(frame);
+	serve_log_conn_refused(&s->log, fd, HUTCH_ERR_BUSY);
 	close(fd);
 }
 
@@ -833,10 +848,18 @@ int cmd_serve(int argc, char **argv)
 	/* One helper forks every jail (hutch-exec(8), FORKSERVER); without
 	 * one (or with --no-forkserver), each run starts its own, as
 	 * `hutch run` does. */
-	if (r == 0 && !o.no_forkserver && forkserver_start(execute_helper_path(), &s.fs) == 0)
+	if (r == 0 && !o.no_forkserver && forkserver_start(execute_helper_path(), &s.fs) == 0) {
 		exec_use_forkserver(&s.fs);
-	if (r == 0)
+		/* Every jail comes from the forkserver: keep only what
+		 * run/least-privilege.c lists, for the server's life. */
+		if (least_privilege_drop() < 0)
+			r = serve_error("capabilities", "cannot drop those hutch no longer needs");
+	}
+	if (r == 0) {
+		serve_log_start(&s.log, o.policy, s.digest);
 		r = loop(&s, sig_fd);
+		serve_log_stop(&s.log, r);
+	}
 	serve_done(&s);
 	return r;
 }

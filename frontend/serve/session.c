@@ -97,10 +97,10 @@ static int start_worker(struct session *se, struct json_object *worker,
 {
 	struct srv *s = se->c->srv;
 	struct exec_opts eo = { .kill_grace_ms = s->grace_ms, .forward_stdin = true,
-				.unbounded_stdout = true };
+				.unbounded_stdout = true, .concurrency = serve_concurrency(s) };
 	int p[2], r;
 
-	r = serve_plan(s, worker, &se->req, &se->plan, ret_refusal);
+	r = serve_plan(s, worker, serve_origin(se->c), &se->req, &se->plan, ret_refusal);
 	if (r < 0)
 		return r;
 	if (se->plan.stdin_given) {

@@ -50,6 +50,10 @@ LINGER_PROBES = {"outlive", "outlive-timeout", "outlive-kill", "fork-bomb"}
 # these must still be contained: Landlock scopes abstract sockets, the
 # filesystem, pid and ipc namespaces stay the jail's.
 HOST_NET_PROBES = ["unix-abstract", "unix-path", "proc-signal", "sysv-ipc", "proc-see"]
+# Under `--policy build --network proxy` (egress only through the proxy the
+# supervisor runs, to an empty allow-list): nothing but the proxy answers.
+PROXY_NET_PROBES = ["tcp-egress", "udp-egress", "icmp-egress", "unix-abstract", "unix-path",
+                    "net-ifaces"]
 # Masks inside binds: a workspace bound at /work/ws (hutch(1), "Masks
 # inside binds"); the harness replants it after every run.
 MASK_PROBES = {"mask-read", "mask-hook"}
@@ -384,7 +388,7 @@ class Harness:
         self.hostroot = devino("/")
         self.canarydev = devino(self.canary)
         self.relsecret = os.path.relpath(self.secret_file, "/")
-        self.cache = tempfile.mkdtemp(prefix="hutch-escape-rt.")  # 0700, outside t
+        self.cache = tempfile.mkdtemp(prefix="hutch-escape-rt.", dir="/dev/shm")  # 0700, unbindable
         self.cleanup_dirs.append(self.cache)
         self.ws = os.path.join(t, "ws")
         self.plant_ws()
@@ -405,10 +409,13 @@ class Harness:
         for rel, text in files.items():
             with open(os.path.join(self.ws, rel), "w") as f:
                 f.write(text)
+        # Only its owner may write it: a root caller's jail acts as that
+        # owner through an idmapped bind, and hutch refuses to lend the
+        # ownership of a tree others may write.
         for d, dirs, names in os.walk(self.ws):
-            os.chmod(d, 0o777)
+            os.chmod(d, 0o755)
             for n in names:
-                os.chmod(os.path.join(d, n), 0o666)
+                os.chmod(os.path.join(d, n), 0o644)
         self.ws_files = files
 
     def ws_changed(self):
@@ -542,7 +549,7 @@ class Harness:
     def outside_checks(self, probe, token, lmarker, injected, before_log):
         """What only the outside can see. Returns evidence of an escape or []."""
         bad = []
-        if probe == "host-write":
+        if probe in ("host-write", "overlay-write"):
             with open(self.writable) as f:
                 if f.read() != self.writable_text:
                     bad.append("the writable canary changed")
@@ -632,6 +639,9 @@ class Harness:
             opts += ["--collect", "out", "--collect", "out-rel", "--collect", "out-proc"]
         if probe == "collect-fifo":
             opts += ["--collect", "out-fifo"]
+        if probe == "overlay-write":
+            # the canary directory copy-on-write at its own path
+            opts += ["--overlay", "%s:%s" % (self.canary, self.canary)]
         if netmode:
             opts += ["--network", netmode]
         argv = [self.hutch, "run"] + self.extra + ["--json", "--policy", pol, "--timeout", timeout,
@@ -662,6 +672,8 @@ class Harness:
                     verdict, ev = "ESCAPED", "expected a timeout within 12 s: %s after %d ms" % (err or doc.get("status"), wall)
             elif probe == "collect-symlink" or probe == "collect-fifo":
                 verdict, ev = self.judge_collect(probe, doc, verdict, ev, wall)
+            elif probe == "overlay-write":
+                verdict, ev = self.judge_overlay(doc, verdict, ev)
             elif probe == "mem-bomb-multi" and verdict in ("CONTAINED", "ESCAPED"):
                 agg = 0
                 for w in ev.split():
@@ -759,6 +771,25 @@ class Harness:
                 doc.get("status"), doc.get("exit_code"), err.get("code", ""),
                 err.get("message", ""), serr.strip()[:200])
         return v, ev, doc
+
+    def judge_overlay(self, doc, verdict, ev):
+        """The change set must hold what the probe did and no deletion
+        (it deletes nothing: a forged mark would show as one). A policy
+        without the overlay mode refuses the run; a kernel without
+        overlayfs in a user namespace, the jail."""
+        err = doc.get("error") or {}
+        if verdict == "CONTAINED":
+            changes = doc.get("changes") or []
+            forged = [c["path"] for c in changes if c.get("change") == "deleted"]
+            if forged:
+                return "ESCAPED", "the change set lists deletions never made: %s" % forged
+            return verdict, ev + "; change set: " + ", ".join(
+                "%s %s" % (c.get("change"), os.path.basename(c.get("path", ""))) for c in changes)
+        if err.get("code") == "policy_violation":
+            return "NOTAPPLICABLE", "the policy offers no overlay mode (policy_violation)"
+        if err.get("code") == "sandbox_unavailable" and "overlay" in err.get("message", ""):
+            return "NOTAPPLICABLE", "no overlayfs in a user namespace here: " + err["message"]
+        return verdict, ev
 
     def judge_collect(self, probe, doc, verdict, ev, wall):
         if verdict != "CONTAINED":
@@ -868,6 +899,8 @@ class Harness:
                              "abstract sockets (documented)" % self.landlock_abi, 0, control=False)
                 else:
                     self.jail(probe, "network+host", "network", "host", limits["network"])
+            if "build" in policies and probe in PROXY_NET_PROBES:
+                self.jail(probe, "build+proxy", "build", "proxy", limits["build"])
             self.control(probe)
         # nothing named like ours may be left anywhere
         leftovers = [p for p in os.listdir("/proc") if p.isdigit() and self._ours(p)]

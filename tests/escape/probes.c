@@ -59,6 +59,8 @@
  *  tcp-egress       connect to the harness listener on         connects
  *                   127.0.0.1, ::1 and the host's address
  *  udp-egress       datagram to the UDP listener, wait reply   gets the reply
+ *  icmp-egress      echo request to the host's addresses       gets the reply
+ *                   (ping socket, then raw)
  *  unix-abstract    connect to the listener's abstract socket  connects
  *  unix-path        connect to a pathname socket in the        connects
  *                   canary dir
@@ -141,6 +143,9 @@
  *  env-leak         the harness's canary variable in environ   sees it
  *  collect-symlink  plant symlinks to host canaries, collected harness reads them naively
  *  collect-fifo     plant a FIFO, collected                    a naive reader blocks
+ *  overlay-write    write the canaries through --overlay;      the user.overlay.* xattrs it
+ *                   forge overlayfs marks (user.overlay.*),    set are removed; files and the
+ *                   reach the upper layer                      canary restored (harness)
  *  seccomp-abi      int 0x80 unshare/clone/keyctl/reboot,      i386 calls in children
  *                   x32 unshare
  *  ro-write         create in /usr, mkdir in /, open           created and removed at once
@@ -536,6 +541,7 @@ static const struct {
 	{ "proc-mem", p_proc_mem },
 	{ "tcp-egress", p_tcp_egress },
 	{ "udp-egress", p_udp_egress },
+	{ "icmp-egress", p_icmp_egress },
 	{ "unix-abstract", p_unix_abstract },
 	{ "unix-path", p_unix_path },
 	{ "net-ifaces", p_net_ifaces },
@@ -590,6 +596,7 @@ static const struct {
 	{ "env-leak", p_env_leak },
 	{ "collect-symlink", p_collect_symlink },
 	{ "collect-fifo", p_collect_fifo },
+	{ "overlay-write", p_overlay_write },
 	{ "seccomp-abi", p_seccomp_abi },
 	{ "ro-write", p_ro_write },
 	{ "setuid-plant", p_setuid_plant },

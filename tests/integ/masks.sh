@@ -23,7 +23,7 @@ echo '[core]' >"$src/deep/proj/.git/config"
 echo '[core]' >"$src/.git/modules/lib/config"
 echo readme >"$src/README"
 echo notes >"$src/notes"
-chmod -R a+rwX "$src"
+chmod -R u+rwX,go+rX,go-w "$src"
 
 # The attacks, from inside: one line each, "NAME RESULT".
 cat >"$tmp/attack.py" <<'EOF'
@@ -164,7 +164,7 @@ if command -v git >/dev/null 2>&1; then
 	mkdir "$repo"
 	(cd "$repo" && git init -q . && echo a >a && git add a &&
 		git -c user.email=t@x -c user.name=t commit -qm init) >/dev/null 2>&1
-	chmod -R a+rwX "$repo"
+	chmod -R u+rwX,go+rX,go-w "$repo"
 	"$HUTCH" run --policy agent --rw "$repo:/work/repo" --cwd /work/repo --env HOME=/tmp -- \
 		sh -c 'echo b >b && git add b && git -c user.email=j@x -c user.name=j commit -qm jail &&
 			git gc -q' >/dev/null 2>"$tmp/err"
@@ -180,6 +180,27 @@ fi
 check "jail.masks counts what was masked" \
 	test "$(json_get '[d["jail"]["masks"][k] for k in ("hidden", "read_only", "pinned", "left_out")]' <"$tmp/doc")" = "[4, 6, 6, 0]"
 check "jail.masks: no bound hit" test "$(json_get 'd["jail"]["masks"]["bounds_hit"]' <"$tmp/doc")" = "[]"
+
+# An overlay of the same tree: the masks go on top of it as on a bind,
+# and the change set holds no planted hook.
+"$HUTCH" run --json --policy agent --overlay "$src:/work/src" -- sh -c '
+	cd /work/src; printf "env=[%s]\n" "$(cat .env)"
+	echo evil >.git/hooks/pre-commit || echo hook-refused
+	mv .git .git-aside || echo rename-refused
+	echo ov >>notes' >"$tmp/doc" 2>/dev/null
+if [ "$(json_get '(d.get("error") or {}).get("code")' <"$tmp/doc")" = sandbox_unavailable ]; then
+	skip_feature "masks inside an overlay" "this kernel cannot make the overlay"
+else
+	out=$(json_get 'd["stdout"]["text"]' <"$tmp/doc")
+	check "overlay: .env hidden, the hook and the rename refused" \
+		test "$(printf '%s\n' "$out" | tr '\n' ' ')" = "env=[] hook-refused rename-refused "
+	check "overlay: the change set is notes alone, no hook" \
+		test "$(json_get '[c["path"] for c in d["changes"]]' <"$tmp/doc")" = '["/work/src/notes"]'
+	check "overlay: jail.masks counts the same masks as the bind" \
+		test "$(json_get '[d["jail"]["masks"][k] for k in ("hidden", "read_only", "pinned")]' <"$tmp/doc")" = "[4, 6, 6]"
+fi
+check "agent's network is proxy by default" \
+	test "$(json_get 'd["jail"]["network"]' <"$tmp/doc")" = proxy
 
 # Read-only binds: hidden still, nothing to protect.
 "$HUTCH" run --json --policy agent --ro "$src:/work/src" -- cat /work/src/.env >"$tmp/doc"

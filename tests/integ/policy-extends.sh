@@ -82,10 +82,10 @@ same "the child's \"mounts\": [] replaces the parent's rules: --ro refused (125)
 "$HUTCH" run --policy default --ro "$tmp/data:/data" -- /bin/true 2>"$tmp/err" </dev/null
 same "... where the parent allows it (0)" 0 $?
 
-# A request document may name the child, by name.
+# A request document may name the child, by name, where the caller allows it.
 printf '{"version": 1, "policy": "child", "argv": ["/bin/true"]}' >"$tmp/req.json"
-"$HUTCH" run --json --request "$tmp/req.json" >"$tmp/doc" 2>"$tmp/err" </dev/null
-same "a request document naming the child runs under it" child \
+"$HUTCH" run --json --allow-policies child --request "$tmp/req.json" >"$tmp/doc" 2>"$tmp/err" </dev/null
+same "a request document naming the child (--allow-policies child) runs under it" child \
 	"$(json_get 'd["jail"]["policy"]' <"$tmp/doc" 2>/dev/null)"
 
 # --- show, check, digest ---------------------------------------------------------------

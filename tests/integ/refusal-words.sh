@@ -42,9 +42,9 @@ check "--ro /var/lib under default: 125 (got $rc)" test "$rc" = 125
 check "... one line" test "$(wc -l <"$tmp/err")" = 1
 check "... names the flag as typed" has_line "$err" "policy_violation: --ro /var/lib:/src: not allowed by the policy"
 check "... lists the prefixes with their modes" \
-	has_line "$err" "accepted: /home (ro, rw), /srv (ro, rw), /tmp (ro, rw), /var/tmp (ro, rw), /mnt (ro, rw), /media (ro, rw), /opt (ro), /usr (ro)"
+	has_line "$err" "accepted: /home (ro, rw, overlay), /srv (ro, rw, overlay), /tmp (ro, rw, overlay), /var/tmp (ro, rw, overlay), /mnt (ro, rw, overlay), /media (ro, rw, overlay), /opt (ro), /usr (ro)"
 same "--json: error.accepted holds the prefixes and modes" \
-	"[\"/home (ro, rw)\", \"/srv (ro, rw)\", \"/tmp (ro, rw)\", \"/var/tmp (ro, rw)\", \"/mnt (ro, rw)\", \"/media (ro, rw)\", \"/opt (ro)\", \"/usr (ro)\"]" \
+	"[\"/home (ro, rw, overlay)\", \"/srv (ro, rw, overlay)\", \"/tmp (ro, rw, overlay)\", \"/var/tmp (ro, rw, overlay)\", \"/mnt (ro, rw, overlay)\", \"/media (ro, rw, overlay)\", \"/opt (ro)\", \"/usr (ro)\"]" \
 	"$(doc 'd["error"]["accepted"]' --ro /var/lib:/src -- /bin/true)"
 run_err --rw /usr:/src -- /bin/true
 check "--rw /usr: the message says /usr is (ro) only" has_line "$err" "/usr (ro)"

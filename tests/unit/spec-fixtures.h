@@ -32,6 +32,7 @@ enum {
 	M_FILE_EMPTY,
 	M_DIR,
 	M_DIR_DOTS,
+	M_OVERLAY,
 	N_GOOD_MOUNTS
 };
 
@@ -79,7 +80,7 @@ int encode_rc(const struct spec *sp);
 #define MAX_WALK 16
 
 struct layout {
-	size_t flags, hostname, cwd, n_mounts, argc, envc, filter;
+	size_t flags, user_cap, hostname, cwd, n_mounts, argc, envc, filter;
 	struct {
 		/* kind at rec, pad +1, flags +2, mode +4, size +8, inodes +16 */
 		size_t rec, source, target, data;

@@ -86,10 +86,10 @@ static void test_request_refusals(void)
 	v = parse_error("{\"version\":1,\"argv\":[\"x\"],\"network\":\"wifi\"}");
 	CU_ASSERT_STRING_EQUAL(v.pointer, "/network");
 	CU_ASSERT_STRING_EQUAL(v.given, "wifi");
-	CU_ASSERT_STRING_EQUAL(v.accepted, "none\nloopback\nhost\n");
+	CU_ASSERT_STRING_EQUAL(v.accepted, "none\nloopback\nhost\nproxy\n");
 	v = parse_error("{\"version\":1,\"argv\":[\"x\"],\"network\":\"Wi Fi SECRET\"}");
 	CU_ASSERT_STRING_EQUAL(v.given, "");	/* not a word: not repeated */
-	CU_ASSERT_STRING_EQUAL(v.accepted, "none\nloopback\nhost\n");
+	CU_ASSERT_STRING_EQUAL(v.accepted, "none\nloopback\nhost\nproxy\n");
 	v = parse_error("{\"version\":2,\"argv\":[\"x\"]}");
 	CU_ASSERT_STRING_EQUAL(v.pointer, "/version");
 	CU_ASSERT_STRING_EQUAL(v.given, "2");
@@ -267,8 +267,9 @@ static size_t review(struct policy *p, struct policy_warning *w)
 static void test_review(void)
 {
 	struct policy_mount_rule rules[] = {
-		{ "/", true, true },	{ "/srv", true, true }, { "/home/alice", false, true },
-		{ "/etc", true, false }, { "/root", false, true }, { "/homestead", true, true },
+		{ "/", true, true, false },	 { "/srv", true, true, false },
+		{ "/home/alice", false, true, false }, { "/etc", true, false, false },
+		{ "/root", false, true, false },	 { "/homestead", true, true, true },
 	};
 	struct policy_warning w[POLICY_REVIEW_MAX];
 	struct policy p = quiet();
