@@ -247,11 +247,28 @@ static int parse_collect(struct json_object *a, struct request *r, struct verror
 	return 0;
 }
 
-/* "hide": jail paths; narrow.c's masks decide whether each is inside a
- * bind of the request. */
-static int parse_hide(struct json_object *a, struct request *r, struct verrors *e)
+/* keep_partial and export_changes, each optional. */
+static int parse_bools(struct json_object *doc, struct request *r, struct verrors *e)
 {
-	size_t n = json_object_array_length(a);
+	int k = json_get_bool(doc, "keep_partial", BAD, "", e, &r->keep_partial);
+
+	if (k < 0)
+		return k;
+	k = json_get_bool(doc, "export_changes", BAD, "", e, &r->export_changes);
+	return k < 0 ? k : 0;
+}
+
+/* "hide" (optional): jail paths; jail/masks.c decides whether each is
+ * inside a bind of the request. */
+static int parse_hide(struct json_object *doc, struct request *r, struct verrors *e)
+{
+	struct json_object *a;
+	size_t n;
+	int k;
+
+	if ((k = json_get_typed(doc, "hide", json_type_array, BAD, "", e, &a)) <= 0)
+		return k;
+	n = json_object_array_length(a);
 
 	if (n > REQ_MAX_HIDE) {
 		verror_add(e, BAD, "/hide", "too many paths");
@@ -518,14 +535,9 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 	if ((k = json_get_typed(doc, "mounts", json_type_array, BAD, "", e, &v)) < 0 ||
 	    (k > 0 && (k = parse_mounts(v, r, e)) < 0))
 		return k;
-	if ((k = json_get_bool(doc, "keep_partial", BAD, "", e, &r->keep_partial)) < 0)
+	if ((k = parse_hide(doc, r, e)) < 0)
 		return k;
-	if ((k = json_get_typed(doc, "hide", json_type_array, BAD, "", e, &v)) < 0 ||
-	    (k > 0 && (k = parse_hide(v, r, e)) < 0))
-		return k;
-	if ((k = json_get_bool(doc, "export_changes", BAD, "", e, &r->export_changes)) < 0)
-		return k;
-	return 0;
+	return parse_bools(doc, r, e);
 }
 
 int request_from_json(struct json_object *doc, struct request *ret, struct verrors *e)
