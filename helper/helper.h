@@ -100,6 +100,13 @@ int mount_new_fs(const char *type, const struct spec *sp, const struct spec_moun
  * overlay mount. */
 int overlay_new(int root_fd, const struct spec *sp, uint32_t i, int lower_tree, int is_dir);
 
+/* masks.c (phase 2, pid 1, from build_root): masks_prepare makes the
+ * empty file hidden files are covered with (in the root tmpfs, unlinked by
+ * masks_done); mask_one enacts a HIDE, READONLY or PIN mount. */
+void masks_prepare(int root_fd, const struct spec *sp);
+void mask_one(int root_fd, const struct spec_mount *m, uint32_t item);
+void masks_done(int root_fd, const struct spec *sp);
+
 /* devpts.c (phase 2, pid 1, from build_root): a devpts instance of the
  * jail's own as a detached mount; its fd. */
 int devpts_new(const struct spec_mount *m, uint32_t item);

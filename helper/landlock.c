@@ -107,6 +107,9 @@ static __u64 rights_for(const struct spec_mount *m)
 		return LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_READ_FILE |
 		       LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
 	case HUTCH_MOUNT_SYMLINK:
+	case HUTCH_MOUNT_HIDE:		/* beneath a bind's rule; read-only mounts */
+	case HUTCH_MOUNT_READONLY:
+	case HUTCH_MOUNT_PIN:
 	case HUTCH_MOUNT_KIND_MAX:
 		break;
 	}

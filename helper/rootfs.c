@@ -248,6 +248,10 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 
 	if ((m->kind == HUTCH_MOUNT_BIND || m->kind == HUTCH_MOUNT_OVERLAY) && tree_fd[i] < 0)
 		return; /* optional and absent */
+	if (m->kind >= HUTCH_MOUNT_HIDE && m->kind <= HUTCH_MOUNT_PIN) {
+		mask_one(root_fd, m, i);	/* masks.c: creates nothing */
+		return;
+	}
 	dir_fd = open_parent(root_fd, m->target, name, i);
 	switch ((enum hutch_mount_kind)m->kind) {
 	case HUTCH_MOUNT_BIND:
@@ -307,6 +311,9 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 		close(target_fd);
 		break;
 	}
+	case HUTCH_MOUNT_HIDE:
+	case HUTCH_MOUNT_READONLY:
+	case HUTCH_MOUNT_PIN:
 	case HUTCH_MOUNT_KIND_MAX:
 		fail(STAGE_MOUNT, i, EINVAL);
 	}
@@ -368,10 +375,12 @@ void build_root(const struct spec *sp)
 		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_OPEN, errno);
 	timing_step(HUTCH_STEP_ROOT);
 
+	masks_prepare(root_fd, sp);
 	for (uint32_t i = 0; i < sp->n_mounts; i++) {
 		mount_one(root_fd, sp, i);
 		timing_mount(&sp->mounts[i], tree_is_dir[i]);
 	}
+	masks_done(root_fd, sp);
 
 	seal_tmpfs(root_fd, sp);
 	/* Non-recursive: only the root tmpfs; /tmp and /work stay writable. */

@@ -108,6 +108,9 @@ void timing_mount(const struct spec_mount *m, bool is_dir)
 {
 	switch ((enum hutch_mount_kind)m->kind) {
 	case HUTCH_MOUNT_BIND:
+	case HUTCH_MOUNT_HIDE:		/* masks are binds too */
+	case HUTCH_MOUNT_READONLY:
+	case HUTCH_MOUNT_PIN:
 		timing_step(is_dir ? HUTCH_STEP_BINDS_DIR : HUTCH_STEP_BINDS_FILE);
 		break;
 	case HUTCH_MOUNT_TMPFS:

@@ -44,6 +44,12 @@
  * 40 is a realtime signal neither C library reserves. */
 #define HUTCH_SIG_KILL_JAIL 40
 
+/* Without a cgroup the memory limit is RLIMIT_DATA, and RLIMIT_AS is set
+ * this far above it: room for the address space runtimes reserve and
+ * never touch (V8 about 1 GiB, the JVM about 4 GiB, Go under 1 GiB),
+ * while shared mappings, which RLIMIT_DATA does not count, stay bounded. */
+#define HUTCH_AS_HEADROOM (16ull << 30)
+
 /* The uid and gid a root invocation runs the jail as, outside and inside. */
 #define HUTCH_DEFAULT_JAIL_ID 65534u
 

@@ -89,6 +89,11 @@ static int check_mount(const struct spec_mount *m)
 		/* never nodev-free by a flag: the instance is the jail's own */
 		return m->source[0] == '\0' && m->data_len == 0 && m->flags == 0 &&
 		       (m->mode & ~0666u) == 0;
+	case HUTCH_MOUNT_HIDE:
+	case HUTCH_MOUNT_READONLY:
+	case HUTCH_MOUNT_PIN:
+		/* they take their flags from what they cover */
+		return m->source[0] == '\0' && m->data_len == 0 && m->flags == 0;
 	case HUTCH_MOUNT_KIND_MAX:
 		break;
 	}

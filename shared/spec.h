@@ -52,7 +52,8 @@ enum {
 /* Limits the helper sets; HUTCH_RLIM_INFINITY leaves one unlimited.
  * RLIMIT_CORE is always 0 and is not in the spec. */
 enum hutch_rlimit {
-	HUTCH_RLIM_AS,
+	HUTCH_RLIM_AS,	/* the memory limit: RLIMIT_DATA, and RLIMIT_AS at it
+			 * plus HUTCH_AS_HEADROOM (hutch-abi.h) */
 	HUTCH_RLIM_CPU,
 	HUTCH_RLIM_FSIZE,
 	HUTCH_RLIM_NOFILE,
@@ -89,6 +90,13 @@ enum hutch_mount_kind {
 	 * its root as for a tmpfs), whose root is sent on HUTCH_CONTROL_FD
 	 * tagged HUTCH_CONTROL_OVERLAY, in spec order (helper/overlay.c) */
 	HUTCH_MOUNT_OVERLAY,
+	/* Masks (helper/masks.c), after every other mount: target must
+	 * already exist inside a mount above it; nothing is created. */
+	HUTCH_MOUNT_HIDE,	/* an empty read-only file or directory over target */
+	HUTCH_MOUNT_READONLY,	/* target bound onto itself read-only */
+	HUTCH_MOUNT_PIN,	/* target bound onto itself: a mount point cannot be
+				 * renamed or removed (EBUSY), so neither can a
+				 * protected path's parents be swapped aside */
 	HUTCH_MOUNT_KIND_MAX
 };
 

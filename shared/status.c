@@ -193,7 +193,7 @@ static const char *const loopback_sites[SITE_LOOPBACK_MAX] = {
 	[SITE_LOOPBACK_PROXY_SEND] = "sending the proxy's socket to hutch",
 };
 static const char *const rlimit_sites[SITE_RLIMIT_MAX] = {
-	[HUTCH_RLIM_AS] = "setting RLIMIT_AS",
+	[HUTCH_RLIM_AS] = "setting RLIMIT_DATA",
 	[HUTCH_RLIM_CPU] = "setting RLIMIT_CPU",
 	[HUTCH_RLIM_FSIZE] = "setting RLIMIT_FSIZE",
 	[HUTCH_RLIM_NOFILE] = "setting RLIMIT_NOFILE",
@@ -201,6 +201,7 @@ static const char *const rlimit_sites[SITE_RLIMIT_MAX] = {
 	[SITE_RLIMIT_CORE] = "setting RLIMIT_CORE",
 	[SITE_RLIMIT_SIGPENDING] = "setting RLIMIT_SIGPENDING",
 	[SITE_RLIMIT_MSGQUEUE] = "setting RLIMIT_MSGQUEUE",
+	[SITE_RLIMIT_AS] = "setting RLIMIT_AS",
 };
 static const char *const drop_ids_sites[SITE_DROP_IDS_MAX] = {
 	[SITE_DROP_IDS_GID] = "setting the group ids",
@@ -395,6 +396,15 @@ static void say_mount_kind(struct words *w, const struct spec *sp, uint32_t i)
 		say(w, "overlay of ");
 		say_mount(w, sp, i, 1);
 		say(w, " at ");
+		break;
+	case HUTCH_MOUNT_HIDE:
+		say(w, "hiding ");
+		break;
+	case HUTCH_MOUNT_READONLY:
+		say(w, "making read-only ");
+		break;
+	case HUTCH_MOUNT_PIN:
+		say(w, "pinning ");
 		break;
 	case HUTCH_MOUNT_KIND_MAX:
 		say(w, "mounting ");

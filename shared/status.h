@@ -159,6 +159,7 @@ enum site_rlimit {
 	SITE_RLIMIT_CORE = 5,		/* == HUTCH_RLIM_COUNT, checked in status.c */
 	SITE_RLIMIT_SIGPENDING,
 	SITE_RLIMIT_MSGQUEUE,
+	SITE_RLIMIT_AS,			/* the memory limit's headroom (privileges.c) */
 	SITE_RLIMIT_MAX
 };
 enum site_drop_ids { SITE_DROP_IDS_GID, SITE_DROP_IDS_UID, SITE_DROP_IDS_MAX };

@@ -40,6 +40,10 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	# the TLS server's certificate.
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		curl git python3-pip openssl ca-certificates >/dev/null
+	# Runtimes that reserve address space they never touch, under the
+	# memory limit without a cgroup (memory-limit.sh).
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		nodejs default-jre-headless golang-go >/dev/null
 	# jobs-convert.sh checks that gs in the jail honours /etc/papersize:
 	# A4, unlike what gs falls back to without the file.
 	[ -f /etc/papersize ] || echo a4 >/etc/papersize

@@ -54,7 +54,7 @@ static const char usage[] =
 	"  --timeout DURATION     wall-clock limit (wall_ms)\n"
 	"  --cpu DURATION         CPU time limit (cpu_ms)\n"
 	"  --idle-timeout DURATION  kill after this long without output (idle_ms)\n"
-	"  --memory SIZE          memory.max, else RLIMIT_AS (memory_bytes)\n"
+	"  --memory SIZE          memory.max, else RLIMIT_DATA (memory_bytes)\n"
 	"  --max-output SIZE      stdout cap (stdout_bytes)\n"
 	"  --max-stderr SIZE      stderr cap (stderr_bytes)\n"
 	"  --file-size SIZE       largest file the command may write (file_size_bytes)\n"
@@ -66,6 +66,7 @@ static const char usage[] =
 	"  --env NAME=VALUE       set a variable the policy allows\n"
 	"  --ro PATH[:DEST]       bind a host path read-only\n"
 	"  --rw PATH[:DEST]       bind a host path read-write\n"
+	"  --hide JAILPATH        hide a file or directory inside a bind: empty, read-only\n"
 	"  --overlay PATH[:DEST]  bind a host directory copy-on-write; the result lists the changes\n"
 	"  --input NAME=FILE      stage FILE into the working directory as NAME\n"
 	"  --collect NAME         return the file or directory NAME from the working directory\n"
@@ -107,6 +108,7 @@ enum {
 	OPT_OVERLAY,
 	OPT_INPUT,
 	OPT_COLLECT,
+	OPT_HIDE,
 	OPT_CWD,
 	OPT_FRAME,
 	OPT_KEEP_PARTIAL,
@@ -142,6 +144,7 @@ static const struct option options[] = {
 	{ "overlay", required_argument, NULL, OPT_OVERLAY },
 	{ "input", required_argument, NULL, OPT_INPUT },
 	{ "collect", required_argument, NULL, OPT_COLLECT },
+	{ "hide", required_argument, NULL, OPT_HIDE },
 	{ "cwd", required_argument, NULL, OPT_CWD },
 	{ "frame", no_argument, NULL, OPT_FRAME },
 	{ "keep-partial", no_argument, NULL, OPT_KEEP_PARTIAL },
@@ -436,6 +439,13 @@ static int set_string(struct run_cli *c, const char *key, const char *value)
 	return 0;
 }
 
+/* --hide JAILPATH: the request's "hide"; narrow.c's masks check it. */
+static int add_hide(struct run_cli *c, const char *path)
+{
+	jpush(c, sub(c, c->doc, "hide", json_type_array), json_object_new_string(path));
+	return 0;
+}
+
 static int add_collect(struct run_cli *c, const char *name)
 {
 	jpush(c, sub(c, c->doc, "collect", json_type_array), json_object_new_string(name));
@@ -485,6 +495,7 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_OVERLAY: return add_mount(c, arg, "overlay");
 	case OPT_INPUT: return add_input(c, arg);
 	case OPT_COLLECT: return add_collect(c, arg);
+	case OPT_HIDE: return add_hide(c, arg);
 	case OPT_CWD: return set_string(c, "cwd", arg);
 	case OPT_FRAME: return set_string(c, "stdout_mode", "frame");
 	case OPT_KEEP_PARTIAL: jset(c, c->doc, "keep_partial", json_object_new_boolean(true)); return 0;
@@ -655,7 +666,7 @@ static const char *flag_for(const struct run_cli *c, const char *ptr, char *buf,
 	static const char *const plain[][2] = {
 		{ "/cwd", "--cwd" },	 { "/network", "--network" }, { "/collect", "--collect" },
 		{ "/files", "--input" }, { "/policy", "--policy" },   { "/stdout_mode", "--frame" },
-		{ "/argv", "COMMAND" },	 { "/allow_hosts", "--allow-host" },
+		{ "/argv", "COMMAND" },	 { "/allow_hosts", "--allow-host" }, { "/hide", "--hide" },
 		{ "/allow_private", "--allow-private" },
 	};
 	unsigned long n;

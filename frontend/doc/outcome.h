@@ -17,6 +17,8 @@
 #include "doc/change-set.h"
 #include "doc/timings.h"
 
+#define CAPTURE_TAIL 8192
+
 struct capture {
 	uint8_t *buf;		/* kept bytes (json mode), at most limit */
 	size_t len, alloc;	/* alloc: bytes at buf; ignored once buf is NULL */
@@ -24,6 +26,10 @@ struct capture {
 	uint64_t limit;		/* cap; 0 = none */
 	uint64_t escaped;	/* kept bytes as JSON text would render them */
 	bool truncated;
+	/* The last bytes the target wrote, kept even when the stream is
+	 * passed through: stderr's tell run/memory-limit.c why it died. */
+	uint8_t tail[CAPTURE_TAIL];
+	size_t tail_len;
 	int echo_fd;		/* pass-through: our fd 1 or 2; -1 to keep */
 	bool open;
 };
@@ -138,6 +144,8 @@ struct outcome {
 	size_t n_denials;
 	uint64_t denials_other;		/* calls past DENIALS_MAX distinct ones */
 	uint64_t oom_kills;		/* memory.events oom_kill of the jail's cgroup */
+	bool memory_limit;		/* it ended at its memory limit (run/memory-limit.c) */
+	char memory_detail[OUTCOME_DETAIL_MAX];	/* how, and how to raise it */
 	uint64_t memory_limit_bytes;	/* its memory.max, when cgroup_applied */
 	uint64_t memory_peak_bytes;	/* its memory.peak, 0 when unknown */
 	uint64_t forks_refused;		/* its pids.events max */

@@ -24,6 +24,27 @@ struct plan_mount {
 	int fd;		/* borrowed: its owner (the serve frame) closes it */
 };
 
+/* Masks inside the request's binds (jail/masks.c), enacted after every
+ * other mount: pins first, then read-only paths, then hidden ones. */
+enum plan_mask_kind { MASK_PIN, MASK_READ_ONLY, MASK_HIDE };
+
+struct plan_mask {
+	char *target;	/* jail path */
+	enum plan_mask_kind kind;
+};
+
+/* What the walk that resolved the patterns did, for the result's
+ * jail.masks: every bound it hit is named. */
+struct plan_masks_report {
+	uint64_t hidden, read_only, pinned;
+	uint64_t left_out;	/* matches not masked: more than MASKS_MAX */
+	uint64_t visited;	/* directory entries looked at */
+	uint64_t unreadable;	/* directories the caller could not list */
+	uint64_t links;		/* symbolic links matching a pattern: not followed */
+	bool depth_hit, entries_hit;
+	bool walked;		/* some pattern or --hide applied to some bind */
+};
+
 struct plan_file {
 	char *name;	/* bare name, staged in the working directory */
 	uint8_t *data;
@@ -66,6 +87,9 @@ struct plan {
 	size_t n_policy_binds;
 	struct plan_mount *mounts;	/* the request's binds */
 	size_t n_mounts;
+	struct plan_mask *masks;
+	size_t n_masks;
+	struct plan_masks_report masks_report;
 	bool usr_symlinks;
 	struct plan_file *files;
 	size_t n_files;
@@ -76,6 +100,7 @@ struct plan {
 	bool stdin_given;
 	enum stdout_mode stdout_mode;
 	struct plan_limits limits;
+	uint64_t memory_max;	/* the policy's memory_bytes max, for advice */
 	enum seccomp_mode seccomp;
 	char **seccomp_names;	/* extra denies, or the allow list */
 	size_t n_seccomp_names;

@@ -14,12 +14,12 @@
 #include "doc/policy-blob.h"
 #include "doc/strv.h"
 
-#define BLOB_VERSION 2u	/* 2: network proxy */
+#define BLOB_VERSION 3u	/* 2: network proxy; 3: hide and read_only */
 #define NO_STRING UINT64_MAX
 #define MAX_ITEMS 65536u	/* far above what POLICY_MAX_BYTES of JSON holds */
 
 /* A new field in struct policy must be added here first. */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct policy) == 544,
+_Static_assert(sizeof(void *) != 8 || sizeof(struct policy) == 576,
 	       "policy-blob.c: encode every field of struct policy");
 
 struct wbuf {
@@ -98,6 +98,8 @@ int policy_blob_encode(const struct policy *p, uint8_t **ret, size_t *ret_len)
 	put_str(&w, p->work_dir);
 	put_u64(&w, p->writable_exec);
 	put_u64(&w, p->request_exec);
+	put_strv(&w, p->hide, p->n_hide);
+	put_strv(&w, p->read_only, p->n_read_only);
 	put_str(&w, p->hostname);
 	put_u64(&w, p->n_mount_rules);
 	for (size_t i = 0; i < p->n_mount_rules; i++) {
@@ -242,6 +244,8 @@ static void get_binds_and_rules(struct rbuf *r, struct policy *p)
 	p->work_dir = get_str(r);
 	p->writable_exec = get_bool(r);
 	p->request_exec = get_bool(r);
+	p->hide = get_strv(r, &p->n_hide);
+	p->read_only = get_strv(r, &p->n_read_only);
 	p->hostname = get_str(r);
 	p->mount_rules = get_array(r, &p->n_mount_rules, sizeof(*p->mount_rules));
 	for (size_t i = 0; p->mount_rules && i < p->n_mount_rules; i++) {
@@ -323,7 +327,8 @@ static bool strings_whole(const struct policy *p)
 	       strv_whole(p->env_allow_prefixes, p->n_env_allow_prefixes) &&
 	       strv_whole(p->syscalls, p->n_syscalls) &&
 	       strv_whole(p->proxy.lim.allow, p->proxy.lim.n_allow) &&
-	       strv_whole(p->proxy.def, p->proxy.n_def);
+	       strv_whole(p->proxy.def, p->proxy.n_def) && strv_whole(p->hide, p->n_hide) &&
+	       strv_whole(p->read_only, p->n_read_only);
 }
 
 int policy_blob_decode(const uint8_t *b, size_t len, struct policy *ret)

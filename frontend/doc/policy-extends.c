@@ -27,7 +27,8 @@
 /* The lists an administrator grows: in a policy with extends, each may be
  * {"append": [...]}, added after the parent's list. */
 static const char *const appendable[] = { "/filesystem/binds", "/mounts", "/env/allow",
-					  "/env/allow_prefixes", NULL };
+					  "/env/allow_prefixes", "/filesystem/hide",
+					  "/filesystem/read_only", NULL };
 
 struct level {
 	struct json_object *root;	/* the file as parsed */

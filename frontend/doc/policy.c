@@ -19,6 +19,7 @@
 #include "fd-util.h"
 #include "spec.h"
 #include "doc/json-util.h"
+#include "doc/mask-pattern.h"
 #include "doc/policy.h"
 #include "doc/strv.h"
 #include "doc/syscall-names.h"
@@ -222,10 +223,43 @@ static bool clean_path_or_root(const char *s)
 	return strlen(s) <= HUTCH_SPEC_MAX_PATH && spec_path_is_clean(s, 1);
 }
 
+/* filesystem.hide and filesystem.read_only: optional lists of patterns. */
+static void parse_patterns(struct ctx *c, struct json_object *fs, const char *key,
+			   char ***ret_v, size_t *ret_n)
+{
+	char ptr[VERROR_POINTER_MAX];
+	struct json_object *arr;
+
+	pointer_join_key(ptr, sizeof(ptr), "/filesystem", key);
+	if (json_get_typed(fs, key, json_type_array, INVALID, "/filesystem", c->e, &arr) <= 0)
+		return;
+	if (json_object_array_length(arr) > MASK_PATTERNS_MAX) {
+		verror_add(c->e, INVALID, ptr, "too many patterns");
+		verror_given(c->e, "%zu", json_object_array_length(arr));
+		verror_accept(c->e, "at most %u patterns", MASK_PATTERNS_MAX);
+		return;
+	}
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *s = json_object_array_get_idx(arr, i);
+
+		if (!json_object_is_type(s, json_type_string) ||
+		    mask_pattern_ok(json_object_get_string(s)))
+			continue;
+		verror_add_index(c->e, INVALID, ptr, i, "must be a pattern");
+		verror_accept(c->e, "'/'-separated fnmatch(3) globs and \"**\" (at most %u), "
+			      "no empty, '.' or '..' component, at most %u bytes",
+			      MASK_PATTERN_MAX_STARS, MASK_PATTERN_MAX);
+		verror_accept(c->e, "e.g. **/.env, **/.git/hooks, /work/src/secrets");
+		return;
+	}
+	parse_strings(c, arr, ptr, NULL, NULL, ret_v, ret_n);
+}
+
 static void parse_filesystem(struct ctx *c, struct json_object *fs)
 {
 	static const char *const keys[] = { "binds",	     "usr_symlinks", "work_dir",
-					    "writable_exec", "request_exec", NULL };
+					    "writable_exec", "request_exec", "hide",
+					    "read_only",     NULL };
 	static const char *const bind_keys[] = { "path", "exec", NULL };
 	struct json_object *binds;
 	const char *work = NULL;
@@ -244,6 +278,8 @@ static void parse_filesystem(struct ctx *c, struct json_object *fs)
 		verror_add(c->e, INVALID, "/filesystem/writable_exec", "missing");
 	/* Optional (false when absent): it came after the first release. */
 	json_get_bool(fs, "request_exec", INVALID, "/filesystem", c->e, &c->p->request_exec);
+	parse_patterns(c, fs, "hide", &c->p->hide, &c->p->n_hide);
+	parse_patterns(c, fs, "read_only", &c->p->read_only, &c->p->n_read_only);
 	binds = need(c, fs, "binds", json_type_array, "/filesystem");
 	if (!binds)
 		return;
@@ -578,6 +614,11 @@ static struct json_object *jfilesystem(const struct policy *p)
 	json_object_object_add(x, "work_dir", json_object_new_string(p->work_dir));
 	json_object_object_add(x, "writable_exec", json_object_new_boolean(p->writable_exec));
 	json_object_object_add(x, "request_exec", json_object_new_boolean(p->request_exec));
+	/* Only when set: the digests of policies without masks stay. */
+	if (p->n_hide)
+		json_object_object_add(x, "hide", jstrv(p->hide, p->n_hide));
+	if (p->n_read_only)
+		json_object_object_add(x, "read_only", jstrv(p->read_only, p->n_read_only));
 	return x;
 }
 
@@ -900,6 +941,8 @@ void policy_free(struct policy *p)
 	strv_free(p->env_allow, p->n_env_allow);
 	strv_free(p->env_allow_prefixes, p->n_env_allow_prefixes);
 	strv_free(p->syscalls, p->n_syscalls);
+	strv_free(p->hide, p->n_hide);
+	strv_free(p->read_only, p->n_read_only);
 	policy_proxy_free(&p->proxy);
 	free(p->canonical);
 	*p = (struct policy){ 0 };

@@ -79,6 +79,10 @@ struct policy {
 	char *work_dir;
 	bool writable_exec;
 	bool request_exec;	/* request binds are mounted executable */
+	char **hide;		/* mask patterns (doc/mask-pattern.h) */
+	size_t n_hide;
+	char **read_only;	/* protected subpaths of writable binds */
+	size_t n_read_only;
 	char *hostname;
 	struct policy_mount_rule *mount_rules;
 	size_t n_mount_rules;

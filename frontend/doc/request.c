@@ -265,6 +265,56 @@ static int parse_collect(struct json_object *a, struct request *r, struct verror
 	return 0;
 }
 
+/* keep_partial and export_changes, each optional. */
+static int parse_bools(struct json_object *doc, struct request *r, struct verrors *e)
+{
+	int k = json_get_bool(doc, "keep_partial", BAD, "", e, &r->keep_partial);
+
+	if (k < 0)
+		return k;
+	k = json_get_bool(doc, "export_changes", BAD, "", e, &r->export_changes);
+	return k < 0 ? k : 0;
+}
+
+/* "hide" (optional): jail paths; jail/masks.c decides whether each is
+ * inside a bind of the request. */
+static int parse_hide(struct json_object *doc, struct request *r, struct verrors *e)
+{
+	struct json_object *a;
+	size_t n;
+	int k;
+
+	if ((k = json_get_typed(doc, "hide", json_type_array, BAD, "", e, &a)) <= 0)
+		return k;
+	n = json_object_array_length(a);
+
+	if (n > REQ_MAX_HIDE) {
+		verror_add(e, BAD, "/hide", "too many paths");
+		verror_given(e, "%zu", n);
+		verror_accept(e, "at most %u paths", REQ_MAX_HIDE);
+		return -EINVAL;
+	}
+	r->hide = calloc(n + 1, sizeof(char *));
+	if (!r->hide)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *s = json_object_array_get_idx(a, i);
+		const char *path = json_object_get_string(s);
+
+		if (!json_object_is_type(s, json_type_string) || !json_string_is_clean(s) ||
+		    strlen(path) > HUTCH_SPEC_MAX_PATH || !spec_path_is_clean(path, 0)) {
+			verror_add_index(e, BAD, "/hide", i, "must be a clean absolute path");
+			verror_accept(e, "a path inside a bind of the request, e.g. /work/src/.env");
+			return -EINVAL;
+		}
+		r->hide[i] = strdup(path);
+		if (!r->hide[i])
+			return -ENOMEM;
+		r->n_hide = i + 1;
+	}
+	return 0;
+}
+
 /* A limit's range in its unit, in place of json_get_uint's bare numbers:
  * "1 to 604800000 milliseconds (1ms to 7d)". */
 static void limit_range_words(struct verrors *e, int i)
@@ -436,7 +486,7 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 					    "cwd",     "stdin",	 "files",  "collect",
 					    "limits",  "stdout_mode", "network", "mounts",
 					    "keep_partial", "export_changes", "allow_hosts",
-					    "allow_private", NULL };
+					    "allow_private", "hide", NULL };
 	static const char *const modes[] = { [STDOUT_STREAM] = "stream", [STDOUT_FRAME] = "frame" };
 	static const char *const nets[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
 					    [NET_HOST] = "host", [NET_PROXY] = "proxy" };
@@ -503,11 +553,9 @@ static int request_fill(struct json_object *doc, struct request *r, struct verro
 	if ((k = json_get_typed(doc, "mounts", json_type_array, BAD, "", e, &v)) < 0 ||
 	    (k > 0 && (k = parse_mounts(v, r, e)) < 0))
 		return k;
-	if ((k = json_get_bool(doc, "keep_partial", BAD, "", e, &r->keep_partial)) < 0)
+	if ((k = parse_hide(doc, r, e)) < 0)
 		return k;
-	if ((k = json_get_bool(doc, "export_changes", BAD, "", e, &r->export_changes)) < 0)
-		return k;
-	return 0;
+	return parse_bools(doc, r, e);
 }
 
 int request_from_json(struct json_object *doc, struct request *ret, struct verrors *e)
@@ -556,6 +604,7 @@ void request_free(struct request *r)
 		free(r->mounts[i].target);
 	}
 	free(r->mounts);
+	strv_free(r->hide, r->n_hide);
 	*r = (struct request){ 0 };
 }
 

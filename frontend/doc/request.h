@@ -21,6 +21,7 @@
 #define REQ_MAX_FILES 256u
 #define REQ_MAX_COLLECT 256u
 #define REQ_MAX_MOUNTS 64u
+#define REQ_MAX_HIDE 64u
 #define REQ_MAX_NAME 255u
 #define REQ_MAX_DOC_BYTES (128u << 20)
 #define REQ_MAX_STDIN_BYTES (64u << 20)
@@ -83,6 +84,8 @@ struct request {
 	size_t n_mounts;
 	bool export_changes;	/* the overlays' changed files as data */
 	const struct req_origin *origin;	/* set by serve after parsing, or NULL */
+	char **hide;	/* jail paths inside the request's binds (--hide) */
+	size_t n_hide;
 };
 
 /* From a parsed document. -EINVAL with e filled (invalid_request and the

@@ -19,6 +19,7 @@
 #include "doc/json-util.h"
 #include "doc/request.h"
 #include "doc/result.h"
+#include "doc/result-limits.h"
 #include "doc/result-net.h"
 #include "doc/text.h"
 
@@ -196,6 +197,8 @@ static struct json_object *jjail(const struct jail_report *jr, const struct plan
 	put(o, "memfd_exec", json_object_new_string("refused"), ok);
 	if (jr && (t = timings_json(&jr->timings)))
 		put(o, "timings", t, ok);
+	if (plan && plan->masks_report.walked)
+		put(o, "masks", result_masks_json(&plan->masks_report), ok);
 	return o;
 }
 
@@ -496,6 +499,10 @@ struct json_object *result_for_outcome(const struct plan *plan, const struct out
 	d = base_doc(&ok);
 	put_status(d, o, &ok);
 	put_error(d, o, &ok);
+	if (o->memory_limit) {
+		put(d, "limit", json_object_new_string("memory"), &ok);
+		put(d, "limit_detail", json_object_new_string(o->memory_detail), &ok);
+	}
 	if (o->partial)
 		put(d, "partial", json_object_new_boolean(true), &ok);
 	put_stream(d, "stdout", &o->out, &o->show_out, o->output_withheld, &ok);
@@ -571,6 +578,7 @@ void result_print_error(struct json_object *doc)
 	char shown[PATH_MAX + 1024];
 
 	print_oom(doc);
+	result_print_limits(doc);
 
 	if (!json_object_object_get_ex(doc, "error", &err) || !err ||
 	    !json_object_object_get_ex(err, "code", &code) ||

@@ -3,7 +3,7 @@
  * binds (but those of the synthetic /etc files), the merged-/usr symlinks
  * as on the host, synthetic /etc files (passwd, group, hosts, nsswitch.conf),
  * /proc, a minimal /dev, /tmp, the working directory, the staged input
- * files, and last the request's binds. Frontend only. */
+ * files, the request's binds, and last the masks inside them. Frontend only. */
 #include "config.h"
 
 #include <errno.h>
@@ -274,6 +274,23 @@ static uint16_t rw_idmap(const struct layout *l)
 	return l->is_root ? HUTCH_MF_IDMAP : 0;
 }
 
+/* Masks after everything they cover (hutch-exec's masks.c): the pins,
+ * so that a protected path's parents are mount points before anything
+ * is bound beneath them, then the read-only paths, then the hidden. */
+static int layout_masks(struct layout *l, const struct plan *plan)
+{
+	static const uint8_t kind[] = { [MASK_PIN] = HUTCH_MOUNT_PIN,
+					[MASK_READ_ONLY] = HUTCH_MOUNT_READONLY,
+					[MASK_HIDE] = HUTCH_MOUNT_HIDE };
+
+	for (int k = MASK_PIN; k <= MASK_HIDE; k++)
+		for (size_t i = 0; i < plan->n_masks; i++)
+			if (plan->masks[i].kind == (enum plan_mask_kind)k &&
+			    !add(l, kind[k], plan->masks[i].target))
+				return -E2BIG;
+	return 0;
+}
+
 /* Copy-on-write (hutch-exec's overlay.c): the source is the lower layer,
  * the upper a tmpfs bounded like the work dir. A root caller's lower is
  * idmapped as its --rw binds are, or the jail's user could change only
@@ -349,7 +366,9 @@ static int layout_mounts(struct layout *l, const struct plan *plan)
 				       (plan->mounts[i].rw ? HUTCH_MF_RW | rw_idmap(l) : 0) |
 					       (plan->mounts[i].exec ? HUTCH_MF_EXEC : 0) |
 					       (plan->mounts[i].by_fd ? HUTCH_MF_FD : 0));
-	return r == 0 ? pass_bind_fds(l, plan) : r;
+	if (r == 0)
+		r = pass_bind_fds(l, plan);
+	return r < 0 ? r : layout_masks(l, plan);
 }
 
 int layout_build(const struct plan *plan, bool is_root, uint8_t **filter, size_t filter_len,

@@ -17,6 +17,7 @@
 #include "jail/bind-fd.h"
 #include "jail/bind-source.h"
 #include "jail/jail-path.h"
+#include "jail/masks.h"
 #include "jail/narrow.h"
 #include "jail/narrow-proxy.h"
 
@@ -282,6 +283,7 @@ static int fill_limits(const struct request *req, const struct policy *pol, stru
 		}
 		*lim[i] = v;
 	}
+	p->memory_max = pol->limits[LIM_MEMORY_BYTES].max;
 	return 0;
 }
 
@@ -303,7 +305,8 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 		return -ENOMEM;
 	p->argc = req->argc;
 	if ((r = build_env(req, pol, p, e)) < 0 || (r = narrow_proxy(req, pol, p, e)) < 0 ||
-	    (r = build_mounts(req, pol, p, e)) < 0 || (r = build_files(req, pol, p, e)) < 0)
+	    (r = build_mounts(req, pol, p, e)) < 0 || (r = masks_resolve(req, pol, p, e)) < 0 ||
+	    (r = build_files(req, pol, p, e)) < 0)
 		return r;
 	p->work_dir = strdup(pol->work_dir);
 	p->cwd = strdup(req->cwd ? req->cwd : pol->work_dir);

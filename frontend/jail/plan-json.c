@@ -20,6 +20,9 @@ static const char *kind_name(uint8_t k)
 	case HUTCH_MOUNT_DIR: return "dir";
 	case HUTCH_MOUNT_DEVPTS: return "devpts";
 	case HUTCH_MOUNT_OVERLAY: return "overlay";
+	case HUTCH_MOUNT_HIDE: return "hide";
+	case HUTCH_MOUNT_READONLY: return "read_only";
+	case HUTCH_MOUNT_PIN: return "pin";
 	case HUTCH_MOUNT_KIND_MAX: break;
 	}
 	return "unknown";

@@ -13,6 +13,7 @@
 #include "doc/result.h"
 #include "doc/units.h"
 #include "run/classify.h"
+#include "run/memory-limit.h"
 
 /* A setup step that failed: the host refusing one of the jail's
  * mechanisms (a mount denied, a namespace refused) is
@@ -223,5 +224,6 @@ void classify_outcome(const struct plan *plan, const struct spec *sp, struct out
 {
 	settle_exit(o);
 	settle_cpu_limit(plan, o);
+	settle_memory_limit(plan, o);
 	classify_output(plan, sp, o);
 }

@@ -146,10 +146,10 @@ static int prepare_cgroup(struct exec_run *x, struct spawn_stdio *io)
 /* With the cgroup in force, memory.max and pids.max are the jail's
  * limits: they count what all its processes really use (memory: anonymous
  * pages, page cache, tmpfs files, kernel memory; pids: every process and
- * thread). RLIMIT_AS, per process and counting address space rather than
- * memory, would refuse runtimes that reserve address space long before
- * memory runs out, and RLIMIT_NPROC counts the user's processes, not the
- * jail's: both are lifted then. Without the cgroup they are the limits. */
+ * thread). The memory rlimit (HUTCH_RLIM_AS: RLIMIT_DATA, with RLIMIT_AS
+ * 16 GiB above it, hutch-exec's privileges.c) counts each process alone,
+ * and RLIMIT_NPROC the user's processes, not the jail's: both are lifted
+ * then. Without the cgroup they are the limits. */
 static void set_memory_rlimits(struct exec_run *x)
 {
 	const struct plan_limits *l = &x->plan->limits;

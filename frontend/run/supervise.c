@@ -32,6 +32,7 @@
 #include "run/explain.h"
 #include "run/forkserver.h"
 #include "run/memfd-notify.h"
+#include "run/memory-limit.h"
 #include "run/proxy.h"
 #include "run/pty-relay.h"
 #include "run/sink.h"
@@ -289,6 +290,7 @@ static void read_output(struct jail_watch *l, int *fd, struct capture *c, struct
 	}
 	output_seen(l);
 	use = capture_count(c, (size_t)n, &crossed);
+	memory_tail_keep(c, buf, use);
 	if (s->fd >= 0) {
 		s->off = 0;
 		s->len = s->broken ? 0 : use;
@@ -585,6 +587,10 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 	l->idle_deadline = o->idle_ms ? l->start + o->idle_ms : 0;
 	sink_open(&l->sink_out, res->out.echo_fd);
 	sink_open(&l->sink_err, res->errc.echo_fd);
+	/* stderr is read, never spliced: its tail says whether the command
+	 * died of its memory limit (memory-limit.c). stdout, which may be
+	 * large, is spliced when passed through, and its tail then unseen. */
+	l->sink_err.no_splice = true;
 	if (jp->stdin_wr >= 0)
 		fcntl(jp->stdin_wr, F_SETFL, O_NONBLOCK);
 	if (jp->stdin_wr >= 0 && !o->stdin_data && o->stdin_src_fd < 0)

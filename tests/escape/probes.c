@@ -37,6 +37,10 @@
  *                   /dev/shm (paths the jail does not bind)
  *  host-write       append to a 0666 host canary, create      writes the canary; harness restores
  *                   files in 0777 canary dirs
+ *  mask-read        read a hidden .env in a bound workspace   reads it; harness replants the
+ *                   (reopen, link, rename, umount, handle)    workspace
+ *  mask-hook        plant a hook in a protected .git/hooks,   plants it; harness replants the
+ *                   also by renaming .git aside               workspace
  *  host-traverse    chdir("..") x64, /.., /proc/self/root,    reaches host / (dev:ino compared)
  *                   /proc/1/root, /proc/self/cwd: host / ?
  *  cwd-leak         harness starts hutch with cwd = canary    cwd is the canary dir
@@ -525,6 +529,8 @@ static const struct {
 } probes[] = {
 	{ "host-read", p_host_read },
 	{ "host-write", p_host_write },
+	{ "mask-read", p_mask_read },
+	{ "mask-hook", p_mask_hook },
 	{ "host-traverse", p_host_traverse },
 	{ "cwd-leak", p_cwd_leak },
 	{ "fd-leak", p_fd_leak },

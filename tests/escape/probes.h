@@ -134,5 +134,7 @@ void p_ioperm(void); void p_obscure_calls(void); void p_keyctl(void); void p_bpf
 void p_perf(void); void p_userfaultfd(void); void p_io_uring(void); void p_kexec(void);
 void p_modules(void); void p_personality(void); void p_clock(void); void p_reboot(void);
 void p_swap(void); void p_nice(void); void p_rlimit(void); void p_seccomp_abi(void);
+/* probes-masks.c: masks inside binds */
+void p_mask_read(void); void p_mask_hook(void);
 
 #endif

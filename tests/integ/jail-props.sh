@@ -298,7 +298,9 @@ check "the shell's environment has only PATH HOME LANG TMPDIR PWD (+ its own)" \
 limit() { awk -v k="$1" 'index($0, k) == 1 { s = substr($0, 27); split(s, a, " +"); print a[1], a[2] }' "$tmp/limits"; }
 check "open files = --open-files 64" test "$(limit 'Max open files')" = "64 64"
 check "processes = --processes 20" test "$(limit 'Max processes')" = "20 20"
-check "address space = --memory 512M" test "$(limit 'Max address space')" = "536870912 536870912"
+check "data size = --memory 512M" test "$(limit 'Max data size')" = "536870912 536870912"
+check "address space = --memory 512M + 16 GiB" \
+	test "$(limit 'Max address space')" = "17716740096 17716740096"
 check "file size = --file-size 3M" test "$(limit 'Max file size')" = "3145728 3145728"
 check "cpu seconds = --cpu 7" test "$(limit 'Max cpu time')" = "7 7"
 check "core size is 0" test "$(limit 'Max core file size')" = "0 0"

@@ -32,7 +32,7 @@ if [ ! -s "$page" ] || [ ! -x "$py" ]; then
 	exit
 fi
 
-policies="default strict network build convert"
+policies="default strict network build convert agent"
 for pol in $policies; do
 	"$HUTCH" policy show "$pol" >"$tmp/$pol.json" 2>"$tmp/err"
 	check "hutch policy show $pol" test -s "$tmp/$pol.json"
@@ -91,6 +91,14 @@ def entry(name, d):
         ".br",
         "request binds: " + ", ".join(reqb),
         ".br",
+    ]
+    # Masks inside the request's binds, for the policies that have them.
+    if fs.get("hide"):
+        lines += ["hidden inside request binds: " + ", ".join(fs["hide"]), ".br"]
+    if fs.get("read_only"):
+        lines += ["read-only inside writable request binds: " + ", ".join(fs["read_only"]),
+                  ".br"]
+    lines += [
         "environment: " + ", ".join(env)
         + ("; a request may set any variable" if d["env"]["allow_any"] else ""),
         ".br",

@@ -13,7 +13,7 @@ check "hutch policy list exits 0" test $? = 0
 # path_of NAME: the file `hutch policy list` names for NAME (not overridden).
 path_of() { awk -v n="$1" '$1 == n && $3 != "(overridden)" { print $2; exit }' "$tmp/list"; }
 
-for pol in default strict network build convert; do
+for pol in default strict network build convert agent; do
 	f=$(path_of "$pol")
 	check "policy list shows $pol ($f)" test -n "$f" -a -f "$f"
 	[ -n "$f" ] || continue

@@ -124,6 +124,19 @@ def read_with(c):
     c.close()
 
 
+def case_masks():
+    """A request's hide applies inside a passed descriptor's tree."""
+    c = spawn()
+    r = req("cat /data/in.txt; echo x > /data/in.txt || echo refused", [ro(0)])
+    r["hide"] = ["/data/in.txt"]
+    res = exited(final(c, r, [dir_fd(DATA)]), "hide")
+    expect(res["stdout"]["text"] == "refused\n", "a hidden file read: %r" % res["stdout"])
+    expect(res["jail"]["masks"]["hidden"] == 1, "jail.masks: %s" % res["jail"].get("masks"))
+    with open(os.path.join(DATA, "in.txt")) as f:
+        expect(f.read() == "hello from the host\n", "the host file changed")
+    c.close()
+
+
 def case_write():
     c = spawn()
     fd = dir_fd(OUT)
@@ -474,6 +487,7 @@ tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "a descriptor bind reads (forkserver or not); nothing of the client's reaches the jail; ro stays ro" tc read
 check "a descriptor bind writes (rw dir) and a file binds (ro)" tc write
+check "a request's hide masks a file inside a passed descriptor's tree" tc masks
 check "a path bind: refused without --allow-path-binds, taken with it" tc path_binds
 check "socket, /proc, FIFO, device, outside the prefixes, O_PATH, ro file asked rw, bad index: refused" tc attacks
 check "17 descriptors with a frame: the connection ends (failed, id 0)" tc seventeen

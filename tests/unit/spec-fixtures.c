@@ -55,6 +55,9 @@ static const struct spec_mount good_mounts[N_GOOD_MOUNTS] = {
 	[M_OVERLAY] = { .kind = HUTCH_MOUNT_OVERLAY, .flags = HUTCH_MF_IDMAP, .mode = 0700,
 			.size_bytes = 1u << 20, .inodes = 64, .source = "/srv/src",
 			.target = "/src" },
+	[M_HIDE] = { .kind = HUTCH_MOUNT_HIDE, .source = "", .target = "/data/.env" },
+	[M_READONLY] = { .kind = HUTCH_MOUNT_READONLY, .source = "", .target = "/data/.git/hooks" },
+	[M_PIN] = { .kind = HUTCH_MOUNT_PIN, .source = "", .target = "/data/.git" },
 };
 
 char *const good_argv[] = {

@@ -33,6 +33,9 @@ enum {
 	M_DIR,
 	M_DIR_DOTS,
 	M_OVERLAY,
+	M_HIDE,
+	M_READONLY,
+	M_PIN,
 	N_GOOD_MOUNTS
 };
 
@@ -77,7 +80,7 @@ int encode_rc(const struct spec *sp);
 
 /* ---- the wire, walked independently of the codec ---- */
 
-#define MAX_WALK 16
+#define MAX_WALK 24
 
 struct layout {
 	size_t flags, user_cap, hostname, cwd, n_mounts, argc, envc, filter;
