@@ -20,8 +20,15 @@
 # frontend/jail/filter.c unchanged, so they follow the sources in this checkout
 # (which must match the binaries measured).
 #
+# Then the breakdown the runs report themselves: the median of each step of
+# jail.timings (hutch(1), RESULT DOCUMENT) over BENCH_TIMINGS_RUNS runs of
+# `hutch run --json -- /bin/true` (default 50), with its share of their sum;
+# measured inside the run on CLOCK_MONOTONIC, so it needs no ablation and
+# holds on a loaded machine better than whole-process wall times do.
+#
 # Environment: HUTCH, HUTCH_EXEC, BENCH_ITERS (default 200), BENCH_WARMUP,
-# BENCH_JSON as for run.sh; CC.
+# BENCH_JSON as for run.sh; CC; BENCH_TIMINGS_RUNS; BENCH_TIMINGS_ONLY=1 for
+# the breakdown alone.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -51,6 +58,39 @@ if [ ! -x "$hutch" ] || [ -z "$helper" ] || [ ! -x "$helper" ]; then
 	exit 1
 fi
 export HUTCH_EXEC="$helper"
+
+# breakdown: medians of jail.timings over BENCH_TIMINGS_RUNS runs.
+breakdown() {
+	runs=${BENCH_TIMINGS_RUNS:-50}
+	if ! command -v python3 >/dev/null 2>&1; then
+		note "profile: no python3: no jail.timings breakdown"
+		return 0
+	fi
+	i=0
+	while [ "$i" -lt "$runs" ]; do
+		"$hutch" run --json -- /bin/true </dev/null || return 1
+		i=$((i + 1))
+	done >"$tmp/timings.jsonl"
+	python3 - "$tmp/timings.jsonl" >&2 <<'PYEOF'
+import json, statistics, sys
+rows = [json.loads(l)["jail"].get("timings") or {} for l in open(sys.argv[1])]
+rows = [r for r in rows if r]
+if not rows:
+    sys.exit("profile: no run reported jail.timings (an older hutch?)")
+keys = list(rows[0])
+med = {k: statistics.median(r.get(k, 0) for r in rows) for k in keys}
+# the probe gate reads a cached verdict except on a digest's first run
+total = sum(med.values())
+print("profile: jail.timings of `hutch run -- /bin/true`, median of %d runs (us):" % len(rows))
+for k in keys:
+    print("  %-18s %8.0f  %5.1f%%" % (k[:-3], med[k], 100.0 * med[k] / total if total else 0))
+print("  %-18s %8.0f" % ("sum of medians", total))
+PYEOF
+}
+if [ "${BENCH_TIMINGS_ONLY:-0}" = 1 ]; then
+	breakdown
+	exit
+fi
 
 mkdir "$tmp/inc"
 echo '#define _GNU_SOURCE 1' >"$tmp/inc/config.h"
@@ -159,6 +199,7 @@ if [ "$have_filter_cost" = 1 ]; then
 else
 	note "profile: filter-cost not built (libseccomp headers missing?)"
 fi
+breakdown || note "profile: the jail.timings breakdown failed"
 cat >&2 <<'EOF'
 profile: reading it: hutch - frontend = the helper's share plus one exec;
 frontend - static = the frontend's own work; helper - helper-X = the cost

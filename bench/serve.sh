@@ -5,8 +5,13 @@
 # in flight each; beside it the CLI (`hutch run -- /bin/true`, one after
 # the other) as ms per run, against serve's ms per run at 1 in flight.
 # Rounds interleave the shapes (and the variants, with HUTCH_BASE), so a
-# noisy minute hits all alike; medians are reported. A benchmark, not a
-# test: it fails only when a run does not exit 0.
+# noisy minute hits all alike; medians are reported, and with floor8 among
+# the shapes every row also as a ratio to the floor of the same round (the
+# median of the per-round ratios; the CLI's microseconds as runs/s first),
+# which is what stays comparable between a quiet and a loaded machine.
+# Serve rows say whether their jails came from a pool: every jail is built
+# for its request today (unpooled); pooled rows join once serve has a pool.
+# A benchmark, not a test: it fails only when a run does not exit 0.
 #   HUTCH          the frontend (default: hutch on PATH)
 #   HUTCH_EXEC     its helper (default: hutch-exec next to it, if any)
 #   HUTCH_CLIENT   the C client (default: next to HUTCH (build tree:
@@ -143,21 +148,32 @@ done
 label() {
 	case $1 in
 	cli) echo "hutch run, one after another (us per run)" ;;
-	c1x1) echo "serve, 1 connection, 1 in flight (runs/s)" ;;
-	c1x8) echo "serve, 1 connection, 8 in flight (runs/s)" ;;
-	c1x64) echo "serve, 1 connection, 64 in flight (runs/s)" ;;
-	c8x1) echo "serve, 8 connections, 1 in flight each (runs/s)" ;;
-	c64x1) echo "serve, 64 connections, 1 in flight each (runs/s)" ;;
+	c1x1) echo "serve unpooled, 1 connection, 1 in flight (runs/s)" ;;
+	c1x8) echo "serve unpooled, 1 connection, 8 in flight (runs/s)" ;;
+	c1x64) echo "serve unpooled, 1 connection, 64 in flight (runs/s)" ;;
+	c8x1) echo "serve unpooled, 8 connections, 1 in flight each (runs/s)" ;;
+	c64x1) echo "serve unpooled, 64 connections, 1 in flight each (runs/s)" ;;
 	floor8) echo "the namespace floor, 8 at a time (runs/s, floor.c)" ;;
 	esac
 }
+# floor_ratio VARIANT SHAPE: the median over rounds of the shape's runs/s
+# over floor8's of the same round; empty without floor8.
+floor_ratio() {
+	[ -s "$tmp/$1.floor8" ] || return 0
+	paste "$tmp/$1.$2" "$tmp/$1.floor8" | awk -v cli="$([ "$2" = cli ] && echo 1)" '
+		$1 > 0 && $2 > 0 { print (cli ? 1e6 / $1 : $1) / $2 }' | median
+}
 echo "hutch serve benchmark: /bin/true, $runs runs per measurement, median of $rounds rounds"
+case " $shapes " in *" floor8 "*) ;; *) echo "(no floor8 among the shapes: no ratios to the floor)" ;; esac
+echo "(pooled rows: none; hutch serve builds every jail for its request)"
 for s in $shapes; do
 	line="$(label "$s"):"
 	for v in $variants; do
 		m=$(median <"$tmp/$v.$s")
 		eval "med_$v=$m"
 		line="$line $v $m"
+		f=$(floor_ratio "$v" "$s")
+		[ -n "$f" ] && [ "$s" != floor8 ] && line="$line ($(awk -v f="$f" 'BEGIN { printf "%.2fx", f }') floor)"
 	done
 	if [ -n "${HUTCH_BASE:-}" ]; then
 		line="$line ($(awk -v a="$med_base" -v b="$med_new" 'BEGIN { printf "%.2fx", b / a }') base)"

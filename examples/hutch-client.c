@@ -1,30 +1,42 @@
-/* hutch-client.c: a small C client for `hutch serve` (hutch-protocol(7)).
- * Sends one request (run or ping), reads events until the request's final
- * one, prints that event's JSON on stdout and exits 0. Links only
- * libhutch-shared.a (the frame codec): request JSON is built by hand, and
- * responses are read with a small scanner that finds top-level members.
+/* hutch-client.c: a small C client for `hutch serve` (hutch-protocol(7)),
+ * to be scripted like `hutch run`. Sends one run and streams the command's
+ * output to our stdout and stderr as live events bring it, then exits with
+ * the command's status, or hutch(1)'s status for hutch's own outcomes;
+ * SIGINT or SIGTERM cancels the run (client-run.c). Links only
+ * libhutch-shared.a (the frame codec, the error table): request JSON is
+ * built by hand, and responses are read with a small scanner that finds
+ * top-level members (client-json.c).
  *
  *   hutch-client --fd N run -- COMMAND [ARG...]   N: a connected socket
  *   hutch-client --socket PATH run -- COMMAND [ARG...]
+ *   hutch-client --socket PATH --json run -- COMMAND [ARG...]
  *   hutch-client --socket PATH ping               (or --fd N ping)
- *   hutch-client --expect-uid UID --socket PATH ...
+ *   hutch-client --expect-uid NAME|UID --socket PATH ...
  *   hutch-client --socket PATH --count N --in-flight K run -- COMMAND...
+ *   hutch-client --socket PATH --bind-ro HOST:JAIL --bind-rw HOST:JAIL run -- ...
  *
+ * --bind-ro and --bind-rw open HOST here and pass its descriptor with the
+ * request (client-binds.h): the server binds what we could open, never a
+ * path with its own authority. At most 16.
+ *
+ * --json prints the final event's JSON on stdout instead and exits 0 once
+ * it did, as `hutch run --json` does. ping prints the pong event's JSON.
  * --count N sends N requests (ids 1..N), keeping up to K of them in flight
  * on the one connection (default 1), prints every final event, one line
  * each, and a summary with the rate on stderr: the serve benchmark's
  * driver (bench/serve.sh).
  *
  * Before a byte goes out, the kernel says who serves the socket
- * (SO_PEERCRED): unless it is UID, or by default our own uid or root, we
- * refuse, as whoever took the path first would read our request and
- * could forge its result (hutch-protocol(7), "Clients").
+ * (SO_PEERCRED): unless it is the --expect-uid user, or by default our own
+ * uid or root, we refuse, as whoever took the path first would read our
+ * request and could forge its result (hutch-protocol(7), "Clients").
  *
- * Exit status: 0 when a final event arrived (whatever it says; a summary
- * of a run's result goes to stderr), 1 when the connection ended first or
- * broke the framing, 2 for usage errors, 3 when the server is not the
- * expected user. */
+ * Exit status: a run's as hutch(1) gives it (the command's, 128+N, 124,
+ * 126, 127, 71, 125); with --json, --count or ping, 0 when every final
+ * event arrived; 125 for our own failures (usage, the connection, a
+ * server that is not the expected user). */
 #include <errno.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,110 +49,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "client-binds.h"
+#include "client-json.h"
+#include "client-run.h"
 #include "fd-util.h"
 #include "frame-codec.h"
 
 #define MAX_EVENT (256u << 20)	/* a result document may carry 64 MiB twice, base64'd */
 
 static const char usage[] =
-	"Usage: hutch-client [--expect-uid UID] --fd N | --socket PATH [--count N]\n"
-	"                    [--in-flight K]  run -- COMMAND [ARG...]\n"
-	"       hutch-client [--expect-uid UID] --fd N | --socket PATH [--count N]\n"
+	"Usage: hutch-client [--expect-uid NAME|UID] --fd N | --socket PATH [--json]\n"
+	"                    [--count N] [--in-flight K] [--bind-ro HOST:JAIL]\n"
+	"                    [--bind-rw HOST:JAIL]  run -- COMMAND [ARG...]\n"
+	"       hutch-client [--expect-uid NAME|UID] --fd N | --socket PATH [--count N]\n"
 	"                    [--in-flight K]  ping\n";
 
 /* ---- building the request ---- */
 
-struct buf {
-	char *p;
-	size_t len, cap;
-	bool failed;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->failed)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *p = realloc(b->p, cap);
-
-		if (!p) {
-			b->failed = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-static void buf_puts(struct buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
-}
-
-/* Length of the UTF-8 sequence at s (strict: no overlong forms, no
- * surrogates, nothing above U+10FFFF), or 0 when it is not one. The server
- * refuses a frame that is not UTF-8, so we refuse to send one. */
-static size_t utf8_seq(const unsigned char *s)
-{
-	unsigned c = s[0];
-	size_t n;
-	unsigned cp, min;
-
-	if (c < 0x80)
-		return 1;
-	if ((c & 0xe0) == 0xc0)
-		n = 2, cp = c & 0x1f, min = 0x80;
-	else if ((c & 0xf0) == 0xe0)
-		n = 3, cp = c & 0x0f, min = 0x800;
-	else if ((c & 0xf8) == 0xf0)
-		n = 4, cp = c & 0x07, min = 0x10000;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;	/* also stops at the terminating NUL */
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
-
-/* A JSON string: quotes, backslashes and control characters escaped,
- * UTF-8 passed through. -EILSEQ when s is not UTF-8. */
-static int buf_json_string(struct buf *b, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	buf_add(b, "\"", 1);
-	while (*p) {
-		size_t n = utf8_seq(p);
-		char esc[8];
-
-		if (n == 0)
-			return -EILSEQ;
-		if (*p == '"' || *p == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)*p;
-			buf_add(b, esc, 2);
-		} else if (*p < 0x20 || *p == 0x7f) {
-			snprintf(esc, sizeof(esc), "\\u%04x", *p);
-			buf_add(b, esc, 6);
-		} else {
-			buf_add(b, (const char *)p, n);
-		}
-		p += n;
-	}
-	buf_add(b, "\"", 1);
-	return 0;
-}
-
 /* {"version":1,"id":1,"run":{"version":1,"argv":[...]}} or a ping. */
-static int build_request(struct buf *b, long id, bool is_ping, char **argv, int argc)
+static int build_request(struct buf *b, long id, bool is_ping, char **argv, int argc,
+			 const struct client_binds *cb)
 {
 	char head[64];
 
@@ -157,165 +85,40 @@ static int build_request(struct buf *b, long id, bool is_ping, char **argv, int 
 		if (buf_json_string(b, argv[i]) < 0)
 			return -EILSEQ;
 	}
-	buf_puts(b, "]}}");
+	buf_puts(b, "]");
+	if (client_binds_json(b, cb) < 0)
+		return -EILSEQ;
+	buf_puts(b, "}}");
 	return b->failed ? -ENOMEM : 0;
 }
 
 /* ---- reading events ---- */
 
-/* A minimal reader for the server's events: the skip_ helpers move *p
- * past whitespace, a string or a whole value and say false when the text
- * ends first. Strings are skipped escape by escape, so a quote or a brace
- * inside captured output never confuses them. */
-static bool skip_ws(const char **p, const char *end)
-{
-	while (*p < end && (**p == ' ' || **p == '\t' || **p == '\n' || **p == '\r'))
-		(*p)++;
-	return *p < end;
-}
-
-static bool skip_string(const char **p, const char *end)
-{
-	for ((*p)++; *p < end; (*p)++) {
-		if (**p == '\\') {
-			if (end - *p < 2)
-				return false;
-			(*p)++;	/* the escaped character */
-		} else if (**p == '"') {
-			(*p)++;
-			return true;
-		}
-	}
-	return false;
-}
-
-static bool skip_value(const char **p, const char *end)
-{
-	int depth = 0;
-
-	if (!skip_ws(p, end))
-		return false;
-	do {
-		if (*p >= end)
-			return false;
-		switch (**p) {
-		case '"':
-			if (!skip_string(p, end))
-				return false;
-			continue;
-		case '{':
-		case '[':
-			depth++;
-			break;
-		case '}':
-		case ']':
-			depth--;
-			break;
-		default:
-			if (depth == 0) {	/* a number, true, false or null */
-				while (*p < end && !strchr(",}] \t\r\n", **p))
-					(*p)++;
-				return true;
-			}
-			break;
-		}
-		(*p)++;
-	} while (depth > 0);
-	return true;
-}
-
-/* Find the top-level member `key` of the object in [s, end): writes where
- * its value starts and ends. Keys are compared as raw text, which is what
- * the server writes (plain ASCII names). */
-static bool json_member(const char *s, const char *end, const char *key, const char **ret_val,
-			const char **ret_end)
-{
-	const char *p = s;
-	size_t klen = strlen(key);
-
-	if (!skip_ws(&p, end) || *p != '{')
-		return false;
-	p++;
-	for (;;) {
-		const char *k, *v;
-		size_t n;
-
-		if (!skip_ws(&p, end) || *p != '"')
-			return false;
-		k = p + 1;
-		if (!skip_string(&p, end))
-			return false;
-		n = (size_t)(p - 1 - k);	/* p is past the closing quote */
-		if (!skip_ws(&p, end) || *p != ':')
-			return false;
-		p++;
-		if (!skip_ws(&p, end))
-			return false;
-		v = p;
-		if (!skip_value(&p, end))
-			return false;
-		if (n == klen && memcmp(k, key, klen) == 0) {
-			*ret_val = v;
-			*ret_end = p;
-			return true;
-		}
-		if (!skip_ws(&p, end) || *p != ',')
-			return false;
-		p++;
-	}
-}
-
-static long long member_int(const char *s, const char *end, const char *key, long long dflt)
-{
-	const char *v, *ve;
-
-	if (!json_member(s, end, key, &v, &ve) || !(*v == '-' || (*v >= '0' && *v <= '9')))
-		return dflt;
-	return strtoll(v, NULL, 10);
-}
-
-/* What the summary prints for a string member: up to 40 bytes of it. */
-static void member_str(const char *s, const char *end, const char *key, char *out, size_t n)
-{
-	const char *v, *ve;
-	size_t len;
-
-	snprintf(out, n, "-");
-	if (!json_member(s, end, key, &v, &ve) || *v != '"')
-		return;
-	len = (size_t)(ve - v) - 2;
-	snprintf(out, n, "%.*s", (int)(len < 40 ? len : 40), v + 1);
-}
-
 /* What is being sent and what has come back. */
 struct batch {
 	int fd;
 	bool is_ping;
+	bool json;		/* --json: the final event's JSON, not the output */
 	char **argv;
 	int argc;
 	long count, in_flight;	/* requests in all, at most in flight */
 	long sent, finals, exited_ok;
-	size_t live;
+	struct client_binds binds;	/* passed with every run frame */
 };
 
 /* One request frame, id n. 0, or 1 with the problem printed. */
 static int send_one(struct batch *bt)
 {
 	struct buf req = { 0 };
-	uint8_t hdr[FRAME_HEADER_BYTES];
-	int r = build_request(&req, bt->sent + 1, bt->is_ping, bt->argv, bt->argc);
+	int r = build_request(&req, bt->sent + 1, bt->is_ping, bt->argv, bt->argc, &bt->binds);
 
-	if (r == 0) {
-		frame_put_header(hdr, (uint32_t)req.len);
-		r = fd_write_all(bt->fd, hdr, sizeof(hdr));
-		if (r == 0)
-			r = fd_write_all(bt->fd, req.p, req.len);
-	}
+	if (r == 0)
+		r = client_send_frame(bt->fd, bt->is_ping ? NULL : &bt->binds, req.p, req.len);
 	free(req.p);
 	if (r < 0) {
 		fprintf(stderr, "hutch-client: cannot send the request: %s\n",
 			r == -EILSEQ ? "an argument is not UTF-8" : strerror(-r));
-		return r == -EILSEQ ? 2 : 1;
+		return CLIENT_EXIT_FAILURE;
 	}
 	bt->sent++;
 	return 0;
@@ -323,30 +126,19 @@ static int send_one(struct batch *bt)
 
 /* One event: a final one is printed and counted, and makes room for the
  * next request. 0 to go on, 1 when the server ended the connection over
- * our frame (id 0), -1 on a send failure. */
+ * our frame (id 0), -1 on a send failure. --count and ping only: a single
+ * run is client-run.c's. */
 static int on_event(struct batch *bt, const char *t, size_t len)
 {
 	const char *end = t + len, *v, *ve;
-	long long id = member_int(t, end, "id", -1);
+	long long id = json_member_int(t, end, "id", -1);
 
-	if (json_member(t, end, "live", &v, &ve)) {
-		bt->live++;	/* a snapshot of output so far */
-		return 0;
-	}
+	if (json_member(t, end, "live", &v, &ve))
+		return 0;	/* a snapshot of output so far */
 	if (id != 0 && (id < 1 || id > bt->sent))
 		return 0;	/* not ours: nothing else is sent on this connection */
-	if (json_member(t, end, "exit", &v, &ve)) {
-		char status[48];
-
-		member_str(v, ve, "status", status, sizeof(status));
-		if (strcmp(status, "exited") == 0 && member_int(v, ve, "exit_code", -1) == 0)
-			bt->exited_ok++;
-		if (bt->count == 1)
-			fprintf(stderr, "hutch-client: %s, exit_code %lld, %zu live events\n", status,
-				member_int(v, ve, "exit_code", -1), bt->live);
-	} else if (json_member(t, end, "pong", &v, &ve)) {
-		bt->exited_ok++;
-	}
+	if (client_exit_status(t, len) == 0)
+		bt->exited_ok++;	/* exited 0, or a pong */
 	fwrite(t, 1, len, stdout);
 	fputc('\n', stdout);
 	if (id == 0)
@@ -358,7 +150,7 @@ static int on_event(struct batch *bt, const char *t, size_t len)
 }
 
 /* Read events until every request has its final one (or id 0: the
- * server ended the connection over our frame). 0 when all came, 1
+ * server ended the connection over our frame). 0 when all came, 125
  * otherwise. */
 static int read_events(struct batch *bt)
 {
@@ -374,7 +166,7 @@ static int read_events(struct batch *bt)
 		if (n <= 0) {
 			fprintf(stderr, "hutch-client: the server closed the connection\n");
 			frame_reader_reset(&fr);
-			return 1;
+			return CLIENT_EXIT_FAILURE;
 		}
 		while (off < (size_t)n) {
 			size_t used = 0, len = 0;
@@ -389,18 +181,18 @@ static int read_events(struct batch *bt)
 			if (st != FRAME_DONE) {
 				fprintf(stderr, "hutch-client: bad frame from the server\n");
 				frame_reader_reset(&fr);
-				return 1;
+				return CLIENT_EXIT_FAILURE;
 			}
 			frame = frame_reader_take(&fr, &len);
 			r = on_event(bt, (const char *)frame, len);
 			free(frame);
 			if (r != 0) {
 				frame_reader_reset(&fr);
-				return 1;
+				return CLIENT_EXIT_FAILURE;
 			}
 		}
 	}
-	return fflush(stdout) == 0 ? 0 : 1;
+	return fflush(stdout) == 0 ? 0 : CLIENT_EXIT_FAILURE;
 }
 
 /* ---- main ---- */
@@ -461,22 +253,41 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* The options before the request; i is left at it. 0, or 2 for usage. */
+/* --expect-uid: a uid, or a user name the password database knows. */
+static long parse_uid(const char *v)
+{
+	struct passwd *pw;
+
+	if (*v >= '0' && *v <= '9')
+		return parse_num(v, (long)UINT32_MAX - 1);
+	errno = 0;
+	pw = getpwnam(v);
+	return pw ? (long)pw->pw_uid : -1;
+}
+
+/* The options before the request; i is left at it. 0, or 125 for usage. */
 static int parse_options(int argc, char **argv, int *i, const char **path, long *fd,
 			 long *expect_uid, struct batch *bt)
 {
-	for (; *i + 1 < argc && strncmp(argv[*i], "--", 2) == 0; *i += 2) {
-		const char *o = argv[*i], *v = argv[*i + 1];
+	for (; *i < argc && strncmp(argv[*i], "--", 2) == 0; *i += 2) {
+		const char *o = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : "";
 
-		if (strcmp(o, "--expect-uid") == 0) {
-			*expect_uid = parse_num(v, (long)UINT32_MAX - 1);
+		if (strcmp(o, "--json") == 0) {
+			bt->json = true;
+			*i -= 1;	/* takes no value */
+		} else if (strcmp(o, "--expect-uid") == 0) {
+			*expect_uid = parse_uid(v);
 			if (*expect_uid < 0) {
-				fputs("hutch-client: --expect-uid: not a uid; give a number\n", stderr);
-				return 2;
+				fprintf(stderr, "hutch-client: --expect-uid %s: no such user; give a "
+					"user name or a uid\n", v);
+				return CLIENT_EXIT_FAILURE;
 			}
 		} else if (strcmp(o, "--fd") == 0 && (*fd = parse_num(v, 1 << 20)) >= 0) {
 			continue;
-		} else if (strcmp(o, "--socket") == 0) {
+		} else if (strcmp(o, "--bind-ro") == 0 || strcmp(o, "--bind-rw") == 0) {
+			if (client_binds_add(&bt->binds, o, v) < 0)
+				return CLIENT_EXIT_FAILURE;
+		} else if (strcmp(o, "--socket") == 0 && *v) {
 			*path = v;
 		} else if (strcmp(o, "--count") == 0 && (bt->count = parse_num(v, 100000000)) > 0) {
 			continue;
@@ -485,12 +296,12 @@ static int parse_options(int argc, char **argv, int *i, const char **path, long 
 			continue;
 		} else {
 			fputs(usage, stderr);
-			return 2;
+			return CLIENT_EXIT_FAILURE;
 		}
 	}
 	if ((*fd < 0) == (*path == NULL)) {
 		fputs(usage, stderr);
-		return 2;
+		return CLIENT_EXIT_FAILURE;
 	}
 	return 0;
 }
@@ -505,22 +316,57 @@ static int open_checked(const char *path, long fd, long expect_uid)
 		fd = connect_unix(path);
 		if (fd < 0) {
 			fprintf(stderr, "hutch-client: %s: %s\n", path, strerror((int)-fd));
-			return -1;
+			return -CLIENT_EXIT_FAILURE;
 		}
 	}
 	r = check_peer((int)fd, expect_uid, &peer);
 	if (r == -EPERM)
 		fprintf(stderr, "hutch-client: %s: the server runs as uid %u, not the expected user; "
-			"refusing to send (--expect-uid UID if that user is meant)\n",
+			"refusing to send (--expect-uid NAME|UID if that user is meant)\n",
 			path ? path : "--fd", (unsigned)peer);
 	else if (r < 0)
 		fprintf(stderr, "hutch-client: %s: cannot tell who serves it (%s); refusing to send\n",
 			path ? path : "--fd", strerror(-r));
 	if (r < 0) {
 		close((int)fd);
-		return -3;
+		return -CLIENT_EXIT_FAILURE;
 	}
 	return (int)fd;
+}
+
+/* A single run: signals blocked before it goes out (a SIGINT meanwhile
+ * becomes its cancel), then client-run.c until its final event. */
+static int run_single(struct batch *bt)
+{
+	int sig_fd = client_block_signals();
+	int r = send_one(bt);
+
+	if (r == 0)
+		r = client_run_wait(bt->fd, sig_fd, bt->json);
+	if (sig_fd >= 0)
+		close(sig_fd);
+	return r;
+}
+
+/* --count, --in-flight and ping: every final event printed; with more
+ * than one request, the count and the rate on stderr. */
+static int run_batch(struct batch *bt)
+{
+	uint64_t t0 = now_us(), us;
+	int r = 0;
+
+	while (r == 0 && bt->sent < bt->count && bt->sent < bt->in_flight)
+		r = send_one(bt);
+	if (r == 0)
+		r = read_events(bt);
+	if (bt->count > 1) {
+		us = now_us() - t0;
+		fprintf(stderr, "hutch-client: %ld of %ld final events (%ld ok) in %.1f ms, "
+			"%ld in flight: %.1f per second\n", bt->finals, bt->count, bt->exited_ok,
+			(double)us / 1000.0, bt->in_flight,
+			us ? (double)bt->finals * 1e6 / (double)us : 0.0);
+	}
+	return r;
 }
 
 int main(int argc, char **argv)
@@ -528,7 +374,6 @@ int main(int argc, char **argv)
 	struct batch bt = { .count = 1, .in_flight = 1 };
 	const char *path = NULL;
 	long expect_uid = -1, fd = -1;
-	uint64_t t0;
 	int i = 1, r;
 
 	r = parse_options(argc, argv, &i, &path, &fd, &expect_uid, &bt);
@@ -541,26 +386,13 @@ int main(int argc, char **argv)
 		bt.argc = argc - i - 2;
 	} else {
 		fputs(usage, stderr);
-		return 2;
+		return CLIENT_EXIT_FAILURE;
 	}
 	signal(SIGPIPE, SIG_IGN);	/* a server gone mid-request is an error, not a signal */
 	bt.fd = open_checked(path, fd, expect_uid);
 	if (bt.fd < 0)
 		return -bt.fd;
-	t0 = now_us();
-	r = 0;
-	while (r == 0 && bt.sent < bt.count && bt.sent < bt.in_flight)
-		r = send_one(&bt);
-	if (r == 0)
-		r = read_events(&bt);
-	if (bt.count > 1) {
-		uint64_t us = now_us() - t0;
-
-		fprintf(stderr, "hutch-client: %ld of %ld final events (%ld ok) in %.1f ms, "
-			"%ld in flight: %.1f per second\n", bt.finals, bt.count, bt.exited_ok,
-			(double)us / 1000.0, bt.in_flight,
-			us ? (double)bt.finals * 1e6 / (double)us : 0.0);
-	}
+	r = bt.is_ping || bt.count > 1 ? run_batch(&bt) : run_single(&bt);
 	close(bt.fd);
 	return r;
 }

@@ -16,6 +16,7 @@
 #include "doc/request.h"
 #include "jail/layout.h"
 #include "jail/narrow.h"
+#include "jail/user-caps.h"
 
 static const uint8_t tiny_filter[32] = {
 	0x20, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, /* ld [4]: arch */
@@ -74,6 +75,9 @@ static void from_request(const char *name, const char *policy_file, const char *
 		fprintf(stderr, "%s: layout_build failed\n", name);
 		exit(1);
 	}
+	/* as execute.c sizes them: a CLI run of an unprivileged caller */
+	user_caps_from_quota((const uint64_t[HUTCH_UCAP_COUNT]){ 128, 192546, 819200, 96369 },
+			     USER_CAPS_CLI_CONCURRENCY, l->sp.user_cap);
 	write_seed(name, &l->sp);
 	layout_free(l);
 	free(l);
@@ -118,6 +122,8 @@ static void hand_made(void)
 	sp.gid_outside = 65534;
 	for (int i = 0; i < HUTCH_RLIM_COUNT; i++)
 		sp.rlimit[i] = i % 2 ? HUTCH_RLIM_INFINITY : (uint64_t)i;
+	for (int i = 0; i < HUTCH_UCAP_COUNT; i++)
+		sp.user_cap[i] = i % 2 ? HUTCH_UCAP_COUNT_MAX : (uint64_t)i;
 	sp.hostname = "a-very-long-host-name.example.org-0123456789-0123456789-0123456";
 	sp.cwd = "/work";
 	sp.n_mounts = sizeof(mounts) / sizeof(mounts[0]);
@@ -159,7 +165,7 @@ int main(int argc, char **argv)
 	from_request("default-mounts-cwd", def,
 		     "{\"version\":1,\"argv\":[\"ls\"],\"cwd\":\"/data\",\"mounts\":["
 		     "{\"source\":\"/usr/share\",\"target\":\"/data\",\"mode\":\"ro\"},"
-		     "{\"source\":\"/tmp\",\"target\":\"/scratch\",\"mode\":\"rw\"}]}",
+		     "{\"source\":\"/mnt\",\"target\":\"/scratch\",\"mode\":\"rw\"}]}",
 		     true, true);
 	from_request("default-loopback-limits", def,
 		     "{\"version\":1,\"argv\":[\"true\"],\"network\":\"loopback\",\"limits\":"

@@ -18,7 +18,7 @@ set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${FUZZ_SECONDS:-60}
-harnesses=${FUZZ_HARNESSES:-request policy policy-extends spec status frame}
+harnesses=${FUZZ_HARNESSES:-request policy policy-extends spec status frame proxy-http}
 scratch=$(mktemp -d /tmp/hutch-fuzz.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
 : "${UBSAN_OPTIONS:=print_stacktrace=1:halt_on_error=1}"

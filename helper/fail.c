@@ -8,8 +8,8 @@
 #include "hutch-abi.h"
 #include "helper.h"
 
-_Noreturn void fail_code(enum hutch_status_code code, enum hutch_stage stage, uint32_t item,
-			 int err)
+_Noreturn void fail_to(int status_fd, enum hutch_status_code code, enum hutch_stage stage,
+		       uint32_t item, int err)
 {
 	struct hutch_status st = {
 		.magic = HUTCH_STATUS_MAGIC,
@@ -18,10 +18,16 @@ _Noreturn void fail_code(enum hutch_status_code code, enum hutch_stage stage, ui
 		.item = item,
 		.err = err,
 	};
-	ssize_t n = write(HUTCH_STATUS_FD, &st, sizeof(st));
+	ssize_t n = write(status_fd, &st, sizeof(st));
 
 	(void)n; /* frontend gone? exit 71 alone still says "refused" */
 	_exit(HUTCH_EXIT_SETUP);
+}
+
+_Noreturn void fail_code(enum hutch_status_code code, enum hutch_stage stage, uint32_t item,
+			 int err)
+{
+	fail_to(HUTCH_STATUS_FD, code, stage, item, err);
 }
 
 _Noreturn void fail(enum hutch_stage stage, uint32_t item, int err)

@@ -1,7 +1,8 @@
 /* forkserver.c: `hutch-exec --forkserver`, the long-lived helper of `hutch
  * serve` (hutch-exec(8), "FORKSERVER"). It reads no spec and runs nothing
  * of a request: per message on its socket it forks one child, which takes
- * the message's descriptors as fds 0-6 and then is exactly the one-shot
+ * the message's descriptors as fds 0-6 (and a client's bind sources as 7
+ * and up, hutch-abi.h) and then is exactly the one-shot
  * hutch-exec (helper_run_one: spec read, fresh namespaces, jail, exec).
  * The forkserver is that child's parent, so it alone can reap it: it sends
  * the frontend the child's pidfd at once (for signals) and its wait status
@@ -37,7 +38,12 @@
 #include "hutch-abi.h"
 #include "sys.h"
 
-#define FS_HIGH_FD 100	/* our own fds live here, clear of the child's 0-6 */
+/* Our own fds live at or above this, clear of every fd a child puts in
+ * place (0-6 and the bind descriptors after them), and low enough for a
+ * server under a small RLIMIT_NOFILE (`ulimit -n 64`): F_DUPFD above the
+ * limit fails (EINVAL), and a forkserver that cannot start leaves a root
+ * server that has dropped its capabilities unable to start any jail. */
+#define FS_HIGH_FD (HUTCH_BIND_FD_FIRST + HUTCH_BIND_FDS_MAX)
 
 struct job {
 	pid_t pid;	/* 0: free */
@@ -61,16 +67,28 @@ static const int slot_target[FS_SLOTS] = {
 	[FS_SLOT_EXIT] = -1,
 };
 
+/* A failure before the one-shot helper runs: a helper_exec record on the
+ * job's status pipe, wherever it is by then, as run/spawn.c writes one. */
+static _Noreturn void child_fail(int status_fd, uint32_t site, int err)
+{
+	fail_to(status_fd, HUTCH_SETUP_FAILED, STAGE_HELPER_EXEC, site, err);
+}
+
+static const int *bind_fds;	/* this request's bind sources, for child_start */
+static uint32_t n_bind_fds;
+
 /* The child's half: the job's fds into place, nothing else of ours, our
  * signal state undone, then the one-shot helper. */
 static _Noreturn void child_start(const int slot_fd[FS_SLOTS])
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	int moved[FS_SLOTS];
+	int moved[FS_SLOTS], moved_bind[HUTCH_BIND_FDS_MAX], status_fd = slot_fd[FS_SLOT_STATUS];
 	sigset_t none;
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != self)
-		_exit(HUTCH_EXIT_SETUP);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		child_fail(status_fd, SITE_HELPER_EXEC_PDEATHSIG, errno);
+	if (getppid() != self)
+		child_fail(status_fd, SITE_HELPER_EXEC_PDEATHSIG, ESRCH);
 	sigaction(SIGPIPE, &dfl, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -78,16 +96,24 @@ static _Noreturn void child_start(const int slot_fd[FS_SLOTS])
 	for (int i = 0; i < FS_SLOTS; i++) {
 		moved[i] = -1;
 		if (slot_fd[i] >= 0 && slot_target[i] >= 0 &&
-		    (moved[i] = fcntl(slot_fd[i], F_DUPFD_CLOEXEC, FS_HIGH_FD + 16)) < 0)
-			_exit(HUTCH_EXIT_SETUP);
+		    (moved[i] = fcntl(slot_fd[i], F_DUPFD_CLOEXEC, FS_HIGH_FD)) < 0)
+			child_fail(status_fd, SITE_HELPER_EXEC_FDS, errno);
+		if (i == FS_SLOT_STATUS && moved[i] >= 0)
+			status_fd = moved[i];	/* the source may be closed below */
 	}
-	for (int t = 0; t <= HUTCH_CONTROL_FD; t++)
+	for (uint32_t i = 0; i < n_bind_fds; i++)
+		if ((moved_bind[i] = fcntl(bind_fds[i], F_DUPFD_CLOEXEC, FS_HIGH_FD)) < 0)
+			child_fail(status_fd, SITE_HELPER_EXEC_FDS, errno);
+	for (int t = 0; t < HUTCH_BIND_FD_FIRST + (int)n_bind_fds; t++)
 		close(t);
 	for (int i = 0; i < FS_SLOTS; i++)
 		if (moved[i] >= 0 && dup2(moved[i], slot_target[i]) < 0)
-			_exit(HUTCH_EXIT_SETUP);
-	if (sys_close_range(HUTCH_CONTROL_FD + 1, ~0U, 0) < 0)
-		_exit(HUTCH_EXIT_SETUP);
+			child_fail(status_fd, SITE_HELPER_EXEC_FDS, errno);
+	for (uint32_t i = 0; i < n_bind_fds; i++)
+		if (dup2(moved_bind[i], HUTCH_BIND_FD_FIRST + (int)i) < 0)
+			child_fail(HUTCH_STATUS_FD, SITE_HELPER_EXEC_FDS, errno);
+	if (sys_close_range(HUTCH_BIND_FD_FIRST + n_bind_fds, ~0U, 0) < 0)
+		child_fail(HUTCH_STATUS_FD, SITE_HELPER_EXEC_FDS, errno);
 	helper_run_one();
 }
 
@@ -145,12 +171,15 @@ static void handle_request(const struct hutch_fs_request *rq, ssize_t len, int *
 	if (len != (ssize_t)sizeof(*rq) || rq->magic != HUTCH_FS_MAGIC ||
 	    (rq->slots & ~((1u << FS_SLOTS) - 1)) ||
 	    (rq->slots & HUTCH_FS_REQUIRED_SLOTS) != HUTCH_FS_REQUIRED_SLOTS ||
-	    (size_t)__builtin_popcount(rq->slots) != n_fds) {
+	    rq->n_bind > HUTCH_BIND_FDS_MAX ||
+	    (size_t)__builtin_popcount(rq->slots) + rq->n_bind != n_fds) {
 		rep.err = EBADMSG;
 	} else {
 		for (int i = 0; i < FS_SLOTS; i++)
 			if (rq->slots & (1u << i))
 				slot_fd[i] = fds[k++];
+		bind_fds = fds + k;	/* the rest, in order */
+		n_bind_fds = rq->n_bind;
 		if (!j) {
 			rep.err = EAGAIN;
 		} else {

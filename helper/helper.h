@@ -4,11 +4,13 @@
 #ifndef HUTCH_HELPER_H
 #define HUTCH_HELPER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "spec.h"
 #include "status.h"
+#include "timings-record.h"
 
 /* main.c: the one-shot helper, from fds 3-6 as hutch-exec(8) says. */
 _Noreturn void helper_run_one(void);
@@ -22,6 +24,10 @@ void control_send_fd(int fd, char tag, enum hutch_stage stage, uint32_t item);
 
 /* fail.c: one status record on HUTCH_STATUS_FD, then _exit(71). */
 _Noreturn void fail(enum hutch_stage stage, uint32_t item, int err);
+/* The same record on another descriptor (the forkserver's child, before
+ * the job's status pipe is in place). */
+_Noreturn void fail_to(int status_fd, enum hutch_status_code code, enum hutch_stage stage,
+		       uint32_t item, int err);
 _Noreturn void fail_code(enum hutch_status_code code, enum hutch_stage stage, uint32_t item,
 			 int err);
 
@@ -42,8 +48,25 @@ int landlock_abi(void);
  * privileges): each HUTCH_MF_IDMAP bind as a detached idmapped tree mapping
  * its source's owner to the jail's user; pid 1 attaches idmap_tree(i). */
 void idmap_prepare(const struct spec *sp);
-int idmap_tree(uint32_t item);
+int idmap_tree(uint32_t item, int *ret_is_dir);
 void idmap_close(const struct spec *sp);	/* the outer process's copies */
+
+/* bind-fd.c (phase 2): binds of descriptors a serve client passed
+ * (HUTCH_MF_FD). bind_fd_of: the fd of mount item. Phase 1, right after
+ * the spec is read: bind_fd_check marks them close-on-exec, refusing a
+ * spec whose descriptor is missing. The outer process, before the clone:
+ * bind_fd_prepare, when it holds privilege over the host's mounts, clones
+ * and flags each non-idmapped one; bind_fd_close closes its copies after
+ * the clone. pid 1: bind_fd_tree(i), or -1 when
+ * it must bind_fd_open_source(sp, i): the frontend's path, opened with no
+ * link followed and refused unless it is the descriptor's file. */
+int bind_fd_of(const struct spec *sp, uint32_t item);
+void bind_fd_check(const struct spec *sp);
+void bind_fd_prepare(const struct spec *sp);
+int bind_fd_clone(const struct spec *sp, uint32_t item);	/* the outer process, as root */
+int bind_fd_tree(uint32_t item);
+int bind_fd_open_source(const struct spec *sp, uint32_t item);
+void bind_fd_close(const struct spec *sp);
 
 /* namespaces.c (phase 2, outer process): clone pid 1 of the jail into new
  * namespaces and write its id maps. Returns its pid to us, 0 to it (once
@@ -56,15 +79,33 @@ void kill_child(pid_t child);
 
 /* user-counts.c (phase 2, pid 1): the jail's user namespace may make no
  * namespaces and bounds the inotify, fanotify counts it charges to the
- * caller. HUTCH_JAIL_* are the bounds, as text; items by enum
+ * caller, inotify's to the spec's user caps; items by enum
  * hutch_user_count (status.h). */
-#define HUTCH_JAIL_INOTIFY_INSTANCES "32"
-#define HUTCH_JAIL_INOTIFY_WATCHES "16384"
 void user_counts_open(void);	/* before the mounts */
-void limit_user_counts(void);	/* after them, before the privileges go */
+void limit_user_counts(const struct spec *sp);	/* after them, before the privileges go */
 
-/* rootfs.c (phase 2, pid 1): tmpfs root, the spec's mounts, pivot_root. */
+/* rootfs.c (phase 2, pid 1): tmpfs root, the spec's mounts, pivot_root.
+ * The new root is assembled at STAGING_DIR before pivot_root; our mount
+ * namespace is private by then, so covering it hides nothing from anyone
+ * else. mount_new_fs: a new tmpfs (m's size, inodes, mode; owned by the
+ * jail's user) or proc as a detached mount. */
+#define STAGING_DIR "/tmp"
 void build_root(const struct spec *sp);
+int mount_new_fs(const char *type, const struct spec *sp, const struct spec_mount *m, uint32_t i);
+
+/* overlay.c (phase 2, pid 1, from build_root): a copy-on-write mount of
+ * lower_tree (the cloned, read-only source of mount i) over a tmpfs of
+ * its own, staged in the new root (root_fd) and unstaged again; the upper
+ * tmpfs goes to hutch on the control socket. Returns the detached
+ * overlay mount. */
+int overlay_new(int root_fd, const struct spec *sp, uint32_t i, int lower_tree, int is_dir);
+
+/* masks.c (phase 2, pid 1, from build_root): masks_prepare makes the
+ * empty file hidden files are covered with (in the root tmpfs, unlinked by
+ * masks_done); mask_one enacts a HIDE, READONLY or PIN mount. */
+void masks_prepare(int root_fd, const struct spec *sp);
+void mask_one(int root_fd, const struct spec_mount *m, uint32_t item);
+void masks_done(int root_fd, const struct spec *sp);
 
 /* devpts.c (phase 2, pid 1, from build_root): a devpts instance of the
  * jail's own as a detached mount; its fd. */
@@ -75,9 +116,11 @@ int devpts_new(const struct spec_mount *m, uint32_t item);
 void tty_prepare(const struct spec *sp);
 void tty_take_controlling(const struct spec *sp);
 
-/* netdev.c (phase 2): hostname, loopback. */
+/* netdev.c (phase 2): hostname, loopback, the proxy's listening socket
+ * (sent to hutch on HUTCH_CONTROL_FD). */
 void set_hostname(const struct spec *sp);
 void bring_up_loopback(void);
+void proxy_listen(void);
 
 /* privileges.c: phase 1 reads cap_last_cap; phase 2 sets rlimits, drops
  * ids and every capability set, sets no_new_privs. */
@@ -96,11 +139,29 @@ void seccomp_enforce(const struct spec *sp);
 struct sock_filter;
 const struct sock_filter *base_filter(size_t *ret_len);
 
+/* timings.c (phase 2): each step's time (timings-record.h), sent by pid 1 once
+ * the target's execve is done. timings_start when the spec is in (and
+ * whether there is a control socket to send on); timing_step(s) charges
+ * the time since the last step to s; before seccomp, the close-on-exec
+ * pipe that tells pid 1 of the execve; in the target after fork, the
+ * control socket and that pipe's read end closed; in pid 1 after it
+ * (reaper_run, once its signal forwarders are in place), fork and exec
+ * charged, the record sent, the control socket closed. */
+void timings_start(void);
+bool timings_enabled(void);
+void timing_step(enum hutch_step s);
+void timing_mount(const struct spec_mount *m, bool is_dir);	/* its kind's step */
+void timings_exec_pipe(void);
+void timings_in_target(void);
+void timings_send(void);
+
 /* reaper.c: the outer process mirrors pid 1; pid 1 reaps and mirrors the
  * target. Both forward signals. */
 _Noreturn void outer_wait(int child_pid);
 _Noreturn void reaper_run(int target_pid);
 void parent_death_guard(void);
+void signals_hold(void);		/* first thing: forwarded signals wait */
+void signals_release_target(void);	/* the target's own mask back */
 
 /* exec.c (phase 2): execve the target, searching PATH from its env. */
 _Noreturn void exec_target(const struct spec *sp);

@@ -31,6 +31,17 @@
 #include "sys.h"
 
 static int idmapped_fd[HUTCH_SPEC_MAX_MOUNTS];
+static unsigned char idmapped_is_dir[HUTCH_SPEC_MAX_MOUNTS];
+
+/* Others may write it: group- or world-writable, or sticky (a directory
+ * users share, like /tmp). Its owner's ownership would let the jail chmod
+ * it, read the owner's private files there, and rename or remove anyone's
+ * (as a sticky directory's owner may): the frontend refuses such a bind
+ * with words (hutch(1), --rw); this holds if one was swapped in since. */
+static int is_shared(const struct stat *st)
+{
+	return (st->st_mode & (S_IWGRP | S_IWOTH | S_ISVTX)) != 0;
+}
 
 /* /proc/PID/NAME <- "INSIDE OUTSIDE 1\n"; -errno or 0. */
 static int write_map(pid_t pid, const char *name, uint32_t inside, uint32_t outside)
@@ -59,7 +70,7 @@ static int write_map(pid_t pid, const char *name, uint32_t inside, uint32_t outs
 static int make_userns(const struct stat *owner, const struct spec *sp, uint32_t i)
 {
 	char path[48] = "/proc/", *p, b = 0;
-	int ready[2], hold[2], fd = -1, r;
+	int ready[2], hold[2], fd = -1, r, err = 0;
 	pid_t pid;
 
 	if (pipe2(ready, O_CLOEXEC) < 0 || pipe2(hold, O_CLOEXEC) < 0)
@@ -71,14 +82,17 @@ static int make_userns(const struct stat *owner, const struct spec *sp, uint32_t
 		close(ready[0]);
 		close(hold[1]);
 		if (unshare(CLONE_NEWUSER) < 0)
+			err = errno;
+		(void)fd_write_all(ready[1], &err, sizeof(err)); /* 0: ready */
+		if (err)
 			_exit(1);
-		(void)fd_write_all(ready[1], "u", 1);
 		(void)fd_read_full(hold[0], &b, 1); /* EOF: we are done with it */
 		_exit(0);
 	}
 	close(ready[1]);
 	close(hold[0]);
-	r = fd_read_full(ready[0], &b, 1) == 1 ? 0 : -EPERM;
+	/* The child's errno of unshare, as it was (EPIPE: it died first). */
+	r = fd_read_full(ready[0], &err, sizeof(err)) == (long)sizeof(err) ? -err : -EPIPE;
 	close(ready[0]);
 	if (r == 0)
 		r = write_map(pid, "uid_map", (uint32_t)owner->st_uid, sp->uid_outside);
@@ -106,19 +120,28 @@ static void idmap_one(const struct spec *sp, const struct spec_mount *m, uint32_
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_NOSUID |
 					       MOUNT_ATTR_NODEV };
 	struct stat st;
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how)), tree;
+	int fd, tree;
 
+	/* A passed descriptor is cloned itself (bind-fd.c says how). */
+	fd = (m->flags & HUTCH_MF_FD) ? fcntl(bind_fd_of(sp, i), F_DUPFD_CLOEXEC, 0)
+				      : (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how));
 	if (fd < 0 || fstat(fd, &st) < 0)
 		fail(STAGE_BIND_SOURCE, i, errno);
-	if (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode))
+	if (S_ISSOCK(st.st_mode) || S_ISFIFO(st.st_mode) || is_shared(&st))
 		fail(STAGE_BIND_SOURCE, i, EPERM);
-	tree = sys_open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
-					     AT_RECURSIVE);
+	idmapped_is_dir[i] = S_ISDIR(st.st_mode) ? 1 : 0;
+	if (m->flags & HUTCH_MF_FD)
+		tree = bind_fd_clone(sp, i); /* the same file as fd, checked */
+	else
+		tree = sys_open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+						     AT_RECURSIVE);
 	if (tree < 0)
 		fail(STAGE_BIND_SOURCE, i, errno);
 	close(fd);
 	if (!(m->flags & HUTCH_MF_EXEC))
 		attr.attr_set |= MOUNT_ATTR_NOEXEC;
+	if (!(m->flags & HUTCH_MF_RW))	/* an overlay's lower layer */
+		attr.attr_set |= MOUNT_ATTR_RDONLY;
 	attr.userns_fd = (uint64_t)make_userns(&st, sp, i);
 	/* EINVAL: the filesystem cannot idmap (or a submount's cannot);
 	 * EPERM: not ours to idmap. Either way there is no jail to offer. */
@@ -137,9 +160,12 @@ void idmap_prepare(const struct spec *sp)
 	}
 }
 
-int idmap_tree(uint32_t i)
+int idmap_tree(uint32_t i, int *ret_is_dir)
 {
-	return i < HUTCH_SPEC_MAX_MOUNTS ? idmapped_fd[i] : -1;
+	if (i >= HUTCH_SPEC_MAX_MOUNTS)
+		return -1;
+	*ret_is_dir = idmapped_is_dir[i];
+	return idmapped_fd[i];
 }
 
 void idmap_close(const struct spec *sp)

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -92,6 +93,8 @@ static __u64 rights_for(const struct spec_mount *m)
 		/* fallthrough */
 	case HUTCH_MOUNT_TMPFS:
 		return FS_READ | exec | ((m->flags & HUTCH_MF_RW) ? FS_WRITE : 0);
+	case HUTCH_MOUNT_OVERLAY:
+		return FS_READ | exec | FS_WRITE;	/* writes land in its upper layer */
 	case HUTCH_MOUNT_PROC:
 		return FS_READ;
 	case HUTCH_MOUNT_FILE:
@@ -104,17 +107,29 @@ static __u64 rights_for(const struct spec_mount *m)
 		return LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_READ_FILE |
 		       LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_IOCTL_DEV;
 	case HUTCH_MOUNT_SYMLINK:
+	case HUTCH_MOUNT_HIDE:		/* beneath a bind's rule; read-only mounts */
+	case HUTCH_MOUNT_READONLY:
+	case HUTCH_MOUNT_PIN:
 	case HUTCH_MOUNT_KIND_MAX:
 		break;
 	}
 	return 0;
 }
 
+/* The rule goes on the inode the mount put there, reached the way
+ * rootfs.c reaches targets: no link followed in any component (open with
+ * O_NOFOLLOW follows all but the last, so a link put in a host directory
+ * bound above the target, or a later mount's link, would move the rule to
+ * another inode). A link in the way is ELOOP and refused. */
 static void add_path_rule(int ruleset_fd, const char *path, __u64 rights, uint32_t item)
 {
 	struct landlock_path_beneath_attr pb = { 0 };
+	struct open_how how = {
+		.flags = O_PATH | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
 	struct stat st;
-	int fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int fd = (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
 
 	if (fd < 0 && errno == ENOENT)
 		return; /* an optional bind that was absent */

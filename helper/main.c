@@ -48,10 +48,11 @@ static void make_mirror_pipe(int *ret_rd)
 /* Whether pid 1 will send anything on the control socket. */
 static bool spec_uses_control(const struct spec *sp)
 {
-	if (sp->flags & (HUTCH_SPEC_SECCOMP_NOTIFY | HUTCH_SPEC_TTY))
+	if (sp->flags & (HUTCH_SPEC_SECCOMP_NOTIFY | HUTCH_SPEC_TTY | HUTCH_SPEC_NET_PROXY))
 		return true;
 	for (uint32_t i = 0; i < sp->n_mounts; i++)
-		if (sp->mounts[i].flags & HUTCH_MF_SEND_FD)
+		if ((sp->mounts[i].flags & HUTCH_MF_SEND_FD) ||
+		    sp->mounts[i].kind == HUTCH_MOUNT_OVERLAY)
 			return true;
 	return false;
 }
@@ -78,13 +79,20 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 	set_hostname(sp);
 	if ((sp->flags & HUTCH_SPEC_NET_LOOPBACK) && (sp->flags & HUTCH_SPEC_NS_NET))
 		bring_up_loopback();
+	if (sp->flags & HUTCH_SPEC_NET_PROXY)
+		proxy_listen();		/* on the lo just brought up */
+	timing_step(HUTCH_STEP_NETWORK);
 	landlock_add_rules(ruleset_fd, sp);	/* by path, so after pivot_root */
+	timing_step(HUTCH_STEP_LANDLOCK);
 	apply_rlimits(sp);		/* after the mounts, which need open files */
-	limit_user_counts();		/* after the mounts, which count as namespaces */
+	limit_user_counts(sp);		/* after the mounts, which count as namespaces */
+	timing_step(HUTCH_STEP_RLIMITS);
 	drop_privileges(sp);		/* bounding and ambient, ids, then caps */
 	parent_death_guard();		/* a credential change cleared it */
 	set_no_new_privs();		/* Landlock and seccomp both require it */
+	timing_step(HUTCH_STEP_PRIVILEGES);
 	landlock_enforce(ruleset_fd);
+	timing_step(HUTCH_STEP_LANDLOCK);
 	tty_prepare(sp);		/* --tty: from the jail's devpts, before 0-2 are final */
 	/* chdir inside the jail and check where we landed: an inherited
 	 * directory fd or cwd must not leave us outside (runc CVE-2024-21626). */
@@ -104,18 +112,22 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 	if (setsid() < 0)	/* no controlling terminal: TIOCSTI needs one */
 		fail(STAGE_SETSID, SITE_SETSID_SESSION, errno);
 	tty_take_controlling(sp);	/* --tty: the jail's own pty, never the caller's */
+	timings_exec_pipe();		/* a pipe2 the spec's filter may refuse */
+	timing_step(HUTCH_STEP_SESSION);
 	seccomp_enforce(sp);		/* last: base filter, then the spec's */
-	close(HUTCH_CONTROL_FD);	/* everything is sent; the target never sees it */
+	timing_step(HUTCH_STEP_SECCOMP);
 
 	target = fork();
 	if (target < 0)
 		fail(STAGE_FORK, SITE_FORK_TARGET, errno);
 	if (target == 0) {
 		close(HUTCH_MIRROR_FD); /* the target must not fake its status */
+		timings_in_target();	/* nor see the control socket */
+		signals_release_target();
 		exec_target(sp);
 	}
 	close(HUTCH_STATUS_FD);	/* only the target's copy decides EOF */
-	reaper_run(target);
+	reaper_run(target);	/* sends the timings once the target's execve is done */
 }
 
 _Noreturn void helper_run_one(void)
@@ -125,19 +137,24 @@ _Noreturn void helper_run_one(void)
 	pid_t child;
 
 	seal_status_fd();
+	signals_hold();			/* until the forwarders are in place */
 	self_check();			/* setuid, setgid or file caps: stop */
 
 	/* Phase 1: read and prepare. May allocate; changes nothing yet. */
 	spec_read(&sp);			/* bounded, versioned, counts checked */
+	bind_fd_check(&sp);		/* a client's descriptors: there, close-on-exec */
+	timings_start();		/* from here: spawn and spec are the frontend's */
 	seccomp_check_spec(&sp);	/* no filter, no jail: before any namespace */
-	if (!spec_uses_control(&sp))
+	if (!spec_uses_control(&sp) && !timings_enabled())
 		close(HUTCH_CONTROL_FD);	/* before any open can reuse the number */
 	ruleset_fd = landlock_prepare(&sp);
 	privileges_prepare();
 
 	/* Phase 2: enact. No malloc, no stdio, async-signal-safe calls only. */
 	make_mirror_pipe(&mirror_rd);
+	bind_fd_prepare(&sp);		/* passed descriptors: in the host's mount namespace */
 	idmap_prepare(&sp);		/* needs our privileges over the host's filesystems */
+	timing_step(HUTCH_STEP_PREPARE);
 	child = clone_into_namespaces(&sp);	/* pid 1 of the new pid namespace */
 	if (child == 0) {
 		close(mirror_rd);
@@ -146,7 +163,8 @@ _Noreturn void helper_run_one(void)
 	if (ruleset_fd >= 0)
 		close(ruleset_fd);
 	idmap_close(&sp);		/* pid 1 holds its own copies */
-	if (spec_uses_control(&sp))
+	bind_fd_close(&sp);		/* and of the passed descriptors */
+	if (spec_uses_control(&sp) || timings_enabled())
 		close(HUTCH_CONTROL_FD);	/* pid 1's business */
 	close(HUTCH_MIRROR_FD);	/* the status pipe stays: see reaper.c */
 	if (dup2(mirror_rd, HUTCH_MIRROR_FD) < 0) {

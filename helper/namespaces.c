@@ -11,9 +11,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <linux/securebits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -82,10 +85,56 @@ static void write_id_map(pid_t child, const char *name, uint32_t inside, uint32_
 	write_child_file(child, name, line, (size_t)(p - line), site);
 }
 
+/* A root caller's jail runs as a host id of its own (hutch(1), "Host
+ * ids"), and the kernel charges a user namespace's counts (inotify, message
+ * queues, pending signals, processes) up the chain to the user that owns
+ * it: the effective uid of the process that created it. Created by root,
+ * every jail would draw on root's quota; so the clone is made with the
+ * jail's id as our effective uid, root staying our real and saved uid to
+ * take back. SECBIT_NO_SETUID_FIXUP keeps our capabilities meanwhile: an
+ * LSM (AppArmor's restrict_unprivileged_userns) judges the clone by them.
+ * Nothing else runs between the two switches. */
+static int owner_bits = -1;
+static pid_t owner_parent;
+
+static void become_owner(const struct spec *sp)
+{
+	if (geteuid() != 0 || sp->uid_outside == 0)
+		return;
+	owner_parent = getppid();
+	owner_bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+	if (owner_bits < 0 ||
+	    prctl(PR_SET_SECUREBITS, (unsigned long)owner_bits | SECBIT_NO_SETUID_FIXUP, 0, 0, 0) < 0 ||
+	    setresuid((uid_t)-1, sp->uid_outside, (uid_t)-1) < 0)
+		fail(STAGE_USERNS, SITE_USERNS_OWNER, errno);
+}
+
+/* In both processes after the clone: the outer one needs root again to
+ * write the maps; pid 1 only puts the secure bits back (its ids are the
+ * map's from here on, and drop_privileges sets them). A change of
+ * effective uid clears the parent-death signal hutch's spawn armed
+ * (spawn.c): the outer process arms it again and checks that its parent
+ * did not die meanwhile, or a SIGKILLed hutch would leave the jail
+ * running. 0, or -errno with nothing undone (the caller reaps the child). */
+static int restore_owner(bool is_child)
+{
+	if (owner_bits < 0)
+		return 0;
+	if (!is_child && setresuid((uid_t)-1, 0, (uid_t)-1) < 0)
+		return -errno;
+	if (prctl(PR_SET_SECUREBITS, (unsigned long)owner_bits, 0, 0, 0) < 0)
+		return -errno;
+	if (!is_child && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return -errno;
+	if (!is_child && getppid() != owner_parent)
+		return -ESRCH;
+	return 0;
+}
+
 pid_t clone_into_namespaces(const struct spec *sp)
 {
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD;
-	int sync_p[2];
+	int sync_p[2], r;
 	pid_t child;
 	char go = 'g';
 
@@ -109,18 +158,33 @@ pid_t clone_into_namespaces(const struct spec *sp)
 
 	/* Every way this fails (sysctl, LSM, a container's seccomp profile,
 	 * the namespace limit) means the mechanism is not available to us. */
+	become_owner(sp);
 	child = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
-	if (child < 0)
-		fail_code(HUTCH_MECH_UNAVAILABLE, STAGE_USERNS, SITE_USERNS_CLONE, errno);
+	if (child < 0) {
+		int err = errno;
+
+		(void)restore_owner(false); /* we fail either way */
+		fail_code(HUTCH_MECH_UNAVAILABLE, STAGE_USERNS, SITE_USERNS_CLONE, err);
+	}
 	if (child == 0) {
+		timing_step(HUTCH_STEP_CLONE);
 		close(sync_p[1]);
 		/* EOF instead of the byte: the outer process failed or died. */
 		if (fd_read_full(sync_p[0], &go, 1) != 1)
 			_exit(HUTCH_EXIT_SETUP);
+		timing_step(HUTCH_STEP_ID_MAPS);
 		close(sync_p[0]);
+		r = restore_owner(true); /* CAP_SETPCAP in our namespace, once mapped */
+		if (r < 0)
+			fail(STAGE_USERNS, SITE_USERNS_OWNER_BACK, -r);
 		return 0;
 	}
 	close(sync_p[0]);
+	r = restore_owner(false);
+	if (r < 0) {
+		kill_child(child);
+		fail(STAGE_USERNS, SITE_USERNS_OWNER_BACK, -r);
+	}
 	write_child_file(child, "setgroups", "deny", 4, SITE_ID_MAP_SETGROUPS);
 	write_id_map(child, "uid_map", sp->uid_inside, sp->uid_outside, SITE_ID_MAP_UID);
 	write_id_map(child, "gid_map", sp->gid_inside, sp->gid_outside, SITE_ID_MAP_GID);

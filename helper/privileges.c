@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "helper.h"
+#include "hutch-abi.h"
 
 static int last_cap = CAP_LAST_CAP;
 
@@ -34,62 +35,78 @@ void privileges_prepare(void)
 }
 
 /* Pending signals and POSIX message-queue bytes are charged to the
- * caller's user on the host, as user-counts.c explains: fixed bounds. */
-static void apply_per_user_rlimits(void)
+ * caller's user on the host, as user-counts.c explains: the spec's caps,
+ * sized by the frontend, and never above the hard limits we inherit. */
+static void apply_per_user_rlimits(const struct spec *sp)
 {
 	static const struct {
 		int resource;
-		rlim_t max;
+		enum hutch_user_cap cap;
 		enum site_rlimit site;
 	} fixed[] = {
-		{ RLIMIT_SIGPENDING, 1024, SITE_RLIMIT_SIGPENDING },
-		{ RLIMIT_MSGQUEUE, 65536, SITE_RLIMIT_MSGQUEUE },
+		{ RLIMIT_SIGPENDING, HUTCH_UCAP_SIGPENDING, SITE_RLIMIT_SIGPENDING },
+		{ RLIMIT_MSGQUEUE, HUTCH_UCAP_MSGQUEUE_BYTES, SITE_RLIMIT_MSGQUEUE },
 	};
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++) {
+		rlim_t max = (rlim_t)sp->user_cap[fixed[i].cap];
 		struct rlimit r;
 
 		if (getrlimit(fixed[i].resource, &r) < 0)
 			fail(STAGE_RLIMIT, fixed[i].site, errno);
-		if (r.rlim_max == RLIM_INFINITY || r.rlim_max > fixed[i].max)
-			r.rlim_max = fixed[i].max;
+		if (r.rlim_max == RLIM_INFINITY || r.rlim_max > max)
+			r.rlim_max = max;
 		r.rlim_cur = r.rlim_max;
 		if (setrlimit(fixed[i].resource, &r) < 0)
 			fail(STAGE_RLIMIT, fixed[i].site, errno);
 	}
 }
 
+/* v as both limits of resource; HUTCH_RLIM_INFINITY is none. */
+static void set_limit(int resource, uint64_t v, uint32_t item)
+{
+	struct rlimit cur, want;
+
+	want.rlim_max = v == HUTCH_RLIM_INFINITY ? RLIM_INFINITY : (rlim_t)v;
+	want.rlim_cur = want.rlim_max;
+	if (setrlimit(resource, &want) == 0)
+		return;
+	/* Above the hard limit we hold: raising it needs privilege we
+	 * must not use, and the lower one is stricter anyway. */
+	if (errno != EPERM || getrlimit(resource, &cur) < 0 || want.rlim_max <= cur.rlim_max)
+		fail(STAGE_RLIMIT, item, errno);
+	want.rlim_cur = want.rlim_max = cur.rlim_max;
+	if (setrlimit(resource, &want) < 0)
+		fail(STAGE_RLIMIT, item, errno);
+}
+
 void apply_rlimits(const struct spec *sp)
 {
+	/* The memory limit without a cgroup is RLIMIT_DATA: it counts a
+	 * process's private writable mappings (heap, anonymous memory) but
+	 * not the PROT_NONE reservations V8, the JVM and Go make and never
+	 * touch, which RLIMIT_AS refused at start (hutch(1), LIMITS).
+	 * RLIMIT_AS stays, HUTCH_AS_HEADROOM above it, to bound what DATA
+	 * does not count: shared anonymous and file mappings. */
 	static const int resource[HUTCH_RLIM_COUNT] = {
-		[HUTCH_RLIM_AS] = RLIMIT_AS,
+		[HUTCH_RLIM_AS] = RLIMIT_DATA,
 		[HUTCH_RLIM_CPU] = RLIMIT_CPU,
 		[HUTCH_RLIM_FSIZE] = RLIMIT_FSIZE,
 		[HUTCH_RLIM_NOFILE] = RLIMIT_NOFILE,
 		[HUTCH_RLIM_NPROC] = RLIMIT_NPROC,
 	};
+	uint64_t mem = sp->rlimit[HUTCH_RLIM_AS];
 	struct rlimit zero = { 0, 0 };
 
-	for (int i = 0; i < HUTCH_RLIM_COUNT; i++) {
-		struct rlimit cur, want;
-
-		want.rlim_max = sp->rlimit[i] == HUTCH_RLIM_INFINITY ? RLIM_INFINITY
-								      : (rlim_t)sp->rlimit[i];
-		want.rlim_cur = want.rlim_max;
-		if (setrlimit(resource[i], &want) == 0)
-			continue;
-		/* Above the hard limit we hold: raising it needs privilege we
-		 * must not use, and the lower one is stricter anyway. */
-		if (errno != EPERM || getrlimit(resource[i], &cur) < 0 ||
-		    want.rlim_max <= cur.rlim_max)
-			fail(STAGE_RLIMIT, (uint32_t)i, errno);
-		want.rlim_cur = want.rlim_max = cur.rlim_max;
-		if (setrlimit(resource[i], &want) < 0)
-			fail(STAGE_RLIMIT, (uint32_t)i, errno);
-	}
+	for (int i = 0; i < HUTCH_RLIM_COUNT; i++)
+		set_limit(resource[i], sp->rlimit[i], (uint32_t)i);
+	set_limit(RLIMIT_AS,
+		  mem >= HUTCH_RLIM_INFINITY - HUTCH_AS_HEADROOM ? HUTCH_RLIM_INFINITY
+								: mem + HUTCH_AS_HEADROOM,
+		  SITE_RLIMIT_AS);
 	if (setrlimit(RLIMIT_CORE, &zero) < 0)
 		fail(STAGE_RLIMIT, SITE_RLIMIT_CORE, errno);
-	apply_per_user_rlimits();
+	apply_per_user_rlimits(sp);
 }
 
 void drop_privileges(const struct spec *sp)

@@ -31,8 +31,33 @@
 #include "hutch-abi.h"
 
 static volatile pid_t forward_to;
+static sigset_t held, start_mask;
 
 static const int forwarded[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH };
+
+/* From the start until a process's forwarders are in place, the signals
+ * it forwards are blocked: a blocked signal is queued even for a pid 1
+ * without a handler (which the kernel would drop otherwise), so one sent
+ * between a fork and the handlers waits for them instead of being lost.
+ * A SIGCHLD ignored by whoever started us would make our waits ECHILD. */
+void signals_hold(void)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+
+	sigemptyset(&held);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&held, forwarded[i]);
+	sigaddset(&held, HUTCH_SIG_KILL_JAIL);
+	sigprocmask(SIG_BLOCK, &held, &start_mask);
+	sigaction(SIGCHLD, &dfl, NULL);
+}
+
+/* The target: the mask we started with (a forwarded signal pending in it
+ * is delivered now, with the default action). */
+void signals_release_target(void)
+{
+	sigprocmask(SIG_SETMASK, &start_mask, NULL);
+}
 
 static void on_forward(int sig)
 {
@@ -63,6 +88,8 @@ static void install_forwarders(pid_t to, int with_kill)
 		sa.sa_handler = on_kill_jail;
 		sigaction(HUTCH_SIG_KILL_JAIL, &sa, NULL);
 	}
+	/* Handlers first, then what waited for them is forwarded. */
+	sigprocmask(SIG_UNBLOCK, &held, NULL);
 }
 
 /* Die the way the target died, so our parent sees the same status. */
@@ -86,7 +113,8 @@ static _Noreturn void mirror(int status)
 		/* A signal whose default is to ignore or stop: say so plainly. */
 		_exit(128 + sig);
 	}
-	_exit(HUTCH_EXIT_SETUP);
+	/* Neither: pid 1 could not reap (reaper_run), its errno in bits 8-15. */
+	fail(STAGE_JAIL_INIT, SITE_JAIL_INIT_REAP, (status >> 8) & 0xff);
 }
 
 _Noreturn void outer_wait(int child_pid)
@@ -99,7 +127,7 @@ _Noreturn void outer_wait(int child_pid)
 		r = waitpid(child_pid, &status, 0);
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
-		_exit(HUTCH_EXIT_SETUP);
+		fail(STAGE_JAIL_INIT, SITE_JAIL_INIT_WAITPID, errno);
 	if (fd_read_exact(HUTCH_MIRROR_FD, &target_status, sizeof(target_status)) == 0)
 		mirror(target_status);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == HUTCH_EXIT_SETUP)
@@ -127,13 +155,24 @@ _Noreturn void reaper_run(int target_pid)
 	int status = 0;
 
 	install_forwarders(target_pid, 0);
+	/* With the forwarders in place, so that no signal for the target is
+	 * lost meanwhile: wait for its execve, send the timings, close the
+	 * control socket. We are not dumpable (set_no_new_privs), so the
+	 * target, running by then, cannot reach the socket through us. */
+	timings_send();
 	for (;;) {
 		pid_t r = waitpid(-1, &status, 0);
 
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0)
-			_exit(HUTCH_EXIT_SETUP); /* ECHILD before the target: cannot be */
+		if (r < 0) {
+			/* ECHILD before the target: cannot be. pid 1 has no
+			 * status pipe (only the target's copy decides EOF), so
+			 * the outer process writes the record: a wait status
+			 * no exit or signal makes, the errno in bits 8-15. */
+			status = 0x7f | ((errno & 0xff) << 8);
+			break;
+		}
 		if (r == target_pid)
 			break;
 	}

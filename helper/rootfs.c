@@ -27,9 +27,6 @@
 #include "hutch-abi.h"
 #include "sys.h"
 
-/* Where the new root is assembled before pivot_root. Our mount namespace is
- * private by then, so covering this path hides nothing from anyone else. */
-#define STAGING_DIR "/tmp"
 /* The root tmpfs holds only what the spec puts there (mount points, the
  * directories on their way, /etc files) and is read-only before the target
  * runs; the count bounds what a spec with deep targets can make us create. */
@@ -38,25 +35,39 @@
 static int tree_fd[HUTCH_SPEC_MAX_MOUNTS];
 static unsigned char tree_is_dir[HUTCH_SPEC_MAX_MOUNTS];
 
-static void clone_bind_source(const struct spec_mount *m, uint32_t i)
+static void clone_bind_source(const struct spec *sp, uint32_t i)
 {
+	const struct spec_mount *m = &sp->mounts[i];
 	struct open_how how = {
 		.flags = O_PATH | O_CLOEXEC,
 		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_NOSUID };
 	struct stat st;
-	int fd = (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how));
+	int fd;
 
 	tree_fd[i] = -1;
 	if (m->flags & HUTCH_MF_IDMAP) {
-		/* made and flagged by the outer process (idmap.c) */
-		if (fd >= 0)
-			close(fd);
-		tree_fd[i] = idmap_tree(i);
-		tree_is_dir[i] = 1;
+		int is_dir = 1;
+
+		/* made and flagged by the outer process (idmap.c); a file's
+		 * tree must land on a file (a directory there: EINVAL) */
+		tree_fd[i] = idmap_tree(i, &is_dir);
+		tree_is_dir[i] = (unsigned char)is_dir;
 		return;
 	}
+	if ((m->flags & HUTCH_MF_FD) && bind_fd_tree(i) >= 0) {
+		/* a passed descriptor, cloned and flagged by the outer process */
+		if (fstat(bind_fd_of(sp, i), &st) < 0)
+			fail(STAGE_BIND_SOURCE, i, errno);
+		tree_fd[i] = bind_fd_tree(i);
+		tree_is_dir[i] = S_ISDIR(st.st_mode);
+		return;
+	}
+	if (m->flags & HUTCH_MF_FD)
+		fd = bind_fd_open_source(sp, i);
+	else
+		fd = (int)syscall(SYS_openat2, AT_FDCWD, m->source, &how, sizeof(how));
 	if (fd < 0 && errno == ENOENT && (m->flags & HUTCH_MF_OPTIONAL))
 		return;
 	if (fd < 0 || fstat(fd, &st) < 0)
@@ -172,14 +183,14 @@ static void set_option(int fs_fd, const char *key, uint64_t v, unsigned base, ui
 }
 
 /* A new filesystem instance (tmpfs or proc) as a detached mount. */
-static int new_fs(const char *type, const struct spec *sp, const struct spec_mount *m, uint32_t i)
+int mount_new_fs(const char *type, const struct spec *sp, const struct spec_mount *m, uint32_t i)
 {
 	unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
 	int fs_fd = sys_fsopen(type, FSOPEN_CLOEXEC), mnt_fd;
 
 	if (fs_fd < 0)
 		fail(STAGE_MOUNT, i, errno);
-	if (m->kind == HUTCH_MOUNT_TMPFS) {
+	if (m->kind == HUTCH_MOUNT_TMPFS || m->kind == HUTCH_MOUNT_OVERLAY) {
 		set_option(fs_fd, "size", m->size_bytes, 10, i);
 		/* size counts pages only: empty files, directories and links
 		 * cost kernel memory it never sees (issue #9, finding 4). */
@@ -235,8 +246,12 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 	char name[256];
 	int dir_fd, target_fd;
 
-	if (m->kind == HUTCH_MOUNT_BIND && tree_fd[i] < 0)
+	if ((m->kind == HUTCH_MOUNT_BIND || m->kind == HUTCH_MOUNT_OVERLAY) && tree_fd[i] < 0)
 		return; /* optional and absent */
+	if (m->kind >= HUTCH_MOUNT_HIDE && m->kind <= HUTCH_MOUNT_PIN) {
+		mask_one(root_fd, m, i);	/* masks.c: creates nothing */
+		return;
+	}
 	dir_fd = open_parent(root_fd, m->target, name, i);
 	switch ((enum hutch_mount_kind)m->kind) {
 	case HUTCH_MOUNT_BIND:
@@ -246,7 +261,7 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 		close(target_fd);
 		break;
 	case HUTCH_MOUNT_TMPFS: {
-		int mnt_fd = new_fs("tmpfs", sp, m, i);
+		int mnt_fd = mount_new_fs("tmpfs", sp, m, i);
 
 		target_fd = make_dir(dir_fd, name, 0755, i);
 		/* The frontend keeps this tmpfs alive after the jail is gone
@@ -262,10 +277,12 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 		int mnt_fd;
 
 		target_fd = make_dir(dir_fd, name, 0555, i);
-		mnt_fd = new_fs("proc", sp, m, i);
+		mnt_fd = mount_new_fs("proc", sp, m, i);
 		/* Never hand the target something that only looks like /proc. */
-		if (fstatfs(mnt_fd, &sfs) < 0 || sfs.f_type != PROC_SUPER_MAGIC)
-			fail(STAGE_PROC_VERIFY, i, errno ? errno : EXDEV);
+		if (fstatfs(mnt_fd, &sfs) < 0)
+			fail(STAGE_PROC_VERIFY, i, errno);
+		if (sfs.f_type != PROC_SUPER_MAGIC)
+			fail(STAGE_PROC_VERIFY, i, EXDEV); /* not a stale errno */
 		attach(mnt_fd, target_fd, i);
 		close(target_fd);
 		break;
@@ -285,6 +302,18 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 		attach(devpts_new(m, i), target_fd, i);
 		close(target_fd);
 		break;
+	case HUTCH_MOUNT_OVERLAY: {
+		/* the layers are staged in the root first: before the target */
+		int mnt_fd = overlay_new(root_fd, sp, i, tree_fd[i], tree_is_dir[i]);
+
+		target_fd = make_dir(dir_fd, name, 0755, i);
+		attach(mnt_fd, target_fd, i);
+		close(target_fd);
+		break;
+	}
+	case HUTCH_MOUNT_HIDE:
+	case HUTCH_MOUNT_READONLY:
+	case HUTCH_MOUNT_PIN:
 	case HUTCH_MOUNT_KIND_MAX:
 		fail(STAGE_MOUNT, i, EINVAL);
 	}
@@ -328,10 +357,15 @@ void build_root(const struct spec *sp)
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		fail(STAGE_MOUNT_PRIVATE, SITE_MOUNT_PRIVATE_PROPAGATION, errno);
+	timing_step(HUTCH_STEP_MOUNT_PRIVATE);
 
+	/* an overlay's lower layer is a read-only bind until overlay.c
+	 * stages it */
 	for (uint32_t i = 0; i < sp->n_mounts; i++)
-		if (sp->mounts[i].kind == HUTCH_MOUNT_BIND)
-			clone_bind_source(&sp->mounts[i], i);
+		if (sp->mounts[i].kind == HUTCH_MOUNT_BIND || sp->mounts[i].kind == HUTCH_MOUNT_OVERLAY) {
+			clone_bind_source(sp, i);
+			timing_mount(&sp->mounts[i], tree_is_dir[i]);
+		}
 
 	if (mount("hutch-root", STAGING_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  ROOT_OPTIONS) < 0)
@@ -339,14 +373,20 @@ void build_root(const struct spec *sp)
 	root_fd = open(STAGING_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root_fd < 0)
 		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_OPEN, errno);
+	timing_step(HUTCH_STEP_ROOT);
 
-	for (uint32_t i = 0; i < sp->n_mounts; i++)
+	masks_prepare(root_fd, sp);
+	for (uint32_t i = 0; i < sp->n_mounts; i++) {
 		mount_one(root_fd, sp, i);
+		timing_mount(&sp->mounts[i], tree_is_dir[i]);
+	}
+	masks_done(root_fd, sp);
 
 	seal_tmpfs(root_fd, sp);
 	/* Non-recursive: only the root tmpfs; /tmp and /work stay writable. */
 	if (sys_mount_setattr(root_fd, "", AT_EMPTY_PATH, &ro) < 0)
 		fail(STAGE_ROOT_READONLY, SITE_ROOT_READONLY_ROOT, errno);
+	timing_step(HUTCH_STEP_ROOT);
 
 	/* pivot_root(".", ".") stacks the old root on the new one; detaching
 	 * it leaves no path back to the host tree. */
@@ -357,4 +397,5 @@ void build_root(const struct spec *sp)
 	if (chdir("/") < 0)
 		fail(STAGE_PIVOT_ROOT, SITE_PIVOT_ROOT_CHDIR, errno);
 	close(root_fd);
+	timing_step(HUTCH_STEP_PIVOT_ROOT);
 }

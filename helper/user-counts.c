@@ -12,7 +12,10 @@
  * mount namespaces, which count too.
  *
  * No new namespace of any kind can be made in the jail after this (the
- * counts are 0), whatever seccomp allows. Async-signal-safe. */
+ * counts are 0), whatever seccomp allows. The inotify bounds are the
+ * spec's: the frontend sizes them so that all the jails the caller may
+ * run at once leave it half its own quota (hutch(1), "Per-user counts").
+ * Async-signal-safe. */
 #include "config.h"
 
 #include <errno.h>
@@ -25,8 +28,9 @@
 
 struct count {
 	const char *file;	/* under /proc/sys/user/ */
-	const char *value;
+	const char *value;	/* NULL: the spec's user cap (spec.h) */
 	int optional;		/* newer than the kernels hutch needs */
+	int cap;		/* which, when value is NULL */
 };
 
 /* In the order of enum hutch_user_count (the record's item). */
@@ -39,8 +43,9 @@ static const struct count counts[HUTCH_USER_COUNT_MAX] = {
 	[HUTCH_UC_UTS_NS] = { "max_uts_namespaces", "0", 0 },
 	[HUTCH_UC_CGROUP_NS] = { "max_cgroup_namespaces", "0", 0 },
 	[HUTCH_UC_TIME_NS] = { "max_time_namespaces", "0", 1 },
-	[HUTCH_UC_INOTIFY_INSTANCES] = { "max_inotify_instances", HUTCH_JAIL_INOTIFY_INSTANCES, 0 },
-	[HUTCH_UC_INOTIFY_WATCHES] = { "max_inotify_watches", HUTCH_JAIL_INOTIFY_WATCHES, 0 },
+	[HUTCH_UC_INOTIFY_INSTANCES] = { "max_inotify_instances", NULL, 0,
+					  HUTCH_UCAP_INOTIFY_INSTANCES },
+	[HUTCH_UC_INOTIFY_WATCHES] = { "max_inotify_watches", NULL, 0, HUTCH_UCAP_INOTIFY_WATCHES },
 	[HUTCH_UC_FANOTIFY_GROUPS] = { "max_fanotify_groups", "0", 1 },
 	[HUTCH_UC_FANOTIFY_MARKS] = { "max_fanotify_marks", "0", 1 },
 };
@@ -62,14 +67,20 @@ void user_counts_open(void)
 	}
 }
 
-void limit_user_counts(void)
+void limit_user_counts(const struct spec *sp)
 {
 	for (int i = 0; i < HUTCH_USER_COUNT_MAX; i++) {
+		char num[12];
+		const char *v = counts[i].value;
 		int r;
 
 		if (count_fd[i] < 0)
 			continue; /* optional and absent */
-		r = fd_write_all(count_fd[i], counts[i].value, strlen(counts[i].value));
+		if (!v) { /* the decoder kept it within an int */
+			*fmt_u32(num, (uint32_t)sp->user_cap[counts[i].cap]) = '\0';
+			v = num;
+		}
+		r = fd_write_all(count_fd[i], v, strlen(v));
 		close(count_fd[i]);
 		if (r < 0)
 			fail(STAGE_USER_COUNTS, (uint32_t)i, -r);

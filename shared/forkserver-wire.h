@@ -28,10 +28,14 @@ enum hutch_fs_slot {
 	((1u << FS_SLOT_STDIN) | (1u << FS_SLOT_STDOUT) | (1u << FS_SLOT_STDERR) |          \
 	 (1u << FS_SLOT_SPEC) | (1u << FS_SLOT_STATUS) | (1u << FS_SLOT_EXIT))
 
-/* frontend -> forkserver: start one jail. */
+/* frontend -> forkserver: start one jail. After the slots' descriptors
+ * come n_bind more, a client's bind sources (hutch-abi.h): they go to
+ * HUTCH_BIND_FD_FIRST and up in the child. */
 struct hutch_fs_request {
 	uint32_t magic;
 	uint32_t slots;		/* bit per enum hutch_fs_slot present */
+	uint32_t n_bind;	/* at most HUTCH_BIND_FDS_MAX */
+	uint32_t pad;
 };
 
 /* forkserver -> frontend, at once: the helper's pid and, when err is 0,

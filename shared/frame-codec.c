@@ -33,6 +33,26 @@ void frame_put_header(uint8_t hdr[FRAME_HEADER_BYTES], uint32_t len)
 	hdr[3] = (uint8_t)len;
 }
 
+const char *frame_foreign_stream(const uint8_t hdr[FRAME_HEADER_BYTES])
+{
+	/* RFC 9110's methods, and the PRI of HTTP/2's preface (RFC 9113),
+	 * as their first four bytes. */
+	static const char *const http[] = { "GET ", "HEAD", "POST", "PUT ", "DELE", "CONN",
+					     "OPTI", "TRAC", "PATC", "PRI ", NULL };
+
+	for (size_t i = 0; http[i]; i++)
+		if (memcmp(hdr, http[i], FRAME_HEADER_BYTES) == 0)
+			return "an HTTP request";
+	/* A TLS record: handshake (22), major version 3 (RFC 8446 5.1). */
+	if (hdr[0] == 0x16 && hdr[1] == 0x03)
+		return "a TLS handshake";
+	if (memcmp(hdr, "SSH-", FRAME_HEADER_BYTES) == 0)
+		return "an SSH client";
+	if (hdr[0] == '{' || hdr[0] == '[')
+		return "a JSON document without its length prefix";
+	return NULL;
+}
+
 enum frame_state frame_reader_feed(struct frame_reader *fr, const uint8_t *data, size_t n,
 				   size_t *ret_used)
 {

@@ -20,6 +20,14 @@ int frame_parse_header(const uint8_t *hdr, size_t n, uint32_t max, size_t *ret_l
 
 void frame_put_header(uint8_t hdr[FRAME_HEADER_BYTES], uint32_t len);
 
+/* What a stream that is not this framing looks like from its first four
+ * bytes, or NULL: "an HTTP request" (a method: GET, POST...), "a TLS
+ * handshake", "an SSH client", "a JSON document without its length
+ * prefix". Each such header declares 369 MB (TLS) or far more, so a
+ * caller asks only once the length is over its limit: a frame within the
+ * limit is never taken for anything else. */
+const char *frame_foreign_stream(const uint8_t hdr[FRAME_HEADER_BYTES]);
+
 /* An incremental reader: feed bytes as they come; a frame is complete
  * when frame_reader_feed says so, then take it and reset. */
 struct frame_reader {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hutch-abi.h"
 #include "spec.h"
 
 /* ---- validation shared by both directions ---- */
@@ -48,13 +49,20 @@ static int check_mount(const struct spec_mount *m)
 		return 0;
 	if ((m->flags & HUTCH_MF_SEND_FD) && m->kind != HUTCH_MOUNT_TMPFS)
 		return 0;
-	/* only a writable bind is idmapped, never with optional or dev */
+	/* only a writable bind or an overlay's lower is idmapped, never
+	 * with optional or dev */
 	if ((m->flags & HUTCH_MF_IDMAP) &&
-	    (m->kind != HUTCH_MOUNT_BIND || !(m->flags & HUTCH_MF_RW) ||
+	    (!(m->kind == HUTCH_MOUNT_OVERLAY ||
+	       (m->kind == HUTCH_MOUNT_BIND && (m->flags & HUTCH_MF_RW))) ||
 	     (m->flags & (HUTCH_MF_OPTIONAL | HUTCH_MF_DEV))))
 		return 0;
-	/* tmpfs reads nr_inodes=0 as unlimited: a tmpfs always says its bound. */
-	if ((m->kind == HUTCH_MOUNT_TMPFS) != (m->inodes > 0))
+	/* a descriptor is only ever a bind's source, never optional */
+	if ((m->flags & HUTCH_MF_FD) &&
+	    (m->kind != HUTCH_MOUNT_BIND || (m->flags & (HUTCH_MF_OPTIONAL | HUTCH_MF_DEV))))
+		return 0;
+	/* tmpfs reads nr_inodes=0 as unlimited: a tmpfs (an overlay's upper
+	 * is one) always says its bound. */
+	if ((m->kind == HUTCH_MOUNT_TMPFS || m->kind == HUTCH_MOUNT_OVERLAY) != (m->inodes > 0))
 		return 0;
 	if (strlen(m->target) > HUTCH_SPEC_MAX_PATH || !spec_path_is_clean(m->target, 0) ||
 	    has_ctl(m->target))
@@ -73,10 +81,19 @@ static int check_mount(const struct spec_mount *m)
 	case HUTCH_MOUNT_PROC:
 	case HUTCH_MOUNT_DIR:
 		return m->source[0] == '\0' && m->data_len == 0;
+	case HUTCH_MOUNT_OVERLAY:
+		/* always writable (the upper layer), never dev or optional */
+		return spec_path_is_clean(m->source, 0) && m->data_len == 0 && m->size_bytes > 0 &&
+		       (m->flags & ~(HUTCH_MF_EXEC | HUTCH_MF_IDMAP)) == 0;
 	case HUTCH_MOUNT_DEVPTS:
 		/* never nodev-free by a flag: the instance is the jail's own */
 		return m->source[0] == '\0' && m->data_len == 0 && m->flags == 0 &&
 		       (m->mode & ~0666u) == 0;
+	case HUTCH_MOUNT_HIDE:
+	case HUTCH_MOUNT_READONLY:
+	case HUTCH_MOUNT_PIN:
+		/* they take their flags from what they cover */
+		return m->source[0] == '\0' && m->data_len == 0 && m->flags == 0;
 	case HUTCH_MOUNT_KIND_MAX:
 		break;
 	}
@@ -99,9 +116,21 @@ static int check_header_fields(const struct spec *sp)
 		return 0;
 	if (!!(sp->flags & HUTCH_SPEC_SECCOMP) != (sp->filter_len > 0))
 		return 0;
+	/* written to an int sysctl by the helper */
+	if (sp->user_cap[HUTCH_UCAP_INOTIFY_INSTANCES] > HUTCH_UCAP_COUNT_MAX ||
+	    sp->user_cap[HUTCH_UCAP_INOTIFY_WATCHES] > HUTCH_UCAP_COUNT_MAX)
+		return 0;
+	/* The proxy listens on the jail's own loopback, never the host's. */
+	if ((sp->flags & HUTCH_SPEC_NET_PROXY) &&
+	    (sp->flags & (HUTCH_SPEC_NS_NET | HUTCH_SPEC_NET_LOOPBACK)) !=
+		    (HUTCH_SPEC_NS_NET | HUTCH_SPEC_NET_LOOPBACK))
+		return 0;
 	for (uint32_t i = 0, sends = 0; sp->mounts && i < sp->n_mounts; i++)
 		if ((sp->mounts[i].flags & HUTCH_MF_SEND_FD) && ++sends > 1)
 			return 0; /* one work dir at most */
+	for (uint32_t i = 0, fds = 0; sp->mounts && i < sp->n_mounts; i++)
+		if ((sp->mounts[i].flags & HUTCH_MF_FD) && ++fds > HUTCH_BIND_FDS_MAX)
+			return 0; /* no more descriptors than fit their fd range */
 	return 1;
 }
 
@@ -214,6 +243,8 @@ int spec_encode(const struct spec *sp, uint8_t **ret_buf, size_t *ret_len)
 	put_u32(&w, sp->gid_outside);
 	for (int i = 0; i < HUTCH_RLIM_COUNT; i++)
 		put_u64(&w, sp->rlimit[i]);
+	for (int i = 0; i < HUTCH_UCAP_COUNT; i++)
+		put_u64(&w, sp->user_cap[i]);
 	put_str(&w, sp->hostname);
 	put_str(&w, sp->cwd);
 	put_u32(&w, sp->n_mounts);
@@ -365,6 +396,8 @@ int spec_decode(const uint8_t *buf, size_t len, struct spec *ret_sp)
 	sp.gid_outside = get_u32(&r);
 	for (int i = 0; i < HUTCH_RLIM_COUNT; i++)
 		sp.rlimit[i] = get_u64(&r);
+	for (int i = 0; i < HUTCH_UCAP_COUNT; i++)
+		sp.user_cap[i] = get_u64(&r);
 	sp.hostname = get_str(&r, HUTCH_SPEC_MAX_HOSTNAME);
 	sp.cwd = get_str(&r, HUTCH_SPEC_MAX_PATH);
 

@@ -5,7 +5,8 @@
  * "blob" is u32 length and the bytes):
  *   u32 magic, u16 version, u16 zero, u32 total_len, u32 flags,
  *   u32 uid_inside, gid_inside, uid_outside, gid_outside,
- *   u64 rlimit[HUTCH_RLIM_COUNT], str hostname, str cwd,
+ *   u64 rlimit[HUTCH_RLIM_COUNT], u64 user_cap[HUTCH_UCAP_COUNT],
+ *   str hostname, str cwd,
  *   u32 n_mounts, n_mounts x { u8 kind, u8 zero, u16 flags, u32 mode,
  *                              u64 size, u64 inodes, str source, str target,
  *                              blob data },
@@ -18,7 +19,7 @@
 #include <stdint.h>
 
 #define HUTCH_SPEC_MAGIC 0x31505348u /* "HSP1" */
-#define HUTCH_SPEC_VERSION 2 /* 2: a tmpfs carries its inode count */
+#define HUTCH_SPEC_VERSION 3 /* 2: a tmpfs carries its inode count; 3: user caps */
 #define HUTCH_SPEC_HEADER_BYTES 12 /* magic, version, zero, total_len */
 
 #define HUTCH_SPEC_MAX_BYTES (64u << 20)
@@ -44,13 +45,15 @@ enum {
 	HUTCH_SPEC_SECCOMP = 1u << 9,		/* a filter follows and must load */
 	HUTCH_SPEC_SECCOMP_NOTIFY = 1u << 10,	/* send its listener on HUTCH_CONTROL_FD */
 	HUTCH_SPEC_TTY = 1u << 11,		/* a pty of the jail's devpts is 0-2 (--tty) */
-	HUTCH_SPEC_FLAGS_ALL = (1u << 12) - 1,
+	HUTCH_SPEC_NET_PROXY = 1u << 12,	/* listen in the netns, send it (HUTCH_CONTROL_PROXY) */
+	HUTCH_SPEC_FLAGS_ALL = (1u << 13) - 1,
 };
 
 /* Limits the helper sets; HUTCH_RLIM_INFINITY leaves one unlimited.
  * RLIMIT_CORE is always 0 and is not in the spec. */
 enum hutch_rlimit {
-	HUTCH_RLIM_AS,
+	HUTCH_RLIM_AS,	/* the memory limit: RLIMIT_DATA, and RLIMIT_AS at it
+			 * plus HUTCH_AS_HEADROOM (hutch-abi.h) */
 	HUTCH_RLIM_CPU,
 	HUTCH_RLIM_FSIZE,
 	HUTCH_RLIM_NOFILE,
@@ -58,6 +61,21 @@ enum hutch_rlimit {
 	HUTCH_RLIM_COUNT
 };
 #define HUTCH_RLIM_INFINITY UINT64_MAX
+
+/* Per-user kernel counts the jail is held to: the kernel charges them to
+ * the user that owns the jail's user namespace, the caller on the host
+ * (hutch-exec(8), USER COUNTS). The inotify two are the jail namespace's
+ * /proc/sys/user counts, at most HUTCH_UCAP_COUNT_MAX; the others are
+ * rlimits (RLIMIT_MSGQUEUE bytes, RLIMIT_SIGPENDING), never above the
+ * hard limit the helper inherits. */
+enum hutch_user_cap {
+	HUTCH_UCAP_INOTIFY_INSTANCES,
+	HUTCH_UCAP_INOTIFY_WATCHES,
+	HUTCH_UCAP_MSGQUEUE_BYTES,
+	HUTCH_UCAP_SIGPENDING,
+	HUTCH_UCAP_COUNT
+};
+#define HUTCH_UCAP_COUNT_MAX 0x7fffffffu
 
 enum hutch_mount_kind {
 	HUTCH_MOUNT_BIND = 1,	/* source: host path, no symlinks in it */
@@ -67,6 +85,18 @@ enum hutch_mount_kind {
 	HUTCH_MOUNT_FILE,	/* data: contents, mode */
 	HUTCH_MOUNT_DIR,	/* mode */
 	HUTCH_MOUNT_DEVPTS,	/* a new devpts instance; mode: its ptmx node's */
+	/* copy-on-write: source (a host directory, no symlinks in it) is the
+	 * lower layer; the upper is a tmpfs of its own (size, inodes, mode of
+	 * its root as for a tmpfs), whose root is sent on HUTCH_CONTROL_FD
+	 * tagged HUTCH_CONTROL_OVERLAY, in spec order (helper/overlay.c) */
+	HUTCH_MOUNT_OVERLAY,
+	/* Masks (helper/masks.c), after every other mount: target must
+	 * already exist inside a mount above it; nothing is created. */
+	HUTCH_MOUNT_HIDE,	/* an empty read-only file or directory over target */
+	HUTCH_MOUNT_READONLY,	/* target bound onto itself read-only */
+	HUTCH_MOUNT_PIN,	/* target bound onto itself: a mount point cannot be
+				 * renamed or removed (EBUSY), so neither can a
+				 * protected path's parents be swapped aside */
 	HUTCH_MOUNT_KIND_MAX
 };
 
@@ -76,8 +106,11 @@ enum {
 	HUTCH_MF_DEV = 1u << 2,		/* device nodes honoured (binds of /dev nodes) */
 	HUTCH_MF_OPTIONAL = 1u << 3,	/* skip a bind whose source does not exist */
 	HUTCH_MF_SEND_FD = 1u << 4,	/* tmpfs: send its root fd on HUTCH_CONTROL_FD */
-	HUTCH_MF_IDMAP = 1u << 5,	/* rw bind: idmapped, its owner as the jail's user */
-	HUTCH_MF_ALL = (1u << 6) - 1,
+	HUTCH_MF_IDMAP = 1u << 5,	/* rw bind or overlay's lower: idmapped, its owner as the jail's user */
+	HUTCH_MF_FD = 1u << 6,		/* bind of a descriptor: the k-th such mount's is
+					 * fd HUTCH_BIND_FD_FIRST + k; source is where the
+					 * frontend found it (hutch-abi.h) */
+	HUTCH_MF_ALL = (1u << 7) - 1,
 };
 
 struct spec_mount {
@@ -85,7 +118,7 @@ struct spec_mount {
 	uint16_t flags;
 	uint32_t mode;
 	uint64_t size_bytes;
-	uint64_t inodes;	/* tmpfs: nr_inodes, never 0 (unlimited); else 0 */
+	uint64_t inodes;	/* tmpfs, overlay: nr_inodes, never 0 (unlimited); else 0 */
 	const char *source;	/* "" when unused */
 	const char *target;
 	const uint8_t *data;
@@ -96,6 +129,7 @@ struct spec {
 	uint32_t flags;
 	uint32_t uid_inside, gid_inside, uid_outside, gid_outside;
 	uint64_t rlimit[HUTCH_RLIM_COUNT];
+	uint64_t user_cap[HUTCH_UCAP_COUNT];
 	const char *hostname;
 	const char *cwd;
 	uint32_t n_mounts;

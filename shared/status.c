@@ -49,6 +49,7 @@ static const char *const stage_names[STAGE_MAX] = {
 	[STAGE_USER_COUNTS] = "user_counts",
 	[STAGE_BIND_IDMAP] = "bind_idmap",
 	[STAGE_TTY] = "tty",
+	[STAGE_OVERLAY] = "overlay",
 };
 
 static const char *const code_names[HUTCH_STATUS_CODE_MAX] = {
@@ -93,6 +94,7 @@ static const char *const stage_mechanisms[STAGE_MAX] = {
 	[STAGE_DROP_CAPS] = "privileges",
 	[STAGE_NO_NEW_PRIVS] = "privileges",
 	[STAGE_SECCOMP] = "seccomp",
+	[STAGE_OVERLAY] = "overlay",
 };
 
 const char *status_stage_mechanism(unsigned stage)
@@ -141,6 +143,8 @@ static const char *const setgroups_sites[SITE_SETGROUPS_MAX] = {
 };
 static const char *const userns_sites[SITE_USERNS_MAX] = {
 	[SITE_USERNS_CLONE] = "creating the jail's user namespace",
+	[SITE_USERNS_OWNER] = "making the jail's host user the owner of its user namespace",
+	[SITE_USERNS_OWNER_BACK] = "taking back root's ids after creating the jail",
 };
 static const char *const id_map_sites[SITE_ID_MAP_MAX] = {
 	[SITE_ID_MAP_SETGROUPS] = "writing setgroups",
@@ -183,9 +187,13 @@ static const char *const loopback_sites[SITE_LOOPBACK_MAX] = {
 	[SITE_LOOPBACK_SOCKET] = "opening a socket for lo",
 	[SITE_LOOPBACK_GET_FLAGS] = "reading the flags of lo",
 	[SITE_LOOPBACK_UP] = "bringing lo up",
+	[SITE_LOOPBACK_PROXY_SOCKET] = "opening the proxy's socket",
+	[SITE_LOOPBACK_PROXY_BIND] = "binding the proxy's socket to 127.0.0.1:3128",
+	[SITE_LOOPBACK_PROXY_LISTEN] = "listening on the proxy's socket",
+	[SITE_LOOPBACK_PROXY_SEND] = "sending the proxy's socket to hutch",
 };
 static const char *const rlimit_sites[SITE_RLIMIT_MAX] = {
-	[HUTCH_RLIM_AS] = "setting RLIMIT_AS",
+	[HUTCH_RLIM_AS] = "setting RLIMIT_DATA",
 	[HUTCH_RLIM_CPU] = "setting RLIMIT_CPU",
 	[HUTCH_RLIM_FSIZE] = "setting RLIMIT_FSIZE",
 	[HUTCH_RLIM_NOFILE] = "setting RLIMIT_NOFILE",
@@ -193,6 +201,7 @@ static const char *const rlimit_sites[SITE_RLIMIT_MAX] = {
 	[SITE_RLIMIT_CORE] = "setting RLIMIT_CORE",
 	[SITE_RLIMIT_SIGPENDING] = "setting RLIMIT_SIGPENDING",
 	[SITE_RLIMIT_MSGQUEUE] = "setting RLIMIT_MSGQUEUE",
+	[SITE_RLIMIT_AS] = "setting RLIMIT_AS",
 };
 static const char *const drop_ids_sites[SITE_DROP_IDS_MAX] = {
 	[SITE_DROP_IDS_GID] = "setting the group ids",
@@ -235,9 +244,13 @@ static const char *const exec_sites[SITE_EXEC_MAX] = {
 };
 static const char *const helper_exec_sites[SITE_HELPER_EXEC_MAX] = {
 	[SITE_HELPER_EXEC_EXECVE] = "executing hutch-exec",
+	[SITE_HELPER_EXEC_PDEATHSIG] = "arming hutch-exec's parent-death signal",
+	[SITE_HELPER_EXEC_FDS] = "placing hutch-exec's descriptors",
 };
 static const char *const jail_init_sites[SITE_JAIL_INIT_MAX] = {
 	[SITE_JAIL_INIT_WAIT] = "pid 1 of the jail",
+	[SITE_JAIL_INIT_WAITPID] = "waiting for pid 1 of the jail",
+	[SITE_JAIL_INIT_REAP] = "pid 1 waiting for the command",
 };
 static const char *const tty_sites[SITE_TTY_MAX] = {
 	[SITE_TTY_OPEN_PTMX] = "opening the jail's /dev/pts/ptmx for --tty",
@@ -379,6 +392,20 @@ static void say_mount_kind(struct words *w, const struct spec *sp, uint32_t i)
 	case HUTCH_MOUNT_DEVPTS:
 		say(w, "mount of devpts at ");
 		break;
+	case HUTCH_MOUNT_OVERLAY:
+		say(w, "overlay of ");
+		say_mount(w, sp, i, 1);
+		say(w, " at ");
+		break;
+	case HUTCH_MOUNT_HIDE:
+		say(w, "hiding ");
+		break;
+	case HUTCH_MOUNT_READONLY:
+		say(w, "making read-only ");
+		break;
+	case HUTCH_MOUNT_PIN:
+		say(w, "pinning ");
+		break;
 	case HUTCH_MOUNT_KIND_MAX:
 		say(w, "mounting ");
 		break;
@@ -407,6 +434,7 @@ static int say_indexed(struct words *w, const struct hutch_status *st, const str
 		say_mount(w, sp, i, 0);
 		return 1;
 	case STAGE_MOUNT:
+	case STAGE_OVERLAY:
 		say_mount_kind(w, sp, i);
 		return 1;
 	case STAGE_PROC_VERIFY:

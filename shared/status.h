@@ -59,6 +59,7 @@ enum hutch_stage {
 	STAGE_USER_COUNTS,	/* item: enum hutch_user_count */
 	STAGE_BIND_IDMAP,	/* item: mount index */
 	STAGE_TTY,
+	STAGE_OVERLAY,		/* item: mount index */
 	STAGE_MAX
 };
 
@@ -92,7 +93,12 @@ enum site_landlock_create {
 	SITE_LANDLOCK_CREATE_MAX
 };
 enum site_setgroups { SITE_SETGROUPS_DROP, SITE_SETGROUPS_MAX };
-enum site_userns { SITE_USERNS_CLONE, SITE_USERNS_MAX };
+enum site_userns {
+	SITE_USERNS_CLONE,
+	SITE_USERNS_OWNER,		/* a root caller's jail id as the namespace's owner */
+	SITE_USERNS_OWNER_BACK,		/* and back to root after the clone */
+	SITE_USERNS_MAX
+};
 enum site_id_map {
 	SITE_ID_MAP_SETGROUPS,		/* /proc/PID/setgroups: deny */
 	SITE_ID_MAP_UID,
@@ -141,6 +147,10 @@ enum site_loopback {
 	SITE_LOOPBACK_SOCKET,
 	SITE_LOOPBACK_GET_FLAGS,
 	SITE_LOOPBACK_UP,
+	SITE_LOOPBACK_PROXY_SOCKET,	/* network proxy: the listening socket */
+	SITE_LOOPBACK_PROXY_BIND,
+	SITE_LOOPBACK_PROXY_LISTEN,
+	SITE_LOOPBACK_PROXY_SEND,
 	SITE_LOOPBACK_MAX
 };
 /* STAGE_LANDLOCK_RULES: a mount index, or n_mounts for the rule on "/". */
@@ -149,6 +159,7 @@ enum site_rlimit {
 	SITE_RLIMIT_CORE = 5,		/* == HUTCH_RLIM_COUNT, checked in status.c */
 	SITE_RLIMIT_SIGPENDING,
 	SITE_RLIMIT_MSGQUEUE,
+	SITE_RLIMIT_AS,			/* the memory limit's headroom (privileges.c) */
 	SITE_RLIMIT_MAX
 };
 enum site_drop_ids { SITE_DROP_IDS_GID, SITE_DROP_IDS_UID, SITE_DROP_IDS_MAX };
@@ -179,8 +190,18 @@ enum site_seccomp {
 	SITE_SECCOMP_MAX
 };
 enum site_exec { SITE_EXEC_EXECVE, SITE_EXEC_MAX };
-enum site_helper_exec { SITE_HELPER_EXEC_EXECVE, SITE_HELPER_EXEC_MAX };
-enum site_jail_init { SITE_JAIL_INIT_WAIT, SITE_JAIL_INIT_MAX };	/* err: a signal */
+enum site_helper_exec {
+	SITE_HELPER_EXEC_EXECVE,	/* execve, and the descriptors before it */
+	SITE_HELPER_EXEC_PDEATHSIG,	/* the parent-death signal, or the parent gone */
+	SITE_HELPER_EXEC_FDS,		/* forkserver: the job's descriptors into place */
+	SITE_HELPER_EXEC_MAX
+};
+enum site_jail_init {
+	SITE_JAIL_INIT_WAIT,		/* err: the signal pid 1 died of */
+	SITE_JAIL_INIT_WAITPID,		/* the outer process's wait for pid 1 */
+	SITE_JAIL_INIT_REAP,		/* pid 1's wait for the target */
+	SITE_JAIL_INIT_MAX
+};
 enum site_tty {
 	SITE_TTY_OPEN_PTMX,		/* /dev/pts/ptmx of the jail's devpts */
 	SITE_TTY_UNLOCK,		/* TIOCSPTLCK */

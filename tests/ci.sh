@@ -24,7 +24,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		build-essential autoconf automake pkg-config libseccomp-dev \
-		libjson-c-dev libcunit1-dev nettle-dev bubblewrap util-linux binutils \
+		libjson-c-dev libcunit1-dev nettle-dev libcap-ng-dev bubblewrap util-linux binutils \
 		python3 procps clang libclang-rt-dev valgrind musl-tools >/dev/null
 	# The Debian package step, the completion test (bash-completion) and
 	# the man-page lint (mandoc).
@@ -35,6 +35,15 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		make gcc python3-venv libreoffice-writer-nogui ghostscript pandoc \
 		imagemagick libpython3.11-testsuite >/dev/null
+	# The network proxy's real clients and the servers they reach
+	# (net-proxy.sh, bench/proxy.sh): curl, git, pip, and openssl for
+	# the TLS server's certificate.
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		curl git python3-pip openssl ca-certificates >/dev/null
+	# Runtimes that reserve address space they never touch, under the
+	# memory limit without a cgroup (memory-limit.sh).
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+		nodejs default-jre-headless golang-go >/dev/null
 	# jobs-convert.sh checks that gs in the jail honours /etc/papersize:
 	# A4, unlike what gs falls back to without the file.
 	[ -f /etc/papersize ] || echo a4 >/etc/papersize
@@ -64,6 +73,16 @@ make -j"$jobs" >/dev/null
 passed=0
 failed=0
 
+# stage NAME: print how long the stage before took, so a CI log shows where
+# its minutes go (the budget is 60).
+stage_name=build
+stage_start=$(date +%s)
+stage() {
+	echo "ci: $stage_name took $(($(date +%s) - stage_start)) s"
+	stage_name=$1
+	stage_start=$(date +%s)
+}
+
 # tally RC NAME: add up the results make check (exit status RC) left in
 # the current tree. A make check that failed while no test did (a test
 # program that does not build) is one failure.
@@ -82,6 +101,7 @@ tally() {
 	fi
 }
 
+stage "make check as root"
 # 1. Everything, as root, from the build tree.
 set +e
 make -j"$jobs" check
@@ -90,6 +110,7 @@ set -e
 tally "$rc" "make check"
 [ -f test-suite.log ] && grep -E '^(FAIL|ERROR)' test-suite.log || true
 
+stage "integration as $unpriv"
 # 2. The integration tests again, unprivileged, against installed binaries.
 make install >/dev/null
 mkdir -p "$prefix/tests/integ" "$prefix/tests/progs" "$prefix/tests/escape" "$prefix/examples" \
@@ -151,6 +172,7 @@ escape_suite() {
 	passed=$((passed + p))
 	failed=$((failed + f))
 }
+stage "escape suites"
 # As root from the build tree, and unprivileged against the installed tree
 # with the bare environment a daemon's system user has.
 escape_suite root env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
@@ -166,6 +188,7 @@ escape_suite "root --explain" env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-
 	HUTCH_ESCAPE_POLICIES="default strict network" \
 	sh "$top/tests/escape/run.sh"
 
+stage distcheck
 # 3. The release tarball builds and passes its own checks.
 if [ "${HUTCH_DISTCHECK:-1}" = 1 ]; then
 	if make -j"$jobs" distcheck DISTCHECK_CONFIGURE_FLAGS="$werror" >distcheck.log 2>&1; then
@@ -178,6 +201,7 @@ if [ "${HUTCH_DISTCHECK:-1}" = 1 ]; then
 	fi
 fi
 
+stage sanitizers
 # 4. A second tree with ASan and UBSan runs the unit and integration tests.
 # Leak checks stay on (STYLE.md section 9). Programs that run inside jails
 # (tests/progs/try-syscall) are built without sanitizers: Makefile.am says
@@ -205,6 +229,7 @@ if [ "${HUTCH_SANITIZERS:-1}" = 1 ]; then
 	cd "$build"
 fi
 
+stage valgrind
 # 5. valgrind memcheck: the unit tests (through make check, so they see
 # the same environment) and a sample of CLI runs, in a dynamically linked
 # tree (memcheck cannot replace malloc in a static-pie binary). No errors,
@@ -234,7 +259,7 @@ if [ "${HUTCH_VALGRIND:-1}" = 1 ]; then
 		grep -s -E '^(FAIL|ERROR)' test-suite.log | sed 's/^/[valgrind] /' || true
 		# The CLI under valgrind, with its own cache: a failed probe is
 		# cached per digest, and these runs cannot pass one.
-		vcache=$(mktemp -d /tmp/hutch-valgrind-cache.XXXXXX)
+		vcache=$(mktemp -d /dev/shm/hutch-valgrind-cache.XXXXXX)
 		i=0
 		while IFS= read -r cmd; do
 			i=$((i + 1))
@@ -264,6 +289,7 @@ if [ "${HUTCH_VALGRIND:-1}" = 1 ]; then
 	cd "$build"
 fi
 
+stage fuzzing
 # 6. Fuzzing: each harness for a bounded time over a copy of its corpus,
 # then its regression inputs; a harness that ran clean is one pass.
 if [ "${HUTCH_FUZZ:-1}" = 1 ]; then
@@ -281,6 +307,7 @@ if [ "${HUTCH_FUZZ:-1}" = 1 ]; then
 	failed=$((failed + f))
 fi
 
+stage "package and VM matrix"
 # The Debian package, as a distribution would ship it: built from the
 # release tarball (packaging/build-deb.sh: dpkg-buildpackage, then lintian
 # with errors fatal), installed with apt-get, no set-id file and no file
@@ -364,5 +391,7 @@ if [ "${HUTCH_DEB:-1}" = 1 ] && [ "$(id -u)" = 0 ] && command -v dpkg-buildpacka
 	exec 8>&-
 fi
 
+stage done
+echo "hutch: $passed passed, $failed failed"
 echo "hutch: $passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -16,19 +16,22 @@
 #include "doc/json-util.h"
 #include "doc/policy-extends.h"
 #include "doc/policy-load.h"
+#include "doc/policy-review.h"
 #include "doc/policy.h"
+#include "doc/text.h"
 #include "run/execute.h"
 
 static const char policy_usage[] =
 	"Usage: hutch policy list\n"
 	"       hutch policy show NAME|FILE\n"
-	"       hutch policy check FILE|NAME\n"
+	"       hutch policy check [--strict] FILE|NAME\n"
 	"       hutch policy digest NAME|FILE\n"
 	"\n"
 	"list    the policies found, admin directory first, and where each comes from\n"
 	"show    the resolved policy (extends applied) in canonical form, what its digest covers\n"
 	"check   validate a policy file (a path, or a file in the current directory),\n"
-	"        else the installed policy of that name; every error with its file and pointer\n"
+	"        else the installed policy of that name; every error with its file and pointer,\n"
+	"        then a warning for each grant a reviewer would flag (exit 1 with --strict)\n"
 	"digest  the policy's digest (sha256 of the canonical form and hutch-exec's identity)\n";
 
 /* Every error on its own line: the file it is in (the policy, or the
@@ -36,20 +39,28 @@ static const char policy_usage[] =
  * file as the caller typed it), the pointer in that file, and why. */
 static int report(const char *typed, const char *loaded, int r, const struct verrors *e)
 {
-	char real[PATH_MAX];
+	char real[PATH_MAX], shown[PATH_MAX];
 	bool have_real = strchr(loaded, '/') && realpath(loaded, real);
 
+	/* A path as typed, or found, is any bytes: one line of text. */
+	text_shown(shown, sizeof(shown), typed);
+	typed = shown;
 	if (r == -ENOENT && e->n == 0) {
 		fprintf(stderr, "hutch policy: %s\n", policy_missing_reason(typed));
 		return r;
 	}
 	for (size_t i = 0; i < e->n; i++) {
 		const char *f = e->items[i].file ? e->items[i].file : typed;
+		char words[VERROR_ACCEPTED_MAX + VERROR_ALLOWED_BY_MAX + 256], file[PATH_MAX];
 
 		if (have_real && strcmp(f, real) == 0)
 			f = typed;
+		text_shown(file, sizeof(file), f);
+		f = file;
+		/* With what was given and what is accepted, where known. */
+		verror_message(&e->items[i], words, sizeof(words));
 		fprintf(stderr, "hutch policy: %s: %s: %s\n", f,
-			e->items[i].pointer[0] ? e->items[i].pointer : "/", e->items[i].reason);
+			e->items[i].pointer[0] ? e->items[i].pointer : "/", words);
 	}
 	if (e->dropped)
 		fprintf(stderr, "hutch policy: %s: %zu more errors not shown\n", typed, e->dropped);
@@ -120,6 +131,41 @@ static int list(void)
 	return EXIT_SUCCESS;
 }
 
+/* check's warnings: one line each; the count. */
+static size_t warn(const char *typed, const struct policy *pol)
+{
+	struct policy_warning w[POLICY_REVIEW_MAX];
+	size_t n = policy_review(pol, w, POLICY_REVIEW_MAX);
+
+	for (size_t i = 0; i < n && i < POLICY_REVIEW_MAX; i++)
+		fprintf(stderr, "hutch policy: %s: warning: %s: %s\n", typed, w[i].pointer, w[i].words);
+	return n;
+}
+
+/* check [--strict] FILE|NAME: valid with warnings exits 0, or 1 with
+ * --strict; invalid exits 125. */
+static int check_cmd(int argc, char **argv)
+{
+	bool strict = argc == 4 && strcmp(argv[2], "--strict") == 0;
+	const char *arg = argv[argc - 1];
+	struct policy pol = { 0 };
+	char shown[PATH_MAX];
+	size_t n;
+
+	if (argc == 4 && !strict) {
+		fprintf(stderr, "hutch policy: check: unknown option '%.40s'; accepted: --strict\n"
+			"Try 'hutch policy --help'.\n", argv[2]);
+		return HUTCH_EXIT_FAILURE;
+	}
+	if (check(arg, &pol) < 0)
+		return HUTCH_EXIT_FAILURE;
+	text_shown(shown, sizeof(shown), arg);
+	printf("%s: valid\n", shown);
+	n = warn(shown, &pol);
+	policy_free(&pol);
+	return strict && n > 0 ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 int cmd_policy(int argc, char **argv)
 {
 	struct policy pol = { 0 };
@@ -129,6 +175,8 @@ int cmd_policy(int argc, char **argv)
 		return fputs(policy_usage, stdout), EXIT_SUCCESS;
 	if (argc == 2 && strcmp(argv[1], "list") == 0)
 		return list();
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "check") == 0)
+		return check_cmd(argc, argv);
 	if (argc != 3) {
 		fputs(policy_usage, stderr);
 		return HUTCH_EXIT_FAILURE;
@@ -142,10 +190,6 @@ int cmd_policy(int argc, char **argv)
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 								  JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
-	} else if (strcmp(argv[1], "check") == 0) {
-		if (check(argv[2], &pol) < 0)
-			return HUTCH_EXIT_FAILURE;
-		printf("%s: valid\n", argv[2]);
 	} else if (strcmp(argv[1], "digest") == 0) {
 		if (load_or_report(argv[2], &pol) < 0)
 			return HUTCH_EXIT_FAILURE;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,10 @@
 #include "doc/policy-extends.h"
 #include "doc/policy-load.h"
 #include "doc/policy.h"
+#include "doc/text.h"
+#include "jail/cache.h"
 #include "run/execute.h"
+#include "run/least-privilege.h"
 #include "run/probe.h"
 
 static void report_row(struct json_object *arr, const struct probe_mech *m, bool tty)
@@ -45,6 +49,82 @@ static const char probe_usage[] =
 	"  -h, --help             show this help\n"
 	"\n"
 	"Exit status: 0 when the policy's jail engages, 71 when it cannot, 125 on usage errors.\n";
+
+/* What a root frontend keeps once its helper runs (run/least-privilege.c):
+ * [{"name": ..., "why": ...}]. */
+static struct json_object *kept_json(void)
+{
+	struct json_object *a = json_object_new_array();
+	const struct kept_cap *k;
+	size_t n = least_privilege_kept(&k);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(k[i].name));
+		json_object_object_add(o, "why", json_object_new_string(k[i].why));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static void print_kept(void)
+{
+	const struct kept_cap *k;
+	size_t n = least_privilege_kept(&k);
+
+	printf("run as root, hutch keeps once its helper runs (every other capability "
+	       "dropped, bounding set too):\n");
+	for (size_t i = 0; i < n; i++)
+		printf("  %s: %s\n", k[i].name, k[i].why);
+}
+
+/* The report after the rows: the policy's verdict, a cache that is not
+ * used (another user may have made /dev/shm/hutch-UID first: runs stay
+ * correct, only slower) and what root keeps. */
+static void print_json(struct json_object *doc, struct json_object *arr,
+		       const struct policy *pol, const char *digest, bool ok)
+{
+	char buf[PATH_MAX + 256];
+	const char *cache_why = cache_problem(buf, sizeof(buf));
+
+	json_object_object_add(doc, "version", json_object_new_int(1));
+	json_object_object_add(doc, "policy", json_object_new_string(pol->name));
+	json_object_object_add(doc, "digest", json_object_new_string(digest));
+	json_object_object_add(doc, "usable", json_object_new_boolean(ok));
+	json_object_object_add(doc, "mechanisms", arr);
+	json_object_object_add(doc, "kept_capabilities", kept_json());
+	json_object_object_add(doc, "cache_problem",
+			       cache_why ? json_object_new_string(cache_why) : NULL);
+	printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(doc);
+}
+
+static void print_text(const struct policy *pol, const char *digest, bool ok)
+{
+	char buf[PATH_MAX + 256];
+	const char *cache_why = cache_problem(buf, sizeof(buf));
+
+	printf("policy %s (%s): %s\n", pol->name, digest, ok ? "usable" : "NOT usable");
+	if (cache_why)
+		printf("cache %s\n", cache_why);
+	print_kept();
+}
+
+/* The policy that would not load, on one line of text (a path as typed
+ * is any bytes). */
+static int say_load_error(const char *policy_name, int r, const struct verrors *e)
+{
+	char file[PATH_MAX], reason[PATH_MAX + 256];
+
+	text_shown(file, sizeof(file), e->n && e->items[0].file ? e->items[0].file : "--policy");
+	text_shown(reason, sizeof(reason), r == -ENOENT && !e->n ? policy_missing_reason(policy_name)
+					   : e->n ? e->items[0].reason : "cannot be read");
+	fprintf(stderr, "hutch probe: %s: %s%s%s\n", file, e->n ? e->items[0].pointer : "",
+		e->n && e->items[0].pointer[0] ? ": " : "", reason);
+	return HUTCH_EXIT_FAILURE;
+}
 
 int cmd_probe(int argc, char **argv)
 {
@@ -83,15 +163,8 @@ int cmd_probe(int argc, char **argv)
 	n = probe_mechanisms(m);
 
 	r = policy_load(policy_name, &pol, &e);
-	if (r < 0) {
-		fprintf(stderr, "hutch probe: %s: %s%s%s\n",
-			e.n && e.items[0].file ? e.items[0].file : "--policy",
-			e.n && e.items[0].pointer[0] ? e.items[0].pointer : "",
-			e.n && e.items[0].pointer[0] ? ": " : "",
-			r == -ENOENT && !e.n ? policy_missing_reason(policy_name)
-			: e.n ? e.items[0].reason : "cannot be read");
-		return HUTCH_EXIT_FAILURE;
-	}
+	if (r < 0)
+		return say_load_error(policy_name, r, &e);
 	policy_digest(&pol, execute_helper_path(), digest);
 	ok = probe_requirements(&pol, why, sizeof(why)) == 0 && probe_canary(&pol, why, sizeof(why)) == 0;
 	m[n].name = "canary";
@@ -107,17 +180,10 @@ int cmd_probe(int argc, char **argv)
 	}
 	for (int i = 0; i < n; i++)
 		report_row(arr, &m[i], tty && !json);
-	if (json) {
-		json_object_object_add(doc, "version", json_object_new_int(1));
-		json_object_object_add(doc, "policy", json_object_new_string(pol.name));
-		json_object_object_add(doc, "digest", json_object_new_string(digest));
-		json_object_object_add(doc, "usable", json_object_new_boolean(ok));
-		json_object_object_add(doc, "mechanisms", arr);
-		printf("%s\n", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(doc);
-	} else {
-		printf("policy %s (%s): %s\n", pol.name, digest, ok ? "usable" : "NOT usable");
-	}
+	if (json)
+		print_json(doc, arr, &pol, digest, ok);
+	else
+		print_text(&pol, digest, ok);
 	policy_free(&pol);
 	return ok ? EXIT_SUCCESS : HUTCH_EXIT_REFUSED;
 }

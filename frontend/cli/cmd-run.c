@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,16 +21,22 @@
 #include "fd-util.h"
 #include "spec.h"
 #include "cli/cmd-run.h"
+#include "cli/file-words.h"
+#include "cli/run-changes-dir.h"
 #include "cli/run-output-dir.h"
 #include "cli/run-tty.h"
 #include "doc/json-util.h"
+#include "doc/policy-accepts.h"
 #include "doc/policy-choice.h"
 #include "doc/policy.h"
 #include "doc/request.h"
 #include "doc/result.h"
+#include "doc/result-net.h"
+#include "doc/host-pattern.h"
 #include "doc/text.h"
 #include "doc/units.h"
 #include "jail/narrow.h"
+#include "jail/policy-cache.h"
 #include "jail/plan-json.h"
 #include "run/execute.h"
 #include "run/jail-report.h"
@@ -47,22 +54,28 @@ static const char usage[] =
 	"  --timeout DURATION     wall-clock limit (wall_ms)\n"
 	"  --cpu DURATION         CPU time limit (cpu_ms)\n"
 	"  --idle-timeout DURATION  kill after this long without output (idle_ms)\n"
-	"  --memory SIZE          memory.max, else RLIMIT_AS (memory_bytes)\n"
+	"  --memory SIZE          memory.max, else RLIMIT_DATA (memory_bytes)\n"
 	"  --max-output SIZE      stdout cap (stdout_bytes)\n"
 	"  --max-stderr SIZE      stderr cap (stderr_bytes)\n"
 	"  --file-size SIZE       largest file the command may write (file_size_bytes)\n"
 	"  --processes N          process limit (processes)\n"
 	"  --open-files N         open file limit (open_files)\n"
-	"  --network MODE         none, loopback or host, as the policy allows\n"
+	"  --network MODE         none, loopback, proxy or host, as the policy allows\n"
+	"  --allow-host PATTERN[:PORT]  with --network proxy: a host it may reach (repeatable)\n"
+	"  --allow-private        with --network proxy: private and host addresses too\n"
 	"  --env NAME=VALUE       set a variable the policy allows\n"
 	"  --ro PATH[:DEST]       bind a host path read-only\n"
 	"  --rw PATH[:DEST]       bind a host path read-write\n"
+	"  --hide JAILPATH        hide a file or directory inside a bind: empty, read-only\n"
+	"  --overlay PATH[:DEST]  bind a host directory copy-on-write; the result lists the changes\n"
 	"  --input NAME=FILE      stage FILE into the working directory as NAME\n"
 	"  --collect NAME         return the file or directory NAME from the working directory\n"
 	"  --output-dir DIR       without --json, write collected files into DIR (default: .)\n"
+	"  --changes-dir DIR      write the overlays' changed files and changes.json into DIR\n"
 	"  -t, --tty              give the command a terminal of the jail's own, relayed to ours\n"
 	"  --cwd DIR              working directory inside the jail\n"
 	"  --frame                stdout must be exactly one length-prefixed frame\n"
+	"  --keep-partial         on a timeout, a cap or cancel, keep the output so far\n"
 	"  --request FILE|-       read a JSON request document (implies --json)\n"
 	"  --json                 print the result document instead of the output\n"
 	"  --result-fd N          pass output through and write the result document to fd N\n"
@@ -87,13 +100,18 @@ enum {
 	OPT_PROCESSES,
 	OPT_OPEN_FILES,
 	OPT_NETWORK,
+	OPT_ALLOW_HOST,
+	OPT_ALLOW_PRIVATE,
 	OPT_ENV,
 	OPT_RO,
 	OPT_RW,
+	OPT_OVERLAY,
 	OPT_INPUT,
 	OPT_COLLECT,
+	OPT_HIDE,
 	OPT_CWD,
 	OPT_FRAME,
+	OPT_KEEP_PARTIAL,
 	OPT_REQUEST,
 	OPT_JSON,
 	OPT_RESULT_FD,
@@ -102,6 +120,7 @@ enum {
 	OPT_EXPLAIN,
 	/* outputs to the host (run-output-dir.c) */
 	OPT_OUTPUT_DIR,
+	OPT_CHANGES_DIR,	/* run-changes-dir.c */
 };
 
 static const struct option options[] = {
@@ -117,13 +136,18 @@ static const struct option options[] = {
 	{ "processes", required_argument, NULL, OPT_PROCESSES },
 	{ "open-files", required_argument, NULL, OPT_OPEN_FILES },
 	{ "network", required_argument, NULL, OPT_NETWORK },
+	{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+	{ "allow-private", no_argument, NULL, OPT_ALLOW_PRIVATE },
 	{ "env", required_argument, NULL, OPT_ENV },
 	{ "ro", required_argument, NULL, OPT_RO },
 	{ "rw", required_argument, NULL, OPT_RW },
+	{ "overlay", required_argument, NULL, OPT_OVERLAY },
 	{ "input", required_argument, NULL, OPT_INPUT },
 	{ "collect", required_argument, NULL, OPT_COLLECT },
+	{ "hide", required_argument, NULL, OPT_HIDE },
 	{ "cwd", required_argument, NULL, OPT_CWD },
 	{ "frame", no_argument, NULL, OPT_FRAME },
+	{ "keep-partial", no_argument, NULL, OPT_KEEP_PARTIAL },
 	{ "request", required_argument, NULL, OPT_REQUEST },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "result-fd", required_argument, NULL, OPT_RESULT_FD },
@@ -131,6 +155,7 @@ static const struct option options[] = {
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
 	/* outputs to the host */
 	{ "output-dir", required_argument, NULL, OPT_OUTPUT_DIR },
+	{ "changes-dir", required_argument, NULL, OPT_CHANGES_DIR },
 	/* interactive use (run-tty.c) */
 	{ "tty", no_argument, NULL, 't' },
 	{ "help", no_argument, NULL, 'h' },
@@ -154,8 +179,8 @@ static const struct limit_flag {
 
 struct run_cli {
 	const char *typed[N_LIMIT_FLAGS];	/* each limit's value as typed */
-	const char *mount_typed[MOUNT_FLAGS_MAX]; /* --ro/--rw arguments, in order */
-	bool mount_rw[MOUNT_FLAGS_MAX];
+	const char *mount_typed[MOUNT_FLAGS_MAX]; /* --ro/--rw/--overlay arguments, in order */
+	const char *mount_flag[MOUNT_FLAGS_MAX];	/* which of the three */
 	size_t n_mounts;
 	struct policy_choice choice;
 	const char *request_file;
@@ -167,6 +192,8 @@ struct run_cli {
 	/* outputs to the host: where --collect writes without --json */
 	const char *output_dir;
 	int output_dir_fd;
+	const char *changes_dir;	/* --changes-dir */
+	int changes_dir_fd;
 	/* interactive use: --tty */
 	bool tty;
 };
@@ -174,7 +201,13 @@ struct run_cli {
 /* One line naming the option or argument and the problem, then a hint. */
 static int usage_error(const char *what, const char *problem)
 {
-	fprintf(stderr, "hutch run: %s: %s\nTry 'hutch run --help'.\n", what, problem);
+	char w[PATH_MAX + 64], p[PATH_MAX + 256];
+
+	/* Both may repeat what was typed: a path, a value with a newline or
+	 * a terminal's escape in it stays one line of plain text. */
+	text_shown(w, sizeof(w), what);
+	text_shown(p, sizeof(p), problem);
+	fprintf(stderr, "hutch run: %s: %s\nTry 'hutch run --help'.\n", w, p);
 	return -EINVAL;
 }
 
@@ -182,8 +215,11 @@ static int usage_error(const char *what, const char *problem)
  * '=', whose value may be anything), then the hint. */
 static int option_error(int opt, char **argv)
 {
-	const char *typed = argv[optind - 1] ? argv[optind - 1] : "";
-	int len = (int)strcspn(typed, "=");
+	char typed[256];
+	int len;
+
+	text_shown(typed, sizeof(typed), argv[optind - 1] ? argv[optind - 1] : "");
+	len = (int)strcspn(typed, "=");
 
 	if (opt == ':')
 		fprintf(stderr, "hutch run: %.*s: needs a value\n", len, typed);
@@ -271,7 +307,9 @@ static int add_mount(struct run_cli *c, const char *arg, const char *mode)
 		return -ENOMEM;
 	}
 	if (c->n_mounts < MOUNT_FLAGS_MAX) {
-		c->mount_rw[c->n_mounts] = strcmp(mode, "rw") == 0;
+		c->mount_flag[c->n_mounts] = strcmp(mode, "rw") == 0	    ? "--rw"
+					     : strcmp(mode, "overlay") == 0 ? "--overlay"
+									    : "--ro";
 		c->mount_typed[c->n_mounts] = arg;
 	}
 	c->n_mounts++;
@@ -291,16 +329,21 @@ static int open_regular(const char *opt, const char *path, int *ret_fd)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 	struct stat st;
-	char why[128];
+	char why[PATH_MAX + 160];
 
-	if (fd < 0 && errno == ELOOP)
-		return usage_error(opt, "is a symbolic link; name the file itself");
-	if (fd < 0) {
-		snprintf(why, sizeof(why), "cannot open the file (%s)", strerrorname_np(errno));
+	if (fd < 0 && errno == ELOOP) {
+		snprintf(why, sizeof(why), "%s: is a symbolic link; name the file itself", path);
 		return usage_error(opt, why);
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
-		return usage_error(opt, "not a regular file (a FIFO, device or directory is refused); copy it to a file");
+	if (fd < 0) {
+		file_words_errno(path, "cannot open", errno, why, sizeof(why));
+		return usage_error(opt, why);
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(why, sizeof(why), "%s: not a regular file (a FIFO, device or directory is "
+			 "refused); copy it to a file", path);
+		return usage_error(opt, why);
+	}
 	*ret_fd = TAKE_FD(fd);
 	return 0;
 }
@@ -323,8 +366,17 @@ static int add_input(struct run_cli *c, const char *arg)
 	if (r < 0)
 		return r;
 	r = fd_slurp(fd, HUTCH_SPEC_MAX_FILE_BYTES, &data, &len);
-	if (r < 0)
-		return usage_error("--input", "cannot read the file (or it is over 32 MiB)");
+	if (r < 0) {
+		char why[PATH_MAX + 160];
+		struct stat st;
+
+		if (r == -EFBIG)
+			file_words_size(eq + 1, fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0,
+					HUTCH_SPEC_MAX_FILE_BYTES, why, sizeof(why));
+		else
+			file_words_errno(eq + 1, "cannot read", -r, why, sizeof(why));
+		return usage_error("--input", why);
+	}
 	f = json_object_new_object();
 	jset(c, f, "name", json_object_new_string(name));
 	if (utf8_valid((const uint8_t *)data, len) && !memchr(data, 0, len)) {
@@ -342,7 +394,7 @@ static bool is_request_option(int opt)
 {
 	return opt != OPT_POLICY && opt != OPT_ALLOW_POLICIES && opt != OPT_REQUEST &&
 	       opt != OPT_JSON && opt != OPT_RESULT_FD && opt != OPT_DRY_RUN && opt != 'h' &&
-	       opt != OPT_EXPLAIN && opt != OPT_OUTPUT_DIR && opt != 't';
+	       opt != OPT_EXPLAIN && opt != OPT_OUTPUT_DIR && opt != OPT_CHANGES_DIR && opt != 't';
 }
 
 static int add_env(struct run_cli *c, const char *arg)
@@ -387,9 +439,25 @@ static int set_string(struct run_cli *c, const char *key, const char *value)
 	return 0;
 }
 
+/* --hide JAILPATH: the request's "hide"; narrow.c's masks check it. */
+static int add_hide(struct run_cli *c, const char *path)
+{
+	jpush(c, sub(c, c->doc, "hide", json_type_array), json_object_new_string(path));
+	return 0;
+}
+
 static int add_collect(struct run_cli *c, const char *name)
 {
 	jpush(c, sub(c, c->doc, "collect", json_type_array), json_object_new_string(name));
+	return 0;
+}
+
+static int add_allow_host(struct run_cli *c, const char *arg)
+{
+	if (!host_pattern_parse(arg, NULL, NULL))
+		return usage_error("--allow-host", "expected HOST[:PORT]: a name, *.suffix, *, an "
+				   "IPv4 literal or [IPv6], and a port 1-65535");
+	jpush(c, sub(c, c->doc, "allow_hosts", json_type_array), json_object_new_string(arg));
 	return 0;
 }
 
@@ -419,19 +487,25 @@ static int parse_one(struct run_cli *c, int opt, const char *arg)
 	case OPT_PROCESSES: return set_limit(c, "processes", arg, "--processes", parse_count);
 	case OPT_OPEN_FILES: return set_limit(c, "open_files", arg, "--open-files", parse_count);
 	case OPT_NETWORK: return set_string(c, "network", arg);
+	case OPT_ALLOW_HOST: return add_allow_host(c, arg);
+	case OPT_ALLOW_PRIVATE: jset(c, c->doc, "allow_private", json_object_new_boolean(1)); return 0;
 	case OPT_ENV: return add_env(c, arg);
 	case OPT_RO: return add_mount(c, arg, "ro");
 	case OPT_RW: return add_mount(c, arg, "rw");
+	case OPT_OVERLAY: return add_mount(c, arg, "overlay");
 	case OPT_INPUT: return add_input(c, arg);
 	case OPT_COLLECT: return add_collect(c, arg);
+	case OPT_HIDE: return add_hide(c, arg);
 	case OPT_CWD: return set_string(c, "cwd", arg);
 	case OPT_FRAME: return set_string(c, "stdout_mode", "frame");
+	case OPT_KEEP_PARTIAL: jset(c, c->doc, "keep_partial", json_object_new_boolean(true)); return 0;
 	case OPT_REQUEST: c->request_file = arg; return 0;
 	case OPT_JSON: c->json = true; return 0;
 	case OPT_RESULT_FD: return set_result_fd(c, arg);
 	case OPT_DRY_RUN: c->dry_run = true; return 0;
 	case OPT_EXPLAIN: return set_explain(c);
 	case OPT_OUTPUT_DIR: c->output_dir = arg; return 0;
+	case OPT_CHANGES_DIR: c->changes_dir = arg; return 0;
 	case 't': c->tty = true; return 0;
 	case 'h': fputs(usage, stdout); return 1;
 	default: return -EINVAL; /* option_error said which */
@@ -468,6 +542,7 @@ static int parse_options(int argc, char **argv, struct run_cli *c)
 	jset(c, c->doc, "version", json_object_new_int(1));
 	c->result_fd = -1;
 	c->output_dir_fd = -1;
+	c->changes_dir_fd = -1;
 	optind = 1;
 	opterr = 0; /* option_error says it, naming hutch run */
 	/* '+': the first non-option ends option parsing, so the command's own
@@ -523,40 +598,63 @@ static int finish(struct run_cli *c, struct json_object *doc)
 	int status = result_exit_status(doc);
 
 	emit(c, doc);
-	if (c->explain && doc)
+	if (c->explain && doc) {
 		result_print_explain(doc);
-	if (!c->json && doc)
+		result_print_network_explain(doc);
+	}
+	if (!c->json && doc) {
 		result_print_error(doc);
+		result_print_network_hint(doc, c->explain);
+	}
 	else if (!c->json)
 		fputs("hutch: internal: internal error: cannot render the result\n", stderr);
 	json_object_put(doc);
 	return c->json ? EXIT_SUCCESS : status;
 }
 
-/* "--timeout 2h is above the policy's maximum of 1h": a limit's error in
- * the words of the command line. False when no option set it. */
+/* A limit's value in the units its option takes: "1h", "16G", "1024". */
+static void format_limit(const struct limit_flag *f, uint64_t v, char *buf, size_t cap)
+{
+	size_t len = strlen(f->field);
+
+	if (f->is_duration)
+		units_format_duration(v, buf, cap);
+	else if (len > 6 && strcmp(f->field + len - 6, "_bytes") == 0)
+		units_format_size(v, buf, cap);
+	else
+		snprintf(buf, cap, "%" PRIu64, v);
+}
+
+/* "--timeout 2h is above the policy's maximum of 1h", "--timeout 0: out
+ * of range; accepted: 1ms to 168h": a limit's error in the words of the
+ * command line. False when no option set it. */
 static bool say_limit(const struct run_cli *c, const struct verror *v, const char *field)
 {
-	char max[32];
+	char lo[32], hi[32];
 
 	for (size_t i = 0; i < N_LIMIT_FLAGS; i++) {
 		const struct limit_flag *f = &limit_flags[i];
+		uint64_t max;
+		int k;
 
 		if (strcmp(f->field, field) != 0 || !c->typed[i])
 			continue;
-		for (int k = 0; c->pol && k < LIM_COUNT; k++)
-			if (strcmp(limit_defs[k].name, field) == 0 && v->detail[0] &&
-			    strcmp(v->reason, "above the policy's maximum") == 0) {
-				if (f->is_duration)
-					units_format_duration(c->pol->limits[k].max, max, sizeof(max));
-				else
-					units_format_size(c->pol->limits[k].max, max, sizeof(max));
-				fprintf(stderr, "hutch: %s: %s %s is above the policy's maximum of %s\n",
-					hutch_err_name(v->code), f->flag, c->typed[i], max);
-				return true;
-			}
-		fprintf(stderr, "hutch: %s: %s %s: %s\n", hutch_err_name(v->code), f->flag,
-			c->typed[i], v->reason);
+		for (k = 0; k < LIM_COUNT && strcmp(limit_defs[k].name, field) != 0; k++)
+			;
+		if (k == LIM_COUNT)
+			break;
+		max = limit_defs[k].max;
+		if (c->pol && c->pol->limits[k].max < max)
+			max = c->pol->limits[k].max;
+		format_limit(f, limit_defs[k].min, lo, sizeof(lo));
+		format_limit(f, max, hi, sizeof(hi));
+		if (c->pol && strcmp(v->reason, "above the policy's maximum") == 0)
+			fprintf(stderr, "hutch: %s: %s %s is above the policy's maximum of %s\n",
+				hutch_err_name(v->code), f->flag, c->typed[i], hi);
+		else
+			fprintf(stderr, "hutch: %s: %s %s: %s; accepted: %s to %s%s\n",
+				hutch_err_name(v->code), f->flag, c->typed[i], v->reason, lo, hi,
+				c->pol ? "" : ", within the policy's maximum");
 		return true;
 	}
 	return false;
@@ -568,7 +666,8 @@ static const char *flag_for(const struct run_cli *c, const char *ptr, char *buf,
 	static const char *const plain[][2] = {
 		{ "/cwd", "--cwd" },	 { "/network", "--network" }, { "/collect", "--collect" },
 		{ "/files", "--input" }, { "/policy", "--policy" },   { "/stdout_mode", "--frame" },
-		{ "/argv", "COMMAND" },
+		{ "/argv", "COMMAND" },	 { "/allow_hosts", "--allow-host" }, { "/hide", "--hide" },
+		{ "/allow_private", "--allow-private" },
 	};
 	unsigned long n;
 	char *end;
@@ -580,8 +679,8 @@ static const char *flag_for(const struct run_cli *c, const char *ptr, char *buf,
 	if (strncmp(ptr, "/mounts/", 8) == 0) {
 		n = strtoul(ptr + 8, &end, 10);
 		if (n >= c->n_mounts || n >= MOUNT_FLAGS_MAX)
-			return "--ro/--rw";
-		snprintf(buf, cap, "%s %s%s%s", c->mount_rw[n] ? "--rw" : "--ro", c->mount_typed[n],
+			return "--ro/--rw/--overlay";
+		snprintf(buf, cap, "%s %s%s%s", c->mount_flag[n], c->mount_typed[n],
 			 *end == '/' ? ": " : "", *end == '/' ? end + 1 : "");
 		return buf;
 	}
@@ -597,7 +696,8 @@ static const char *flag_for(const struct run_cli *c, const char *ptr, char *buf,
  * document's own line (code, message, pointer) is printed then. */
 static bool say_as_typed(const struct run_cli *c, const struct verror *v)
 {
-	char buf[PATH_MAX + 64];
+	char buf[PATH_MAX + 64], shown[PATH_MAX + 64];
+	char words[VERROR_ACCEPTED_MAX + VERROR_ALLOWED_BY_MAX + 256];
 	const char *flag;
 
 	if (c->request_file || c->json)
@@ -607,61 +707,27 @@ static bool say_as_typed(const struct run_cli *c, const struct verror *v)
 	flag = flag_for(c, v->pointer, buf, sizeof(buf));
 	if (!flag)
 		return false;
-	fprintf(stderr, "hutch: %s: %s: %s%s%s\n", hutch_err_name(v->code), flag, v->reason,
-		v->detail[0] ? ": " : "", v->detail);
+	verror_message(v, words, sizeof(words));
+	text_shown(shown, sizeof(shown), flag);	/* --overlay PATH: as typed */
+	fprintf(stderr, "hutch: %s: %s: %s\n", hutch_err_name(v->code), shown, words);
 	return true;
 }
 
 static int fail_with(struct run_cli *c, const struct verrors *e, const struct jail_report *jr)
 {
 	const struct verror *v = &e->items[0];
-	char detail[PATH_MAX + 80];
-	struct json_object *doc;
+	struct json_object *doc = result_for_verror(v, jr);
 	int status;
 
 	/* An error inside a policy file names the file of its extends chain;
 	 * its pointer is into that policy, not the request, so it is never
 	 * said as an option. */
-	if (v->file)
-		snprintf(detail, sizeof(detail), "%s%sin %s", v->detail, v->detail[0] ? ", " : "",
-			 v->file);
-	else
-		snprintf(detail, sizeof(detail), "%s", v->detail);
-	doc = result_for_error(v->code, v->pointer[0] ? v->pointer : NULL, v->reason,
-			       detail[0] ? detail : NULL, jr);
 	if (!doc || v->file || !say_as_typed(c, v))
 		return finish(c, doc);
 	status = result_exit_status(doc); /* said above: the document only goes to --result-fd */
 	emit(c, doc);
 	json_object_put(doc);
 	return status;
-}
-
-/* --request FILE: like --input, a regular file, opened without blocking
- * or following a symlink; a pipe is read as "-" (stdin). */
-static int read_request(const char *file, struct request *req, struct verrors *e)
-{
-	bool is_stdin = strcmp(file, "-") == 0;
-	_cleanup_close_ int fd = is_stdin ? -1 : open(file, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
-								O_NOCTTY | O_CLOEXEC);
-	_cleanup_free_ char *text = NULL;
-	struct stat st;
-	size_t len;
-	int r;
-
-	if (!is_stdin && fd < 0)
-		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "",
-				  errno == ELOOP ? "the request file is a symbolic link"
-						 : "cannot open the request file");
-	if (!is_stdin && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)))
-		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "",
-				  "the request file is not a regular file (give a pipe as -)");
-	r = fd_slurp(fd >= 0 ? fd : 0, REQ_MAX_DOC_BYTES, &text, &len);
-	if (r == -EFBIG)
-		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "", "document too large");
-	if (r < 0)
-		return verror_add(e, HUTCH_ERR_INVALID_REQUEST, "", "cannot read the request");
-	return request_parse(text, len, req, e);
 }
 
 /* What the steps of cmd_run fill in turn; run_job_done releases it on
@@ -674,6 +740,7 @@ struct run_job {
 	struct jail_report jr;
 	char digest[72];
 	struct exec_early *early;	/* the helper, started first; NULL once used */
+	struct jail_timings tm;		/* our steps up to the run's (jail.timings) */
 };
 
 static void run_job_done(struct run_job *j)
@@ -688,7 +755,7 @@ static void run_job_done(struct run_job *j)
  * built (consumed here either way). */
 static int job_read_request(struct run_cli *c, struct run_job *j)
 {
-	int r = c->request_file ? read_request(c->request_file, &j->req, &j->e)
+	int r = c->request_file ? file_read_request(c->request_file, &j->req, &j->e)
 				: request_from_json(c->doc, &j->req, &j->e);
 
 	json_object_put(TAKE_PTR(c->doc));
@@ -699,14 +766,32 @@ static int job_read_request(struct run_cli *c, struct run_job *j)
  * report says of it. */
 static int job_choose_policy(struct run_cli *c, struct run_job *j)
 {
-	int r = policy_choose(&c->choice, j->req.policy, &j->pol, &j->e);
+	int r;
 
+	c->choice.cache = policy_cache();	/* parsed once per file and build */
+	r = policy_choose(&c->choice, j->req.policy, &j->pol, &j->e);
 	if (r < 0)
 		return r;
 	c->pol = &j->pol;
 	jail_report_from_policy(&j->jr, &j->pol, NULL);
 	if (j->req.network_set)
 		j->jr.network = j->req.network; /* what it asked for, until narrowed */
+	return 0;
+}
+
+/* Step 2b, interactive use: --tty passes the caller's TERM, so that
+ * full-screen programs work, unless the request sets one or the policy
+ * refuses the name (then the jail goes without, as without --tty). The
+ * window size follows through pty-relay.c. */
+static int job_tty_term(const struct run_cli *c, struct run_job *j)
+{
+	const char *term = getenv("TERM");
+
+	if (!c->tty || c->request_file || !term || !*term || strlen(term) > 128 ||
+	    !policy_env_allowed(&j->pol, "TERM"))
+		return 0;
+	if (request_add_env(&j->req, "TERM", term) < 0)
+		return verror_add(&j->e, HUTCH_ERR_INTERNAL, "", "out of memory");
 	return 0;
 }
 
@@ -728,8 +813,11 @@ static int job_narrow(struct run_job *j)
 {
 	int r = narrow(&j->req, &j->pol, &j->plan, &j->e);
 
-	if (r < 0)
+	if (r < 0) {
+		/* The caller may pick another policy: say which would do. */
+		policy_accepts_elsewhere(&j->e, &j->req, j->pol.name);
 		return r;
+	}
 	j->plan.digest = strdup(j->digest);
 	jail_report_add_plan(&j->jr, &j->plan);
 	return 0;
@@ -766,6 +854,18 @@ static enum hutch_err job_probe_gate(const struct run_job *j, char *why, size_t 
 	return HUTCH_ERR_NONE;
 }
 
+/* --changes-dir reports on the plan's overlays: there must be one. */
+static int run_open_changes_dir(struct run_cli *c, const struct run_job *j)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < j->plan.n_mounts; i++)
+		any = any || j->plan.mounts[i].overlay;
+	if (!any)
+		return usage_error("--changes-dir", "the run has no --overlay whose changes to write");
+	return run_changes_dir_open(c->changes_dir, &c->changes_dir_fd);
+}
+
 /* Step 5b, outputs to the host: without --json, --collect writes into
  * --output-dir (default "."), opened before any jail exists. */
 static int job_open_output_dir(struct run_cli *c, const struct run_job *j)
@@ -773,6 +873,8 @@ static int job_open_output_dir(struct run_cli *c, const struct run_job *j)
 	if (c->output_dir && c->json)
 		return usage_error("--output-dir", "has no effect with --json or --request "
 						   "(the files are in the result document)");
+	if (c->changes_dir && run_open_changes_dir(c, j) < 0)
+		return -EINVAL;
 	if (c->json || (!c->output_dir && j->plan.n_collect == 0))
 		return 0;
 	return run_output_dir_open(c->output_dir ? c->output_dir : ".", &c->output_dir_fd);
@@ -806,6 +908,8 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 		.explain = c->explain,
 		.collect_dirs = c->output_dir_fd >= 0,
 		.tty = c->tty,
+		.changes_data = c->changes_dir_fd >= 0,
+		.drop_privileges = true, /* the probe's canary has run */
 	};
 	struct outcome o;
 	struct collected files;
@@ -824,6 +928,9 @@ static int job_execute(struct run_cli *c, struct run_job *j)
 	 * not written fails a run that otherwise succeeded. */
 	unwritten = c->output_dir_fd >= 0 &&
 		    run_output_dir_write(c->output_dir_fd, &j->plan, &o, &files) > 0;
+	if (c->changes_dir_fd >= 0 && run_changes_dir_write(c->changes_dir_fd, &o) > 0)
+		unwritten = true;
+	jail_report_add_timings(&j->jr, &j->tm, &o.timings);
 	doc = result_for_outcome(&j->plan, &o, &files, &j->jr);
 	if (eo.passthrough && j->plan.stdout_mode == STDOUT_FRAME &&
 	    o.status == OUTCOME_EXITED && o.exit_code == 0 &&
@@ -845,32 +952,43 @@ int cmd_run(int argc, char **argv)
 	char why[256] = "";
 	int r;
 
+	timings_begin(&j.tm);
 	r = parse_options(argc, argv, &c);
 	if (r != 0) {
 		json_object_put(c.doc);
 		return r > 0 ? EXIT_SUCCESS : HUTCH_EXIT_FAILURE;
 	}
+	timings_mark(&j.tm, TIMING_REQUEST);
 	/* The helper's exec overlaps everything up to job_execute. */
 	if (!c.dry_run && !c.request_file)
 		j.early = exec_early_start();
+	timings_mark(&j.tm, TIMING_SPAWN);
 	if (job_read_request(&c, &j) < 0)
 		return fail_with(&c, &j.e, NULL);
+	timings_mark(&j.tm, TIMING_REQUEST);
 	if (job_choose_policy(&c, &j) < 0)
 		return fail_with(&c, &j.e, NULL);
+	if (job_tty_term(&c, &j) < 0)
+		return fail_with(&c, &j.e, &j.jr);
 	if (job_digest(&j) < 0)
 		return fail_with(&c, &j.e, &j.jr);
+	timings_mark(&j.tm, TIMING_POLICY);
 	if (job_narrow(&j) < 0)
 		return fail_with(&c, &j.e, &j.jr);
+	timings_mark(&j.tm, TIMING_PLAN);
 	if (c.dry_run)
 		return print_plan(&j);
 	if (job_check_tty(&c, &j) < 0 || job_open_output_dir(&c, &j) < 0)
 		return HUTCH_EXIT_FAILURE;
 	pe = job_probe_gate(&j, why, sizeof(why));
+	timings_mark(&j.tm, TIMING_PROBE);
 	if (pe == HUTCH_ERR_NONE)
 		r = job_execute(&c, &j);
 	else
 		r = finish(&c, result_for_error(pe, NULL, NULL, why, &j.jr));
 	if (c.output_dir_fd >= 0)
 		close(c.output_dir_fd);
+	if (c.changes_dir_fd >= 0)
+		close(c.changes_dir_fd);
 	return r;
 }

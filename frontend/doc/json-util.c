@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -404,8 +405,12 @@ int json_check_keys(struct json_object *obj, const char *const *known, enum hutc
 		for (size_t i = 0; known[i]; i++)
 			if (strcmp(known[i], key) == 0)
 				found = true;
-		if (!found)
+		if (!found) {
 			r = verror_add_key(e, code, pointer, key, "unknown field");
+			/* The fields there are: a typo's remedy. */
+			for (size_t i = 0; known[i]; i++)
+				verror_accept(e, "%s", known[i]);
+		}
 	}
 	return r;
 }
@@ -450,8 +455,17 @@ int json_get_uint(struct json_object *obj, const char *key, uint64_t min, uint64
 	errno = 0;
 	i = json_object_get_int64(v);
 	/* json-c saturates out-of-range integers at INT64_MIN/MAX. */
-	if (i < 0 || i == INT64_MAX || (uint64_t)i < min || (uint64_t)i > max)
-		return verror_add_key(e, code, parent, key, "out of range");
+	if (i < 0 || i == INT64_MAX || (uint64_t)i < min || (uint64_t)i > max) {
+		verror_add_key(e, code, parent, key, "out of range");
+		/* A number is never a secret: repeat it, and the range. */
+		if (i > INT64_MIN && i < INT64_MAX)
+			verror_given(e, "%" PRId64, i);
+		if (min == max)
+			verror_accept(e, "%" PRIu64, min);
+		else
+			verror_accept(e, "%" PRIu64 " to %" PRIu64, min, max);
+		return -EINVAL;
+	}
 	*ret = (uint64_t)i;
 	return 1;
 }
@@ -482,4 +496,48 @@ int json_get_bool(struct json_object *obj, const char *key, enum hutch_err code,
 		return r;
 	*ret = json_object_get_boolean(v);
 	return 1;
+}
+
+/* verror's '\n'-ended list as an array; NULL when empty or out of memory
+ * (*ok false then). */
+static struct json_object *lines_array(const char *list, bool *ok)
+{
+	struct json_object *a;
+	const char *pos = list, *value;
+	size_t len;
+
+	if (!list[0])
+		return NULL;
+	if (!(a = json_object_new_array())) {
+		*ok = false;
+		return NULL;
+	}
+	while ((len = verror_list_next(&pos, &value)) > 0) {
+		struct json_object *s = json_object_new_string_len(value, (int)len);
+
+		if (!s || json_object_array_add(a, s) < 0) {
+			json_object_put(s);
+			*ok = false;
+		}
+	}
+	return a;
+}
+
+int json_add_list(struct json_object *obj, const char *key, const char *list)
+{
+	bool ok = true;
+	struct json_object *a = lines_array(list, &ok);
+
+	if (a && json_object_object_add(obj, key, a) < 0) {
+		json_object_put(a);
+		ok = false;
+	}
+	return ok ? 0 : -ENOMEM;
+}
+
+int json_add_accepted(struct json_object *obj, const struct verror *v)
+{
+	int r = json_add_list(obj, "accepted", v->accepted);
+
+	return r < 0 ? r : json_add_list(obj, "allowed_by", v->allowed_by);
 }

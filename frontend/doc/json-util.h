@@ -44,4 +44,11 @@ int json_get_typed(struct json_object *obj, const char *key, enum json_type type
 /* A JSON string value as C text: no embedded NUL, valid UTF-8. */
 bool json_string_is_clean(struct json_object *s);
 
+/* A refusal's "accepted" and "allowed_by" members (verror.h) on obj,
+ * each an array of strings, added only when the error names some.
+ * -ENOMEM when json-c cannot allocate. */
+int json_add_accepted(struct json_object *obj, const struct verror *v);
+/* One such list under key; nothing when list is "". */
+int json_add_list(struct json_object *obj, const char *key, const char *list);
+
 #endif

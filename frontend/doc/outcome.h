@@ -14,6 +14,10 @@
 
 #include "errors.h"
 #include "status.h"
+#include "doc/change-set.h"
+#include "doc/timings.h"
+
+#define CAPTURE_TAIL 8192
 
 struct capture {
 	uint8_t *buf;		/* kept bytes (json mode), at most limit */
@@ -22,6 +26,10 @@ struct capture {
 	uint64_t limit;		/* cap; 0 = none */
 	uint64_t escaped;	/* kept bytes as JSON text would render them */
 	bool truncated;
+	/* The last bytes the target wrote, kept even when the stream is
+	 * passed through: stderr's tell run/memory-limit.c why it died. */
+	uint8_t tail[CAPTURE_TAIL];
+	size_t tail_len;
 	int echo_fd;		/* pass-through: our fd 1 or 2; -1 to keep */
 	bool open;
 };
@@ -68,6 +76,32 @@ struct explain_log {
 	uint64_t unread;	/* paths we could not read or resolve */
 };
 
+/* Network "proxy": every connection its proxy took (run/proxy.c), as the
+ * result's network.connections shows them. Bounded: NET_LOG_MAX entries,
+ * then only a count of those left out. */
+#define NET_LOG_MAX 64
+#define NET_HOST_MAX 254
+#define NET_ADDRESS_MAX 46	/* INET6_ADDRSTRLEN */
+
+struct net_conn {
+	char host[NET_HOST_MAX];	/* as the request named it, normalized; "" */
+	uint16_t port;
+	char address[NET_ADDRESS_MAX];	/* connected or refused address; "" */
+	bool allowed;			/* the proxy connected it upstream */
+	const char *reason;		/* static: why refused or cut short; NULL */
+	uint64_t bytes_out, bytes_in, ms;
+};
+
+struct net_log {
+	bool proxy;		/* the run's proxy was running */
+	struct net_conn *conns;	/* NET_LOG_MAX, once one is logged */
+	size_t n;
+	uint64_t left_out;	/* past NET_LOG_MAX */
+	uint64_t bytes;		/* both ways, every connection */
+	uint64_t max_bytes;	/* the cap it ran under */
+	bool capped;		/* bytes reached max_bytes: all cut */
+};
+
 enum outcome_status { OUTCOME_EXITED, OUTCOME_SIGNALED, OUTCOME_FAILED };
 
 /* What a result document shows of one stream: classify's verdict
@@ -84,6 +118,9 @@ struct shown {
  * ran into. */
 #define OUTCOME_DETAIL_MAX 384
 
+/* As many as a request has mounts (REQ_MAX_MOUNTS). */
+#define OUTCOME_MAX_OVERLAYS 64
+
 struct outcome {
 	enum outcome_status status;
 	int exit_code;			/* OUTCOME_EXITED */
@@ -97,11 +134,18 @@ struct outcome {
 	int exit_status_raw;		/* the helper's wait status */
 	bool cgroup_applied;		/* memory.max/pids.max were in force */
 	int workdir_fd;			/* the work dir's tmpfs, for collect, or -1 */
+	/* Each overlay's upper tmpfs, in the spec's order, as pid 1 sent
+	 * them; run/changes.c reads the change set from them. */
+	int overlay_fd[OUTCOME_MAX_OVERLAYS];
+	size_t n_overlay_fds;
+	struct change_set changes;	/* present when the run had overlays */
 	bool denials_attributed;	/* a seccomp listener was ours */
 	struct denial denials[DENIALS_MAX];
 	size_t n_denials;
 	uint64_t denials_other;		/* calls past DENIALS_MAX distinct ones */
 	uint64_t oom_kills;		/* memory.events oom_kill of the jail's cgroup */
+	bool memory_limit;		/* it ended at its memory limit (run/memory-limit.c) */
+	char memory_detail[OUTCOME_DETAIL_MAX];	/* how, and how to raise it */
 	uint64_t memory_limit_bytes;	/* its memory.max, when cgroup_applied */
 	uint64_t memory_peak_bytes;	/* its memory.peak, 0 when unknown */
 	uint64_t forks_refused;		/* its pids.events max */
@@ -109,11 +153,14 @@ struct outcome {
 	 * the rules: status and err above are final once it ran. */
 	struct shown show_out, show_err;
 	bool output_withheld;		/* streams and files not shown at all */
+	bool partial;			/* kept, though a kill cut the run short */
 	char detail[OUTCOME_DETAIL_MAX];	/* "" or the failure in words */
 	/* An exec failure's cause from the plan's layout (jail-path.c), which
 	 * classify puts in detail instead of the bare errno: "" for none. */
 	char exec_why[OUTCOME_DETAIL_MAX - 32];
 	struct explain_log explain;
+	struct net_log net;
+	struct jail_timings timings;	/* spec, spawn and the helper's steps */
 };
 
 struct collected_file {

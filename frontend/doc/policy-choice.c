@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "doc/policy-choice.h"
@@ -51,14 +52,27 @@ static bool in_list(const char *list, const char *name)
 	return false;
 }
 
-static int load(const char *which, struct policy *ret, struct verrors *e)
+static int load(const struct policy_choice *c, const char *which, struct policy *ret,
+		struct verrors *e)
 {
-	int r = policy_load(which, ret, e);
+	int r = policy_load_cached(which, c->cache, ret, e);
 
 	if (r < 0 && e->n == 0)
 		verror_add(e, HUTCH_ERR_POLICY_INVALID, "/policy",
 			   r == -ENOENT ? policy_missing_reason(which) : "cannot be read");
 	return r;
+}
+
+/* A document that names a policy when the caller pinned none: only
+ * "default" (the document's author is not the caller; issue 19 item 5). */
+static int refuse_unpinned(const char *req_name, struct verrors *e)
+{
+	char msg[POLICY_NAME_MAX + 160];
+
+	snprintf(msg, sizeof(msg),
+		 "asks for policy \"%s\"; without --policy or --allow-policies a request may "
+		 "name only \"default\" (--allow-policies %s allows it)", req_name, req_name);
+	return verror_add(e, VIOLATION, "/policy", msg);
 }
 
 int policy_choose(const struct policy_choice *c, const char *req_name, struct policy *ret,
@@ -73,13 +87,13 @@ int policy_choose(const struct policy_choice *c, const char *req_name, struct po
 	else if (req_name && c->allowed && !c->cli)
 		return verror_add(e, VIOLATION, "/policy",
 				  "not one of the policies the caller allows (--allow-policies)");
-	else if (req_name && !c->cli)
-		pick = req_name;
+	else if (req_name && !c->cli && strcmp(req_name, "default") != 0)
+		return refuse_unpinned(req_name, e);
 	else if (!c->cli && c->allowed && list_item(c->allowed, 0, first))
 		pick = first;
 	else if (!c->cli)
 		pick = "default";
-	r = load(pick, ret, e);
+	r = load(c, pick, ret, e);
 	/* The caller's own --policy, under whatever name the request gave. */
 	if (r == 0 && req_name && strcmp(req_name, ret->name) != 0) {
 		policy_free(ret);

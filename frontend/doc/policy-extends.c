@@ -27,7 +27,8 @@
 /* The lists an administrator grows: in a policy with extends, each may be
  * {"append": [...]}, added after the parent's list. */
 static const char *const appendable[] = { "/filesystem/binds", "/mounts", "/env/allow",
-					  "/env/allow_prefixes", NULL };
+					  "/env/allow_prefixes", "/filesystem/hide",
+					  "/filesystem/read_only", NULL };
 
 struct level {
 	struct json_object *root;	/* the file as parsed */
@@ -499,7 +500,7 @@ int policy_resolve(const char *text, size_t len, const char *name,
 
 	r = json_parse_strict(text, len, INVALID, e, &root);
 	if (r == 0 && !json_object_object_get_ex(root, "extends", NULL))
-		r = policy_parse(text, len, name, ret, e);
+		r = policy_parse_tree(root, name, ret, e);	/* parsed once */
 	if (r < 0 || !json_object_object_get_ex(root, "extends", NULL)) {
 		json_object_put(root);
 		set_file(e, before, shown);

@@ -18,7 +18,8 @@
 /* shown_path is what the result reports as the policy's file; dir_index
  * the search directory it is in (-1: named by path). */
 static int load_file(int dir_fd, const char *path, const char *shown_path, const char *name,
-		     int dir_index, struct policy *ret, struct verrors *e)
+		     int dir_index, const struct policy_cache *cache, struct policy *ret,
+		     struct verrors *e)
 {
 	_cleanup_close_ int fd = openat(dir_fd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	_cleanup_free_ char *text = NULL;
@@ -32,16 +33,24 @@ static int load_file(int dir_fd, const char *path, const char *shown_path, const
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return verror_add(e, HUTCH_ERR_POLICY_INVALID, "", "not a regular file");
-	r = fd_slurp(fd, POLICY_MAX_BYTES, &text, &len);
-	if (r == -EFBIG)
-		return verror_add(e, HUTCH_ERR_POLICY_INVALID, "", "larger than 256 KiB");
-	if (r < 0)
-		return r;
-	r = policy_resolve(text, len, name,
-			   &(struct policy_source){ shown_path, st.st_dev, st.st_ino, dir_index },
-			   ret, e);
-	if (r < 0)
-		return r;
+	if (cache && cache->get(cache->ctx, name, shown_path, &st, ret) == 0) {
+		r = 0;
+	} else {
+		r = fd_slurp(fd, POLICY_MAX_BYTES, &text, &len);
+		if (r == -EFBIG)
+			return verror_add(e, HUTCH_ERR_POLICY_INVALID, "", "larger than 256 KiB");
+		if (r < 0)
+			return r;
+		r = policy_resolve(text, len, name,
+				   &(struct policy_source){ shown_path, st.st_dev, st.st_ino,
+							    dir_index },
+				   ret, e);
+		if (r < 0)
+			return r;
+		/* "extends" anywhere, even in a string: not cached */
+		if (cache && !memmem(text, len, "extends", 7))
+			cache->put(cache->ctx, name, shown_path, &st, ret);
+	}
 	if (!(ret->file = strdup(shown_path))) {
 		policy_free(ret);
 		return -ENOMEM;
@@ -50,6 +59,12 @@ static int load_file(int dir_fd, const char *path, const char *shown_path, const
 }
 
 int policy_load(const char *name_or_path, struct policy *ret, struct verrors *e)
+{
+	return policy_load_cached(name_or_path, NULL, ret, e);
+}
+
+int policy_load_cached(const char *name_or_path, const struct policy_cache *cache,
+		       struct policy *ret, struct verrors *e)
 {
 	if (strchr(name_or_path, '/')) {
 		const char *base = strrchr(name_or_path, '/') + 1;
@@ -61,7 +76,8 @@ int policy_load(const char *name_or_path, struct policy *ret, struct verrors *e)
 		if ((dot = strstr(name, ".json")) && dot[5] == '\0')
 			*dot = '\0';
 		return load_file(AT_FDCWD, name_or_path,
-				 realpath(name_or_path, real) ? real : name_or_path, name, -1, ret, e);
+				 realpath(name_or_path, real) ? real : name_or_path, name, -1, cache,
+				 ret, e);
 	}
 	if (!policy_name_valid(name_or_path))
 		return -ENOENT;
@@ -75,7 +91,7 @@ int policy_load(const char *name_or_path, struct policy *ret, struct verrors *e)
 		snprintf(file, sizeof(file), "%s.json", name_or_path);
 		snprintf(shown, sizeof(shown), "%s/%s", *d, file);
 		r = load_file(dir_fd, file, shown, name_or_path, (int)(d - policy_search_dirs()),
-			      ret, e);
+			      cache, ret, e);
 		if (r != -ENOENT)
 			return r; /* the first directory that has it decides */
 	}

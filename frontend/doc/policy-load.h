@@ -14,4 +14,22 @@
  * no such policy; -EINVAL with e filled when it is invalid. */
 int policy_load(const char *name_or_path, struct policy *ret, struct verrors *e);
 
+/* Parsed policies kept by the identity of their file (jail/policy-cache.c
+ * keeps them where no jail can write). get: 0 and *ret when there is one
+ * for this name, this file and st (device, inode, size, mtime and ctime,
+ * compared in full); put: keep p. Only files without "extends" go
+ * through it: a parent's change would not show in the child's identity. */
+struct stat;
+struct policy_cache {
+	int (*get)(void *ctx, const char *name, const char *file, const struct stat *st,
+		   struct policy *ret);
+	void (*put)(void *ctx, const char *name, const char *file, const struct stat *st,
+		    const struct policy *p);
+	void *ctx;
+};
+
+/* policy_load, through cache when it is not NULL. */
+int policy_load_cached(const char *name_or_path, const struct policy_cache *cache,
+		       struct policy *ret, struct verrors *e);
+
 #endif

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <nettle/sha2.h>
@@ -18,6 +19,7 @@
 #include "fd-util.h"
 #include "spec.h"
 #include "doc/json-util.h"
+#include "doc/mask-pattern.h"
 #include "doc/policy.h"
 #include "doc/strv.h"
 #include "doc/syscall-names.h"
@@ -46,10 +48,14 @@ const struct limit_def limit_defs[LIM_COUNT] = {
 	 * source tree or virtualenv (tens of thousands of files). */
 	[LIM_TMP_INODES] = { "tmp_inodes", 64, 1u << 24, false, 32768 },
 	[LIM_WORK_INODES] = { "work_inodes", 64, 1u << 24, false, 65536 },
+	/* Each overlay's upper layer: a tmpfs of its own, charged like the
+	 * work dir; optional, as policies written before overlays lack them. */
+	[LIM_OVERLAY_BYTES] = { "overlay_bytes", 64 * KB, 1024 * GB, false, 256 * MB },
+	[LIM_OVERLAY_INODES] = { "overlay_inodes", 64, 1u << 24, false, 65536 },
 };
 
 static const char *const net_names[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
-					 [NET_HOST] = "host" };
+					 [NET_HOST] = "host", [NET_PROXY] = "proxy" };
 static const char *const seccomp_names[] = { [SECCOMP_DENY_LIST] = "deny-list",
 					     [SECCOMP_ALLOW_LIST] = "allow-list" };
 static const char *const landlock_names[] = { [LANDLOCK_OFF] = "off",
@@ -197,8 +203,12 @@ static void parse_limits(struct ctx *c, struct json_object *lim)
 			verror_add_key(c->e, INVALID, ptr, "default", "missing");
 		if (json_get_uint(rule, "max", d->min, d->max, INVALID, ptr, c->e, &max) == 0)
 			verror_add_key(c->e, INVALID, ptr, "max", "missing");
-		if (def > max)
+		if (def > max) {
 			verror_add_key(c->e, INVALID, ptr, "default", "above max");
+			verror_given(c->e, "%" PRIu64, def);
+			if (max >= d->min)
+				verror_accept(c->e, "%" PRIu64 " to %" PRIu64 " (max)", d->min, max);
+		}
 		c->p->limits[i] = (struct limit_rule){ def, max };
 	}
 }
@@ -213,10 +223,43 @@ static bool clean_path_or_root(const char *s)
 	return strlen(s) <= HUTCH_SPEC_MAX_PATH && spec_path_is_clean(s, 1);
 }
 
+/* filesystem.hide and filesystem.read_only: optional lists of patterns. */
+static void parse_patterns(struct ctx *c, struct json_object *fs, const char *key,
+			   char ***ret_v, size_t *ret_n)
+{
+	char ptr[VERROR_POINTER_MAX];
+	struct json_object *arr;
+
+	pointer_join_key(ptr, sizeof(ptr), "/filesystem", key);
+	if (json_get_typed(fs, key, json_type_array, INVALID, "/filesystem", c->e, &arr) <= 0)
+		return;
+	if (json_object_array_length(arr) > MASK_PATTERNS_MAX) {
+		verror_add(c->e, INVALID, ptr, "too many patterns");
+		verror_given(c->e, "%zu", json_object_array_length(arr));
+		verror_accept(c->e, "at most %u patterns", MASK_PATTERNS_MAX);
+		return;
+	}
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *s = json_object_array_get_idx(arr, i);
+
+		if (!json_object_is_type(s, json_type_string) ||
+		    mask_pattern_ok(json_object_get_string(s)))
+			continue;
+		verror_add_index(c->e, INVALID, ptr, i, "must be a pattern");
+		verror_accept(c->e, "'/'-separated fnmatch(3) globs and \"**\" (at most %u), "
+			      "no empty, '.' or '..' component, at most %u bytes",
+			      MASK_PATTERN_MAX_STARS, MASK_PATTERN_MAX);
+		verror_accept(c->e, "e.g. **/.env, **/.git/hooks, /work/src/secrets");
+		return;
+	}
+	parse_strings(c, arr, ptr, NULL, NULL, ret_v, ret_n);
+}
+
 static void parse_filesystem(struct ctx *c, struct json_object *fs)
 {
 	static const char *const keys[] = { "binds",	     "usr_symlinks", "work_dir",
-					    "writable_exec", "request_exec", NULL };
+					    "writable_exec", "request_exec", "hide",
+					    "read_only",     NULL };
 	static const char *const bind_keys[] = { "path", "exec", NULL };
 	struct json_object *binds;
 	const char *work = NULL;
@@ -235,6 +278,8 @@ static void parse_filesystem(struct ctx *c, struct json_object *fs)
 		verror_add(c->e, INVALID, "/filesystem/writable_exec", "missing");
 	/* Optional (false when absent): it came after the first release. */
 	json_get_bool(fs, "request_exec", INVALID, "/filesystem", c->e, &c->p->request_exec);
+	parse_patterns(c, fs, "hide", &c->p->hide, &c->p->n_hide);
+	parse_patterns(c, fs, "read_only", &c->p->read_only, &c->p->n_read_only);
 	binds = need(c, fs, "binds", json_type_array, "/filesystem");
 	if (!binds)
 		return;
@@ -316,8 +361,11 @@ static void parse_mount_rules(struct ctx *c, struct json_object *arr)
 				rule->ro = true;
 			else if (strcmp(t, "rw") == 0)
 				rule->rw = true;
+			else if (strcmp(t, "overlay") == 0)
+				rule->overlay = true;
 			else
-				verror_add_index(c->e, INVALID, mptr, k, "must be \"ro\" or \"rw\"");
+				verror_add_index(c->e, INVALID, mptr, k,
+						 "must be \"ro\", \"rw\" or \"overlay\"");
 		}
 	}
 }
@@ -336,8 +384,8 @@ static void parse_counts(struct ctx *c, struct json_object *obj, const char *ptr
 
 static void parse_network(struct ctx *c, struct json_object *net)
 {
-	static const char *const keys[] = { "default", "allow", NULL };
-	struct json_object *allow;
+	static const char *const keys[] = { "default", "allow", "proxy", NULL };
+	struct json_object *allow, *proxy = NULL;
 	const char *def = NULL;
 	int m;
 
@@ -347,21 +395,31 @@ static void parse_network(struct ctx *c, struct json_object *net)
 		struct json_object *s = json_object_array_get_idx(allow, i);
 
 		m = json_object_is_type(s, json_type_string)
-			    ? pick(json_object_get_string(s), net_names, 3)
+			    ? pick(json_object_get_string(s), net_names, NET_MODES)
 			    : -1;
 		if (m < 0)
-			verror_add_index(c->e, INVALID, "/network/allow", i, "must be none, loopback or host");
+			verror_add_index(c->e, INVALID, "/network/allow", i,
+					 "must be none, loopback, host or proxy");
 		else
 			c->p->net_allowed[m] = true;
 	}
 	if (json_get_string(net, "default", 16, INVALID, "/network", c->e, &def) == 0)
 		verror_add(c->e, INVALID, "/network/default", "missing");
 	if (def) {
-		m = pick(def, net_names, 3);
-		if (m < 0 || !c->p->net_allowed[m])
+		m = pick(def, net_names, NET_MODES);
+		if (m < 0 || !c->p->net_allowed[m]) {
 			verror_add(c->e, INVALID, "/network/default", "must be one of the allowed modes");
-		else
+			for (m = 0; m < NET_MODES; m++)
+				if (c->p->net_allowed[m])
+					verror_accept(c->e, "%s", net_names[m]);
+		} else
 			c->p->net_default = (enum net_mode)m;
+	}
+	if (json_get_typed(net, "proxy", json_type_object, INVALID, "/network", c->e, &proxy) > 0) {
+		if (!c->p->net_allowed[NET_PROXY])
+			verror_add(c->e, INVALID, "/network/proxy", "only with \"proxy\" in allow");
+		else
+			policy_proxy_parse(proxy, &c->p->proxy, c->e);
 	}
 }
 
@@ -556,6 +614,11 @@ static struct json_object *jfilesystem(const struct policy *p)
 	json_object_object_add(x, "work_dir", json_object_new_string(p->work_dir));
 	json_object_object_add(x, "writable_exec", json_object_new_boolean(p->writable_exec));
 	json_object_object_add(x, "request_exec", json_object_new_boolean(p->request_exec));
+	/* Only when set: the digests of policies without masks stay. */
+	if (p->n_hide)
+		json_object_object_add(x, "hide", jstrv(p->hide, p->n_hide));
+	if (p->n_read_only)
+		json_object_object_add(x, "read_only", jstrv(p->read_only, p->n_read_only));
 	return x;
 }
 
@@ -571,6 +634,8 @@ static struct json_object *jmounts(const struct policy *p)
 			json_object_array_add(modes, json_object_new_string("ro"));
 		if (p->mount_rules[i].rw)
 			json_object_array_add(modes, json_object_new_string("rw"));
+		if (p->mount_rules[i].overlay)
+			json_object_array_add(modes, json_object_new_string("overlay"));
 		json_object_object_add(m, "modes", modes);
 		json_object_array_add(x, m);
 	}
@@ -582,10 +647,13 @@ static struct json_object *jnetwork(const struct policy *p)
 	struct json_object *x = json_object_new_object(), *y = json_object_new_array();
 
 	json_object_object_add(x, "default", json_object_new_string(net_names[p->net_default]));
-	for (int m = 0; m < 3; m++)
+	for (int m = 0; m < NET_MODES; m++)
 		if (p->net_allowed[m])
 			json_object_array_add(y, json_object_new_string(net_names[m]));
 	json_object_object_add(x, "allow", y);
+	/* Only with proxy allowed: the other policies' digests stay. */
+	if (p->net_allowed[NET_PROXY])
+		json_object_object_add(x, "proxy", policy_proxy_json(&p->proxy));
 	return x;
 }
 
@@ -671,7 +739,7 @@ static struct json_object *jon_limit(const struct policy *p)
 /* Fixed member order, no whitespace, every field present: two policies
  * that mean the same print the same, whatever their files looked like.
  * Each member in the order of hutch-policy(5). */
-static char *canonical_json(const struct policy *p)
+char *policy_canonical(const struct policy *p)
 {
 	_cleanup_json_ struct json_object *o = json_object_new_object();
 	struct json_object *env = jenv(p);
@@ -717,11 +785,20 @@ static void parse_landlock(struct ctx *c, struct json_object *root)
 int policy_parse(const char *text, size_t len, const char *name, struct policy *ret,
 		 struct verrors *e)
 {
+	_cleanup_json_ struct json_object *root = NULL;
+
+	if (json_parse_strict(text, len, INVALID, e, &root) < 0)
+		return -EINVAL;
+	return policy_parse_tree(root, name, ret, e);
+}
+
+int policy_parse_tree(struct json_object *root, const char *name, struct policy *ret,
+		      struct verrors *e)
+{
 	static const char *const keys[] = { "version",	"description", "limits",   "filesystem",
 					    "mounts",	"files",       "collect",  "network",
 					    "env",	"seccomp",     "landlock", "user",
 					    "requires", "on_limit",    "hostname", NULL };
-	_cleanup_json_ struct json_object *root = NULL;
 	struct policy p = { 0 };
 	struct ctx c = { .e = e, .p = &p };
 	struct json_object *v;
@@ -729,8 +806,7 @@ int policy_parse(const char *text, size_t len, const char *name, struct policy *
 	const char *s = NULL;
 	uint64_t version = 0;
 
-	if (json_parse_strict(text, len, INVALID, e, &root) < 0)
-		return -EINVAL;
+	policy_proxy_init(&p.proxy);
 	json_check_keys(root, keys, INVALID, "", e);
 	if (json_get_uint(root, "version", 1, 1, INVALID, "", e, &version) == 0)
 		verror_add(e, INVALID, "/version", "missing");
@@ -777,7 +853,7 @@ int policy_parse(const char *text, size_t len, const char *name, struct policy *
 		policy_free(&p);
 		return -EINVAL;
 	}
-	p.canonical = canonical_json(&p);
+	p.canonical = policy_canonical(&p);
 	if (!p.canonical) {
 		policy_free(&p);
 		return verror_add(e, HUTCH_ERR_INTERNAL, "", "out of memory");
@@ -865,6 +941,9 @@ void policy_free(struct policy *p)
 	strv_free(p->env_allow, p->n_env_allow);
 	strv_free(p->env_allow_prefixes, p->n_env_allow_prefixes);
 	strv_free(p->syscalls, p->n_syscalls);
+	strv_free(p->hide, p->n_hide);
+	strv_free(p->read_only, p->n_read_only);
+	policy_proxy_free(&p->proxy);
 	free(p->canonical);
 	*p = (struct policy){ 0 };
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "doc/plan.h"
+#include "doc/policy-proxy.h"
 #include "doc/verror.h"
 
 #define POLICY_MAX_BYTES (256u << 10)
@@ -30,6 +31,8 @@ enum limit_id {
 	LIM_WORK_BYTES,
 	LIM_TMP_INODES,
 	LIM_WORK_INODES,
+	LIM_OVERLAY_BYTES,	/* each --overlay's upper tmpfs */
+	LIM_OVERLAY_INODES,
 	LIM_COUNT
 };
 
@@ -53,6 +56,7 @@ struct policy_bind {
 struct policy_mount_rule {
 	char *prefix;	/* request binds may come from at or below this */
 	bool ro, rw;	/* with these modes */
+	bool overlay;	/* copy-on-write (--overlay) */
 };
 
 enum requirement {
@@ -75,13 +79,18 @@ struct policy {
 	char *work_dir;
 	bool writable_exec;
 	bool request_exec;	/* request binds are mounted executable */
+	char **hide;		/* mask patterns (doc/mask-pattern.h) */
+	size_t n_hide;
+	char **read_only;	/* protected subpaths of writable binds */
+	size_t n_read_only;
 	char *hostname;
 	struct policy_mount_rule *mount_rules;
 	size_t n_mount_rules;
 	uint64_t files_max_count, files_max_bytes;
 	uint64_t collect_max_count, collect_max_bytes;
 	enum net_mode net_default;
-	bool net_allowed[3];	/* by enum net_mode */
+	bool net_allowed[NET_MODES];	/* by enum net_mode */
+	struct policy_proxy proxy;	/* network.proxy, when "proxy" is allowed */
 	char **env_set;		/* "NAME=value" */
 	size_t n_env_set;
 	char **env_allow;	/* names a request may set */
@@ -105,6 +114,18 @@ struct policy {
  * (policy_invalid, every problem found) and returns -EINVAL. */
 int policy_parse(const char *text, size_t len, const char *name, struct policy *ret,
 		 struct verrors *e);
+
+/* The canonical JSON text of p (what p->canonical holds once parsed;
+ * every field but name and file), malloc'd; NULL without memory. */
+char *policy_canonical(const struct policy *p);
+
+struct json_object;
+
+/* The same, for a document json_parse_strict already read (root stays
+ * the caller's; the policy copies what it keeps). policy_resolve hands
+ * a file without "extends" over this way instead of parsing it twice. */
+int policy_parse_tree(struct json_object *root, const char *name, struct policy *ret,
+		      struct verrors *e);
 
 /* A policy name: 1-64 of [a-z0-9_-], starting with a letter or digit. */
 bool policy_name_valid(const char *s);

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,24 +262,48 @@ static uint8_t *failed_by_hand(uint64_t id, size_t *ret_len)
 	return buf;
 }
 
-uint8_t *proto_failed_at(uint64_t id, enum hutch_err code, const char *reason,
-			 const char *pointer, size_t *ret_len)
+void proto_oversized_words(const uint8_t *hdr, uint32_t max, enum hutch_err *ret_code, char *buf,
+			   size_t cap)
+{
+	const char *foreign = frame_foreign_stream(hdr);
+
+	if (foreign) {
+		*ret_code = HUTCH_ERR_PROTOCOL_ERROR;
+		snprintf(buf, cap, "not hutch framing: the stream starts as %s; hutch serve speaks "
+			 "frames of a 4-byte big-endian length and that many bytes of JSON "
+			 "(hutch-protocol(7))", foreign);
+		return;
+	}
+	*ret_code = HUTCH_ERR_FRAME_OVERSIZED;
+	snprintf(buf, cap, "a frame header announced %" PRIu32 " bytes; the limit is %" PRIu32
+		 " bytes (--max-frame)", frame_decode_header(hdr), max);
+}
+
+uint8_t *proto_failed_accepting(uint64_t id, enum hutch_err code, const char *reason,
+				const char *pointer, const char *accepted, size_t *ret_len)
 {
 	struct json_object *p = json_object_new_object();
 	uint8_t *frame = NULL;
-	char msg[320];
+	char msg[VERROR_ACCEPTED_MAX + VERROR_POINTER_MAX + 512];
 
 	snprintf(msg, sizeof(msg), "%s%s%s", hutch_err_message(code), reason ? ": " : "",
 		 reason ? reason : "");
 	if (!p || proto_add(p, "code", json_object_new_string(hutch_err_name(code))) < 0 ||
 	    proto_add(p, "message", json_object_new_string(msg)) < 0 ||
-	    (pointer && proto_add(p, "pointer", json_object_new_string(pointer)) < 0)) {
+	    (pointer && proto_add(p, "pointer", json_object_new_string(pointer)) < 0) ||
+	    (accepted && json_add_list(p, "accepted", accepted) < 0)) {
 		json_object_put(p);
 		return failed_by_hand(id, ret_len);
 	}
 	if (proto_render(id, "failed", p, &frame, ret_len) < 0)
 		return failed_by_hand(id, ret_len);
 	return frame;
+}
+
+uint8_t *proto_failed_at(uint64_t id, enum hutch_err code, const char *reason,
+			 const char *pointer, size_t *ret_len)
+{
+	return proto_failed_accepting(id, code, reason, pointer, NULL, ret_len);
 }
 
 uint8_t *proto_failed(uint64_t id, enum hutch_err code, const char *reason, size_t *ret_len)

@@ -56,5 +56,16 @@ uint8_t *proto_failed(uint64_t id, enum hutch_err code, const char *reason, size
  * leaves it out, as proto_failed does. */
 uint8_t *proto_failed_at(uint64_t id, enum hutch_err code, const char *reason,
 			 const char *pointer, size_t *ret_len);
+/* A connection's first header over the frame limit, as the failed event
+ * says it: a stream that is not hutch framing (frame_foreign_stream) is
+ * protocol_error naming what it looks like; any other is frame_oversized
+ * naming the length read and the limit. *ret_code and buf are written. */
+void proto_oversized_words(const uint8_t *hdr, uint32_t max, enum hutch_err *ret_code, char *buf,
+			   size_t cap);
+
+/* The same with the refusal's "accepted" list (verror.h's '\n'-ended
+ * values; "" or NULL for none), as a result document's error has it. */
+uint8_t *proto_failed_accepting(uint64_t id, enum hutch_err code, const char *reason,
+				const char *pointer, const char *accepted, size_t *ret_len);
 
 #endif

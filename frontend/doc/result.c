@@ -16,8 +16,11 @@
 #include "errors.h"
 #include "frame-codec.h"
 #include "status.h"
+#include "doc/json-util.h"
 #include "doc/request.h"
 #include "doc/result.h"
+#include "doc/result-limits.h"
+#include "doc/result-net.h"
 #include "doc/text.h"
 
 /* json-c's json_escape_str: two bytes for the short escapes, six for
@@ -170,8 +173,8 @@ static struct json_object *jjail(const struct jail_report *jr, const struct plan
 {
 	static const char *const ns[] = { "user", "mount", "pid", "ipc", "uts", "cgroup" };
 	static const char *const nets[] = { [NET_NONE] = "none", [NET_LOOPBACK] = "loopback",
-					    [NET_HOST] = "host" };
-	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+					    [NET_HOST] = "host", [NET_PROXY] = "proxy" };
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array(), *t;
 	enum net_mode net = plan ? plan->network : jr && jr->have_modes ? jr->network : NET_NONE;
 	enum seccomp_mode sc = plan ? plan->seccomp : jr && jr->have_modes ? jr->seccomp
 									  : SECCOMP_DENY_LIST;
@@ -192,6 +195,10 @@ static struct json_object *jjail(const struct jail_report *jr, const struct plan
 	put(o, "cgroup", json_object_new_string(jr && jr->cgroup ? jr->cgroup : "unavailable"), ok);
 	/* Every policy's filter refuses it: filter.c add_memfd_rules. */
 	put(o, "memfd_exec", json_object_new_string("refused"), ok);
+	if (jr && (t = timings_json(&jr->timings)))
+		put(o, "timings", t, ok);
+	if (plan && plan->masks_report.walked)
+		put(o, "masks", result_masks_json(&plan->masks_report), ok);
 	return o;
 }
 
@@ -199,10 +206,13 @@ static struct json_object *jerror(enum hutch_err code, const char *pointer, cons
 				  const char *detail, bool *ok)
 {
 	struct json_object *o = json_object_new_object();
-	char msg[512];
+	char msg[1536];
 
 	snprintf(msg, sizeof(msg), "%s%s%s%s%s", hutch_err_message(code), reason ? ": " : "",
 		 reason ? reason : "", detail ? ": " : "", detail ? detail : "");
+	/* A reason may name a file the caller gave (a policy's path, any
+	 * bytes) and a long one is cut: JSON text needs whole UTF-8. */
+	text_shown(msg, sizeof(msg), msg);
 	put(o, "code", json_object_new_string(hutch_err_name(code)), ok);
 	put(o, "message", json_object_new_string(msg), ok);
 	if (pointer)
@@ -246,6 +256,30 @@ struct json_object *result_for_error(enum hutch_err code, const char *pointer,
 	else
 		put_null(d, "jail", &ok);
 	return checked(d, ok);
+}
+
+struct json_object *result_for_verror(const struct verror *v, const struct jail_report *jr)
+{
+	char words[VERROR_ACCEPTED_MAX + VERROR_ALLOWED_BY_MAX + 512];
+	size_t n;
+	struct json_object *d, *err;
+
+	/* verror_message's words with the file between the detail and the
+	 * accepted values: "unknown field: in /etc/hutch/policy.d/x.json". */
+	n = (size_t)snprintf(words, sizeof(words), "%s%s%s%s%s%s%s%s", v->reason,
+			     v->given[0] ? " (given " : "", v->given, v->given[0] ? ")" : "",
+			     v->detail[0] || v->file ? ": " : "", v->detail,
+			     v->detail[0] && v->file ? ", " : "", v->file ? "in " : "");
+	if (v->file && n < sizeof(words))
+		n += (size_t)snprintf(words + n, sizeof(words) - n, "%s", v->file);
+	if (n < sizeof(words))
+		verror_accepted_words(v, words + n, sizeof(words) - n);
+	d = result_for_error(v->code, v->pointer[0] ? v->pointer : NULL, words, NULL, jr);
+	if (d && json_object_object_get_ex(d, "error", &err) && json_add_accepted(err, v) < 0) {
+		json_object_put(d);
+		return NULL;
+	}
+	return d;
 }
 
 enum hutch_err result_check_frame(const struct capture *out, size_t *ret_off, size_t *ret_len)
@@ -439,6 +473,8 @@ static void put_usage(struct json_object *d, const struct outcome *o, bool *ok)
 			    json_object_new_int64((int64_t)o->memory_peak_bytes), ok);
 		put(u, "forks_refused", json_object_new_int64((int64_t)o->forks_refused), ok);
 	}
+	if (o->net.proxy)
+		put(u, "network_bytes", json_object_new_int64((int64_t)o->net.bytes), ok);
 	put(d, "usage", u, ok);
 }
 
@@ -463,12 +499,26 @@ struct json_object *result_for_outcome(const struct plan *plan, const struct out
 	d = base_doc(&ok);
 	put_status(d, o, &ok);
 	put_error(d, o, &ok);
+	if (o->memory_limit) {
+		put(d, "limit", json_object_new_string("memory"), &ok);
+		put(d, "limit_detail", json_object_new_string(o->memory_detail), &ok);
+	}
+	if (o->partial)
+		put(d, "partial", json_object_new_boolean(true), &ok);
 	put_stream(d, "stdout", &o->out, &o->show_out, o->output_withheld, &ok);
 	put_stream(d, "stderr", &o->errc, &o->show_err, o->output_withheld, &ok);
 	put_files(d, files, !o->output_withheld, &ok);
+	if (o->changes.present) {
+		put(d, "changes",
+		    change_set_json(&o->changes, o->changes.exported && !o->output_withheld, false),
+		    &ok);
+		put(d, "changes_omitted", json_object_new_int64((int64_t)o->changes.omitted), &ok);
+	}
 	put_denials(d, o, &ok);
 	put_explain(d, o, &ok);
 	put_usage(d, o, &ok);
+	if (o->net.proxy)
+		put(d, "network", result_network_json(&o->net), &ok);
 	if (o->cgroup_applied)
 		j.cgroup = "applied";
 	put(d, "jail", jjail(&j, plan, &ok), &ok);
@@ -525,16 +575,23 @@ static void print_oom(struct json_object *doc)
 void result_print_error(struct json_object *doc)
 {
 	struct json_object *err, *code, *msg, *ptr;
+	char shown[PATH_MAX + 1024];
 
 	print_oom(doc);
+	result_print_limits(doc);
 
 	if (!json_object_object_get_ex(doc, "error", &err) || !err ||
 	    !json_object_object_get_ex(err, "code", &code) ||
 	    !json_object_object_get_ex(err, "message", &msg))
 		return;
-	fprintf(stderr, "hutch: %s: %s", json_object_get_string(code), json_object_get_string(msg));
-	if (json_object_object_get_ex(err, "pointer", &ptr) && ptr)
-		fprintf(stderr, " (at %s)", json_object_get_string(ptr));
+	/* One line of plain text, whatever a message composed at run time
+	 * repeats (a path the caller named). */
+	text_shown(shown, sizeof(shown), json_object_get_string(msg));
+	fprintf(stderr, "hutch: %s: %s", json_object_get_string(code), shown);
+	if (json_object_object_get_ex(err, "pointer", &ptr) && ptr) {
+		text_shown(shown, sizeof(shown), json_object_get_string(ptr));
+		fprintf(stderr, " (at %s)", shown);
+	}
 	fputc('\n', stderr);
 }
 

@@ -33,6 +33,7 @@ struct jail_report {
 	bool have_modes;
 	enum net_mode network;
 	enum seccomp_mode seccomp;
+	struct jail_timings timings;	/* "timings", when any step was marked */
 };
 
 /* A failure before anything ran (validation, policy, probe). NULL only
@@ -40,6 +41,11 @@ struct jail_report {
 struct json_object *result_for_error(enum hutch_err code, const char *pointer,
 				     const char *reason, const char *detail,
 				     const struct jail_report *jr);
+
+/* A validation error's result: result_for_error with the words of
+ * verror_message (and "in FILE" for an error inside a policy file) as
+ * the message, and the error's "accepted" and "allowed_by" lists. */
+struct json_object *result_for_verror(const struct verror *v, const struct jail_report *jr);
 
 /* A run's outcome, as run/classify.c settled it: its status, error and
  * words, and the streams and files as show_out, show_err and

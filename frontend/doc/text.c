@@ -93,3 +93,36 @@ int base64_decode_strict(const char *s, size_t len, uint8_t **ret, size_t *ret_l
 	*ret_len = out_len;
 	return 0;
 }
+
+/* A C1 control is two bytes of UTF-8 a terminal may obey: U+009B is
+ * ESC [. */
+size_t text_shown_len(const char *s)
+{
+	const uint8_t *u = (const uint8_t *)s;
+	size_t len = u[0] < 0x80 ? 1 : (u[0] & 0xe0) == 0xc0 ? 2 : (u[0] & 0xf0) == 0xe0 ? 3
+		   : (u[0] & 0xf8) == 0xf0 ? 4 : 0;
+
+	if (len == 0 || !utf8_valid(u, len) || u[0] < 0x20 || u[0] == 0x7f ||
+	    (u[0] == 0xc2 && u[1] < 0xa0))
+		return 0;
+	return len;
+}
+
+void text_shown(char *dst, size_t cap, const char *src)
+{
+	size_t n = 0;
+
+	for (const char *k = src; *k;) {
+		size_t len = text_shown_len(k);
+
+		if (n + (len ? len : 1) >= cap)
+			break;
+		if (len)
+			memmove(dst + n, k, len);	/* dst may be src */
+		else
+			dst[n] = '?';
+		n += len ? len : 1;
+		k += len ? len : 1;
+	}
+	dst[n] = '\0';
+}

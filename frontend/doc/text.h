@@ -11,6 +11,15 @@
 /* Strict UTF-8: no overlongs, surrogates or code points past U+10FFFF. */
 bool utf8_valid(const uint8_t *s, size_t n);
 
+/* src as it may be shown in a message into dst (cap > 0 bytes, always
+ * terminated): '?' for each byte of a control character (C0, DEL, C1) or
+ * of what is not UTF-8, and a cut that never splits a character, so a
+ * refusal that repeats what was given stays one line of valid UTF-8.
+ * dst may be src. */
+void text_shown(char *dst, size_t cap, const char *src);
+/* The length of the character at s when text_shown keeps it, else 0. */
+size_t text_shown_len(const char *s);
+
 /* Padded base64 of data into a fresh string; NULL on no memory. */
 char *base64_encode_alloc(const uint8_t *data, size_t len);
 

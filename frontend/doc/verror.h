@@ -13,6 +13,8 @@
 
 #define VERROR_MAX 64
 #define VERROR_POINTER_MAX 256
+#define VERROR_ACCEPTED_MAX 512
+#define VERROR_ALLOWED_BY_MAX 96
 
 struct verror {
 	enum hutch_err code;
@@ -20,6 +22,15 @@ struct verror {
 	const char *reason;	/* fixed text: "unknown field", "must be an integer" */
 	const char *file;	/* the policy file the pointer is in, or NULL */
 	char detail[64];	/* "" or a number of the policy's: "3600000" */
+	/* What was given, when it is safe to repeat (a number, an enum's
+	 * word): never a path, a name or a value of the request's. */
+	char given[24];
+	/* What the field accepts, each value ended by '\n': "loopback",
+	 * "/srv (ro, rw)", "1 to 604800000 (milliseconds)". */
+	char accepted[VERROR_ACCEPTED_MAX];
+	/* Shipped policies that would accept what was refused, each ended
+	 * by '\n'. */
+	char allowed_by[VERROR_ALLOWED_BY_MAX];
 };
 
 struct verrors {
@@ -41,6 +52,33 @@ int verror_add_index(struct verrors *e, enum hutch_err code, const char *parent,
 /* Note a detail on the error added last ("3600000" after "above the
  * policy's maximum"): the policy's numbers, never the request's content. */
 void verror_detail(struct verrors *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The refusal-message machinery: every refusal says what was given and
+ * what is accepted. Each call applies to the error added last (nothing
+ * when there is none); a list that would overflow keeps what fits and
+ * ends in "...". Control bytes become '?'.
+ * verror_given: the value given, when safe to repeat (see struct verror).
+ * verror_accept: one accepted value (printf format).
+ * verror_accept_names: each non-NULL word of an enum's name table.
+ * verror_allowed_by: a shipped policy that would accept it. */
+void verror_given(struct verrors *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void verror_accept(struct verrors *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void verror_accept_names(struct verrors *e, const char *const *names, size_t n);
+void verror_allowed_by(struct verrors *e, const char *policy);
+
+/* The list's values one by one: *pos starts at list; returns the next
+ * value's length and sets *ret_value, 0 at the end. */
+size_t verror_list_next(const char **pos, const char **ret_value);
+
+/* The accepted values and the policies in words, for the end of a
+ * message: "; accepted: none, loopback; the shipped policy network allows
+ * it (--policy network)", or "" when the error names neither. Always
+ * NUL-terminated. */
+void verror_accepted_words(const struct verror *v, char *buf, size_t cap);
+
+/* The whole message of v after its code, as `hutch run` and serve say
+ * it: "REASON[ (given GIVEN)][: DETAIL][; accepted: ...][; ...]". */
+void verror_message(const struct verror *v, char *buf, size_t cap);
 
 /* A stable copy of s for a reason or file name composed at run time
  * (a policy's name, the directories searched, a chain of files): kept

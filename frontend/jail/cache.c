@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -29,52 +31,104 @@ static bool private_dir(int fd)
 	       (st.st_mode & 077) == 0;
 }
 
-/* Where the cache goes: under the caller's runtime directory when that is
- * private, else /dev/shm. Both are per boot, as a probe verdict should be. */
-static char *cache_path(void)
+/* The roots no request bind of any policy can reach, whatever the
+ * caller's environment: cache_overlaps refuses every bind that overlaps
+ * one, for every caller. The cache is loaded from below these only. */
+static const char *const unbindable[] = { SHM_ROOT, RUN_USER_ROOT, NULL };
+
+/* XDG_RUNTIME_DIR when it lies strictly below an unbindable root, has no
+ * component starting with a dot (so no "." or ".."), is reached without
+ * following a link in any component and is ours with no group or other
+ * access; -1 otherwise. A
+ * runtime directory anywhere else (/tmp/1000-runtime-dir, as some session
+ * managers and containers set it) is not used: a jail of the same user
+ * started without that variable could bind it (issue 19). */
+static int open_runtime_dir(void)
 {
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
-	char *path = NULL;
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	bool below = false;
+	long fd;
 
-	if (xdg && xdg[0] == '/') {
-		_cleanup_close_ int fd = open(xdg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		if (fd >= 0 && private_dir(fd))
-			return asprintf(&path, "%s/hutch", xdg) < 0 ? NULL : path;
+	if (!xdg || xdg[0] != '/' || strstr(xdg, "/."))
+		return -1;
+	for (size_t i = 0; unbindable[i]; i++)
+		below |= path_at_or_below(xdg, unbindable[i]) &&
+			 xdg[strlen(unbindable[i]) + strspn(xdg + strlen(unbindable[i]), "/")];
+	if (!below)
+		return -1;
+	fd = syscall(SYS_openat2, AT_FDCWD, xdg, &how, sizeof(how));
+	if (fd < 0)
+		return -1;
+	if (!private_dir((int)fd)) {
+		close((int)fd);
+		return -1;
 	}
-	return asprintf(&path, SHM_ROOT "/hutch-%u", (unsigned)geteuid()) < 0 ? NULL : path;
+	return (int)fd;
 }
 
-/* The cache directory, opened without following a link; -1 when there is
- * none we can trust. */
-static int open_dir(char **ret_path)
+/* The directory the cache lives in is name beneath the returned fd:
+ * hutch/ in a runtime directory open_runtime_dir accepts, else
+ * /dev/shm/hutch-UID (shm holds that name). Both are per boot, as a probe
+ * verdict should be. -1 without /dev/shm. */
+static int open_base(char shm[64], const char **ret_name)
 {
-	_cleanup_free_ char *path = cache_path();
+	int base = open_runtime_dir();
+
+	*ret_name = "hutch";
+	if (base >= 0)
+		return base;
+	snprintf(shm, 64, "hutch-%u", (unsigned)geteuid());
+	*ret_name = shm;
+	return open(SHM_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* The cache's directory, opened with no link followed, or -1. */
+static int open_dir(void)
+{
+	char shm[64];
+	const char *name;
+	_cleanup_close_ int base = open_base(shm, &name);
 	int fd;
 
-	if (!path || (mkdir(path, 0700) < 0 && errno != EEXIST))
+	if (base < 0)
 		return -1;
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (mkdirat(base, name, 0700) < 0 && errno != EEXIST)
+		return -1;
+	fd = openat(base, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (!private_dir(fd)) {
 		close(fd);
 		return -1;
 	}
-	if (ret_path)
-		*ret_path = TAKE_PTR(path);
 	return fd;
 }
 
-char *cache_dir(void)
+const char *cache_problem(char *buf, size_t cap)
 {
-	char *path = NULL;
-	int fd = open_dir(&path);
+	char shm[64];
+	const char *name;
+	_cleanup_close_ int base = open_base(shm, &name);
+	struct stat st;
 
-	if (fd < 0)
+	if (base < 0) {
+		snprintf(buf, cap, "no %s to keep it in", SHM_ROOT);
+		return buf;
+	}
+	if (fstatat(base, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return NULL;	/* made at the next run */
+	if (S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0)
 		return NULL;
-	close(fd);
-	return path;
+	/* /dev/shm is anyone's: another user may have made the name first. */
+	snprintf(buf, cap, "%s%s: %s%u and mode %04o, not this user's alone: not used, so every "
+		 "run probes and compiles its filter afresh (its owner or root can remove it)",
+		 name == shm ? SHM_ROOT "/" : "$XDG_RUNTIME_DIR/", name,
+		 S_ISLNK(st.st_mode) ? "a symbolic link, owner " : S_ISDIR(st.st_mode)
+		 ? "a directory, owner " : "not a directory, owner ",
+		 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+	return buf;
 }
 
 static bool name_ok(const char *name)
@@ -89,7 +143,7 @@ int cache_read(const char *name, size_t max, uint8_t **ret, size_t *ret_len)
 	char *buf;
 	int r;
 
-	if (!name_ok(name) || (dir_fd = open_dir(NULL)) < 0)
+	if (!name_ok(name) || (dir_fd = open_dir()) < 0)
 		return -ENOENT;
 	fd = openat(dir_fd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
@@ -112,7 +166,7 @@ void cache_write(const char *name, const void *data, size_t len)
 	char tmp[NAME_MAX + 1];
 	int fd, n;
 
-	if (!name_ok(name) || (dir_fd = open_dir(NULL)) < 0)
+	if (!name_ok(name) || (dir_fd = open_dir()) < 0)
 		return;
 	n = snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", name, (int)getpid());
 	if (n < 0 || (size_t)n >= sizeof(tmp))
@@ -133,7 +187,7 @@ void cache_remove(const char *name)
 {
 	_cleanup_close_ int dir_fd = -1;
 
-	if (name_ok(name) && (dir_fd = open_dir(NULL)) >= 0)
+	if (name_ok(name) && (dir_fd = open_dir()) >= 0)
 		(void)unlinkat(dir_fd, name, 0);
 }
 
@@ -147,8 +201,8 @@ static bool overlaps_real(const char *src, const char *p)
 
 bool cache_overlaps(const char *src)
 {
-	_cleanup_free_ char *mine = cache_path();
-
-	return overlaps_real(src, SHM_ROOT) || overlaps_real(src, RUN_USER_ROOT) ||
-	       (mine && overlaps_real(src, mine));
+	for (size_t i = 0; unbindable[i]; i++)
+		if (overlaps_real(src, unbindable[i]))
+			return true;
+	return false;
 }

@@ -2,23 +2,23 @@
  * compiled seccomp programs, keyed by digests) and the rule that keeps it
  * out of every jail's reach.
  *
- * The cache lives in a per-boot runtime directory, $XDG_RUNTIME_DIR/hutch
- * when that is the caller's own 0700 directory, else /dev/shm/hutch-UID;
- * never under a home, /tmp or anything else a policy lets a request bind.
- * Every directory and entry is opened without following links and trusted
- * only when owned by the caller with no group or other access (entries:
- * regular, one link). A request bind that would reach a cache directory
- * is refused (cache_overlaps), so no jail can write what a later run
- * loads. Frontend only. */
+ * The cache lives in a per-boot directory no request bind of any policy
+ * can cover, whoever the caller and whatever its environment: hutch/ in
+ * $XDG_RUNTIME_DIR only when that lies below /dev/shm or /run/user (as
+ * /run/user/UID does), else /dev/shm/hutch-UID; never a runtime directory
+ * anywhere else (issue 19: XDG_RUNTIME_DIR=/tmp/1000-runtime-dir was
+ * bound by a jail of a caller without the variable). Every directory and
+ * entry is opened without following links and trusted only when owned by
+ * the caller with no group or other access (entries: regular, one link).
+ * A request bind that overlaps /dev/shm or /run/user is refused
+ * (cache_overlaps), so no jail can write what a later run loads.
+ * Frontend only. */
 #ifndef HUTCH_CACHE_H
 #define HUTCH_CACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* The directory (malloc'd), created if needed; NULL when none will do. */
-char *cache_dir(void);
 
 /* Read the cache entry NAME whole (at most max bytes). 0 and a malloc'd
  * buffer, or -errno (-ENOENT when absent or no cache; -EPERM when the
@@ -32,11 +32,16 @@ void cache_write(const char *name, const void *data, size_t len);
 /* Remove NAME, if it is there: a verdict that no longer holds. */
 void cache_remove(const char *name);
 
-/* True when a bind of the canonical host path src would reach a cache
- * directory of any user: src is one, lies inside one, or contains one.
- * Covers this caller's directory and the roots other users' caches live
- * under (/dev/shm, /run/user), since a root caller's jail runs as another
- * user whose cache it must not reach either. */
+/* Why the cache's directory is not used (another user made it first in
+ * /dev/shm, a link, group or other access), in words for `hutch probe`,
+ * or NULL when it is or will be. Runs stay correct either way: an
+ * unusable cache is no cache. */
+const char *cache_problem(char *buf, size_t cap);
+
+/* True when a bind of the canonical host path src would reach where a
+ * cache of any user could be: src is, lies inside or contains /dev/shm or
+ * /run/user (a root caller's jail runs as another user, whose cache it
+ * must not reach either). */
 bool cache_overlaps(const char *src);
 
 #endif

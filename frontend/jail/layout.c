@@ -3,7 +3,7 @@
  * binds (but those of the synthetic /etc files), the merged-/usr symlinks
  * as on the host, synthetic /etc files (passwd, group, hosts, nsswitch.conf),
  * /proc, a minimal /dev, /tmp, the working directory, the staged input
- * files, and last the request's binds. Frontend only. */
+ * files, the request's binds, and last the masks inside them. Frontend only. */
 #include "config.h"
 
 #include <errno.h>
@@ -242,8 +242,10 @@ static void layout_settings(struct layout *l, const struct plan *plan, bool is_r
 	l->sp.flags = HUTCH_SPEC_NS_PID | HUTCH_SPEC_NS_IPC | HUTCH_SPEC_NS_UTS | HUTCH_SPEC_NS_CGROUP;
 	if (plan->network != NET_HOST)
 		l->sp.flags |= HUTCH_SPEC_NS_NET;
-	if (plan->network == NET_LOOPBACK)
+	if (plan->network == NET_LOOPBACK || plan->network == NET_PROXY)
 		l->sp.flags |= HUTCH_SPEC_NET_LOOPBACK;
+	if (plan->network == NET_PROXY)
+		l->sp.flags |= HUTCH_SPEC_NET_PROXY;
 	if (plan->landlock != LANDLOCK_OFF)
 		l->sp.flags |= HUTCH_SPEC_LANDLOCK;
 	if (plan->landlock == LANDLOCK_REQUIRED)
@@ -270,6 +272,56 @@ static void layout_settings(struct layout *l, const struct plan *plan, bool is_r
 static uint16_t rw_idmap(const struct layout *l)
 {
 	return l->is_root ? HUTCH_MF_IDMAP : 0;
+}
+
+/* Masks after everything they cover (hutch-exec's masks.c): the pins,
+ * so that a protected path's parents are mount points before anything
+ * is bound beneath them, then the read-only paths, then the hidden. */
+static int layout_masks(struct layout *l, const struct plan *plan)
+{
+	static const uint8_t kind[] = { [MASK_PIN] = HUTCH_MOUNT_PIN,
+					[MASK_READ_ONLY] = HUTCH_MOUNT_READONLY,
+					[MASK_HIDE] = HUTCH_MOUNT_HIDE };
+
+	for (int k = MASK_PIN; k <= MASK_HIDE; k++)
+		for (size_t i = 0; i < plan->n_masks; i++)
+			if (plan->masks[i].kind == (enum plan_mask_kind)k &&
+			    !add(l, kind[k], plan->masks[i].target))
+				return -E2BIG;
+	return 0;
+}
+
+/* Copy-on-write (hutch-exec's overlay.c): the source is the lower layer,
+ * the upper a tmpfs bounded like the work dir. A root caller's lower is
+ * idmapped as its --rw binds are, or the jail's user could change only
+ * what "other" may write, and copy-up would fail on unmapped owners. */
+static int add_overlay(struct layout *l, const struct plan *plan, const struct plan_mount *pm)
+{
+	struct spec_mount *m = add(l, HUTCH_MOUNT_OVERLAY, pm->target);
+
+	if (!m)
+		return -E2BIG;
+	m->source = pm->source;
+	m->mode = 0700;
+	m->size_bytes = plan->limits.overlay_bytes;
+	m->inodes = plan->limits.overlay_inodes;
+	m->flags = rw_idmap(l) | (pm->exec ? HUTCH_MF_EXEC : 0);
+	return 0;
+}
+
+/* The binds of passed descriptors: the helper gets each as the next fd
+ * of its range (hutch-abi.h), in mount order. narrow.c admits no more
+ * than fit; more would be -E2BIG, never a bind by path. */
+static int pass_bind_fds(struct layout *l, const struct plan *plan)
+{
+	for (size_t i = 0; i < plan->n_mounts; i++) {
+		if (!plan->mounts[i].by_fd)
+			continue;
+		if (l->n_bind_fds >= HUTCH_BIND_FDS_MAX)
+			return -E2BIG;
+		l->bind_fds[l->n_bind_fds++] = plan->mounts[i].fd;
+	}
+	return 0;
 }
 
 /* The mounts, in the order the file's opening comment gives. */
@@ -308,10 +360,15 @@ static int layout_mounts(struct layout *l, const struct plan *plan)
 	}
 	/* The request's binds last: they may land inside the working dir. */
 	for (size_t i = 0; i < plan->n_mounts && r == 0; i++)
-		r = add_bind(l, plan->mounts[i].source, plan->mounts[i].target,
-			     (plan->mounts[i].rw ? HUTCH_MF_RW | rw_idmap(l) : 0) |
-				     (plan->mounts[i].exec ? HUTCH_MF_EXEC : 0));
-	return r;
+		r = plan->mounts[i].overlay
+			    ? add_overlay(l, plan, &plan->mounts[i])
+			    : add_bind(l, plan->mounts[i].source, plan->mounts[i].target,
+				       (plan->mounts[i].rw ? HUTCH_MF_RW | rw_idmap(l) : 0) |
+					       (plan->mounts[i].exec ? HUTCH_MF_EXEC : 0) |
+					       (plan->mounts[i].by_fd ? HUTCH_MF_FD : 0));
+	if (r == 0)
+		r = pass_bind_fds(l, plan);
+	return r < 0 ? r : layout_masks(l, plan);
 }
 
 int layout_build(const struct plan *plan, bool is_root, uint8_t **filter, size_t filter_len,

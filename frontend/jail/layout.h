@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "hutch-abi.h"
 #include "spec.h"
 #include "doc/plan.h"
 
@@ -16,6 +17,9 @@ struct layout {
 	unsigned n_strings;
 	uint8_t *filter;	/* owned once layout_build succeeded */
 	bool is_root;		/* the caller is root: --rw binds are idmapped */
+	int bind_fds[HUTCH_BIND_FDS_MAX];	/* the HUTCH_MF_FD binds' descriptors,
+						 * in mount order (borrowed) */
+	size_t n_bind_fds;
 };
 
 /* Fill *ret from plan. is_root: the caller's euid is 0. *filter and

@@ -7,12 +7,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "doc/path-util.h"
+#include "doc/policy-accepts.h"
 #include "doc/strv.h"
+#include "jail/bind-owner.h"
+#include "jail/bind-fd.h"
 #include "jail/bind-source.h"
 #include "jail/jail-path.h"
+#include "jail/masks.h"
 #include "jail/narrow.h"
+#include "jail/narrow-proxy.h"
 
 #define VIOLATION HUTCH_ERR_POLICY_VIOLATION
 #define BAD HUTCH_ERR_INVALID_REQUEST
@@ -32,19 +39,6 @@ bool narrow_target_ok(const struct policy *pol, const char *target)
 		if (path_at_or_below(target, pol->binds[i].path) || path_at_or_below(pol->binds[i].path, target))
 			return false;
 	return true;
-}
-
-static bool env_allowed(const struct policy *pol, const char *name)
-{
-	if (pol->env_allow_any) /* the request parser checked the name is one */
-		return true;
-	for (size_t i = 0; i < pol->n_env_allow; i++)
-		if (strcmp(pol->env_allow[i], name) == 0)
-			return true;
-	for (size_t i = 0; i < pol->n_env_allow_prefixes; i++)
-		if (strncmp(name, pol->env_allow_prefixes[i], strlen(pol->env_allow_prefixes[i])) == 0)
-			return true;
-	return false;
 }
 
 /* The policy's variables, then the request's (which may replace one of
@@ -68,8 +62,11 @@ static int build_env(const struct request *req, const struct policy *pol, struct
 		size_t len = strlen(name);
 		char *kv;
 
-		if (!env_allowed(pol, name))
-			return verror_add_key(e, VIOLATION, "/env", name, "not allowed by the policy");
+		if (!policy_env_allowed(pol, name)) {
+			verror_add_key(e, VIOLATION, "/env", name, "not allowed by the policy");
+			policy_accept_env(e, pol);
+			return -EINVAL;
+		}
 		if (asprintf(&kv, "%s=%s", name, req->env_values[i]) < 0)
 			return -ENOMEM;
 		for (size_t k = 0; k < n; k++)
@@ -87,9 +84,53 @@ static int build_env(const struct request *req, const struct policy *pol, struct
 	return 0;
 }
 
+/* overlayfs layers are directories; the helper checks again on its
+ * descriptor, this says so before a jail is built. */
+static bool is_directory(const char *real)
+{
+	struct stat st;
+
+	return stat(real, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Where mount m's source is on this host, canonical, in real[PATH_MAX]:
+ * its path, or where its passed descriptor was found (bind-fd.h). The
+ * policy's prefix rules then apply to that place whichever way it was
+ * named, so they mean the same for a path and a descriptor. A serve
+ * without --allow-path-binds takes descriptors only: a path is bound
+ * with the server's authority, not the client's. */
+static int mount_source(const struct request *req, const struct req_mount *m, const char *ptr,
+			char *real, struct verrors *e)
+{
+	const struct req_origin *o = req->origin;
+	const char *why;
+
+	if (m->source_fd >= 0) {
+		if (!o || (size_t)m->source_fd >= o->n_fds)
+			return verror_add_key(e, BAD, ptr, "source_fd",
+					      o ? "no descriptor with that index came with the frame"
+						: "descriptors come only with a hutch serve frame");
+		why = bind_fd_refusal(o->fds[m->source_fd], m->rw, o->peer_uid, real);
+		return why ? verror_add_key(e, VIOLATION, ptr, "source_fd", why) : 0;
+	}
+	if (o && o->path_binds_refused)
+		return verror_add_key(e, VIOLATION, ptr, "source",
+				      "pass the directory as a descriptor (source_fd) or start "
+				      "the server with --allow-path-binds");
+	/* The rule applies to where the source really is: a symlink
+	 * under an allowed prefix may point anywhere. The helper then
+	 * refuses any symlink on the canonical path, so it cannot be
+	 * swapped in after this check. */
+	if (!realpath(m->source, real))
+		return verror_add_key(e, BAD, ptr, "source", "does not exist");
+	return 0;
+}
+
 static int build_mounts(const struct request *req, const struct policy *pol, struct plan *p,
 			struct verrors *e)
 {
+	size_t n_by_fd = 0;
+
 	p->policy_binds = calloc(pol->n_binds + 1, sizeof(*p->policy_binds));
 	p->mounts = calloc(req->n_mounts + 1, sizeof(*p->mounts));
 	if (!p->policy_binds || !p->mounts)
@@ -111,26 +152,31 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 	for (size_t i = 0; i < req->n_mounts; i++) {
 		const struct req_mount *m = &req->mounts[i];
 		char ptr[VERROR_POINTER_MAX], real[PATH_MAX];
-		const char *why;
-		bool allowed = false;
+		const char *why, *key = m->source_fd >= 0 ? "source_fd" : "source";
+		int r;
 
 		pointer_join_index(ptr, sizeof(ptr), "/mounts", i);
-		/* The rule applies to where the source really is: a symlink
-		 * under an allowed prefix may point anywhere. The helper then
-		 * refuses any symlink on the canonical path, so it cannot be
-		 * swapped in after this check. */
-		if (!realpath(m->source, real))
-			return verror_add_key(e, BAD, ptr, "source", "does not exist");
-		for (size_t k = 0; k < pol->n_mount_rules; k++) {
-			const struct policy_mount_rule *rule = &pol->mount_rules[k];
-
-			if (path_at_or_below(real, rule->prefix) && (m->rw ? rule->rw : rule->ro))
-				allowed = true;
+		if ((r = mount_source(req, m, ptr, real, e)) < 0)
+			return r;
+		if (m->source_fd >= 0 && ++n_by_fd > REQ_MAX_SOURCE_FDS)
+			return verror_add_key(e, BAD, ptr, "source_fd",
+					      "more than 16 binds of descriptors");
+		if (m->source_fd >= 0 && m->overlay)
+			return verror_add_key(e, BAD, ptr, "mode",
+					      "an overlay's source is a path (--allow-path-binds); "
+					      "a descriptor binds ro or rw");
+		if (!policy_takes_mount(pol, real, m)) {
+			verror_add(e, VIOLATION, ptr, "not allowed by the policy");
+			verror_given(e, "%s", m->overlay ? "overlay" : m->rw ? "rw" : "ro");
+			policy_accept_mounts(e, pol);
+			return -EINVAL;
 		}
-		if (!allowed)
-			return verror_add(e, VIOLATION, ptr, "not allowed by the policy");
 		if ((why = bind_source_refusal(real)))
-			return verror_add_key(e, VIOLATION, ptr, "source", why);
+			return verror_add_key(e, VIOLATION, ptr, key, why);
+		/* An overlay's lower layer is idmapped too: the jail would read
+		 * as the owner what the owner keeps from others. */
+		if ((m->rw || m->overlay) && geteuid() == 0 && (why = bind_owner_refusal(real)))
+			return verror_add_key(e, VIOLATION, ptr, key, why);
 		if (!narrow_target_ok(pol, m->target))
 			return verror_add_key(e, BAD, ptr, "target", "reserved path");
 		for (size_t k = 0; k < i; k++)
@@ -139,6 +185,12 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		p->mounts[i].source = strdup(real);
 		p->mounts[i].target = strdup(m->target);
 		p->mounts[i].rw = m->rw;
+		p->mounts[i].overlay = m->overlay;
+		if (m->overlay && !is_directory(real))
+			return verror_add_key(e, BAD, ptr, "source",
+					      "an overlay's source must be a directory");
+		p->mounts[i].by_fd = m->source_fd >= 0;
+		p->mounts[i].fd = m->source_fd >= 0 ? req->origin->fds[m->source_fd] : -1;
 		p->mounts[i].exec = pol->request_exec; /* false: request binds never execute */
 		p->n_mounts = i + 1;
 		if (!p->mounts[i].source || !p->mounts[i].target)
@@ -152,12 +204,20 @@ static int build_files(const struct request *req, const struct policy *pol, stru
 {
 	uint64_t total = 0;
 
-	if (req->n_files > pol->files_max_count)
-		return verror_add(e, VIOLATION, "/files", "more files than the policy allows");
+	if (req->n_files > pol->files_max_count) {
+		verror_add(e, VIOLATION, "/files", "more files than the policy allows");
+		verror_given(e, "%zu files", req->n_files);
+		verror_accept(e, "at most %" PRIu64 " files", pol->files_max_count);
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < req->n_files; i++)
 		total += req->files[i].len;
-	if (total > pol->files_max_bytes)
-		return verror_add(e, VIOLATION, "/files", "larger than the policy allows");
+	if (total > pol->files_max_bytes) {
+		verror_add(e, VIOLATION, "/files", "larger than the policy allows");
+		verror_given(e, "%" PRIu64 " bytes", total);
+		verror_accept(e, "at most %" PRIu64 " bytes in all", pol->files_max_bytes);
+		return -EINVAL;
+	}
 	p->files = calloc(req->n_files + 1, sizeof(*p->files));
 	if (!p->files)
 		return -ENOMEM;
@@ -170,8 +230,12 @@ static int build_files(const struct request *req, const struct policy *pol, stru
 		memcpy(p->files[i].data, req->files[i].data, req->files[i].len);
 		p->files[i].len = req->files[i].len;
 	}
-	if (req->n_collect > pol->collect_max_count)
-		return verror_add(e, VIOLATION, "/collect", "more files than the policy allows");
+	if (req->n_collect > pol->collect_max_count) {
+		verror_add(e, VIOLATION, "/collect", "more files than the policy allows");
+		verror_given(e, "%zu names", req->n_collect);
+		verror_accept(e, "at most %" PRIu64 " names", pol->collect_max_count);
+		return -EINVAL;
+	}
 	p->collect = strv_copy(req->collect, req->n_collect);
 	if (!p->collect)
 		return -ENOMEM;
@@ -181,8 +245,10 @@ static int build_files(const struct request *req, const struct policy *pol, stru
 	return 0;
 }
 
-static int fill(const struct request *req, const struct policy *pol, struct plan *p,
-		struct verrors *e)
+/* Each limit: the request's, else the policy's default, never above the
+ * policy's maximum (said with the range accepted). */
+static int fill_limits(const struct request *req, const struct policy *pol, struct plan *p,
+		       struct verrors *e)
 {
 	uint64_t *lim[LIM_COUNT] = {
 		[LIM_WALL_MS] = &p->limits.wall_ms,
@@ -198,8 +264,9 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 		[LIM_WORK_BYTES] = &p->limits.work_bytes,
 		[LIM_TMP_INODES] = &p->limits.tmp_inodes,
 		[LIM_WORK_INODES] = &p->limits.work_inodes,
+		[LIM_OVERLAY_BYTES] = &p->limits.overlay_bytes,
+		[LIM_OVERLAY_INODES] = &p->limits.overlay_inodes,
 	};
-	int r;
 
 	for (int i = 0; i < LIM_COUNT; i++) {
 		uint64_t v = req->limit_set[i] ? req->limits[i] : pol->limits[i].def;
@@ -210,17 +277,35 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 			pointer_join_key(ptr, sizeof(ptr), "/limits", limit_defs[i].name);
 			verror_add(e, VIOLATION, ptr, "above the policy's maximum");
 			verror_detail(e, "%" PRIu64, pol->limits[i].max);
+			verror_given(e, "%" PRIu64, v);
+			verror_accept(e, "%" PRIu64 " to %" PRIu64, limit_defs[i].min, pol->limits[i].max);
 			return -EINVAL;
 		}
 		*lim[i] = v;
 	}
+	p->memory_max = pol->limits[LIM_MEMORY_BYTES].max;
+	return 0;
+}
+
+static int fill(const struct request *req, const struct policy *pol, struct plan *p,
+		struct verrors *e)
+{
+	int r;
+
+	if ((r = fill_limits(req, pol, p, e)) < 0)
+		return r;
 	p->network = req->network_set ? req->network : pol->net_default;
-	if (!pol->net_allowed[p->network])
-		return verror_add(e, VIOLATION, "/network", "not allowed by the policy");
+	if (!pol->net_allowed[p->network]) {
+		verror_add(e, VIOLATION, "/network", "not allowed by the policy");
+		verror_given(e, "%s", net_mode_name(p->network));
+		policy_accept_network(e, pol);
+		return -EINVAL;
+	}
 	if (!(p->argv = strv_copy(req->argv, req->argc)))
 		return -ENOMEM;
 	p->argc = req->argc;
-	if ((r = build_env(req, pol, p, e)) < 0 || (r = build_mounts(req, pol, p, e)) < 0 ||
+	if ((r = build_env(req, pol, p, e)) < 0 || (r = narrow_proxy(req, pol, p, e)) < 0 ||
+	    (r = build_mounts(req, pol, p, e)) < 0 || (r = masks_resolve(req, pol, p, e)) < 0 ||
 	    (r = build_files(req, pol, p, e)) < 0)
 		return r;
 	p->work_dir = strdup(pol->work_dir);
@@ -249,6 +334,8 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 	p->jail_gid = pol->gid;
 	p->partial_output = pol->partial_output;
 	p->overflow_truncate = pol->overflow_truncate;
+	p->keep_partial = req->keep_partial;
+	p->export_changes = req->export_changes;
 	p->require_cgroup = (pol->requires & REQ_CGROUP) != 0;
 	/* Said here, before any jail: the helper's chdir would fail with 71,
 	 * which reads as a refused jail. */

@@ -19,6 +19,10 @@ static const char *kind_name(uint8_t k)
 	case HUTCH_MOUNT_FILE: return "file";
 	case HUTCH_MOUNT_DIR: return "dir";
 	case HUTCH_MOUNT_DEVPTS: return "devpts";
+	case HUTCH_MOUNT_OVERLAY: return "overlay";
+	case HUTCH_MOUNT_HIDE: return "hide";
+	case HUTCH_MOUNT_READONLY: return "read_only";
+	case HUTCH_MOUNT_PIN: return "pin";
 	case HUTCH_MOUNT_KIND_MAX: break;
 	}
 	return "unknown";
@@ -40,10 +44,13 @@ static struct json_object *jmount(const struct spec_mount *m)
 
 	json_object_object_add(mj, "kind", json_object_new_string(kind_name(m->kind)));
 	json_object_object_add(mj, "target", json_object_new_string(m->target));
-	if (m->kind == HUTCH_MOUNT_BIND || m->kind == HUTCH_MOUNT_SYMLINK)
+	if (m->kind == HUTCH_MOUNT_BIND || m->kind == HUTCH_MOUNT_SYMLINK ||
+	    m->kind == HUTCH_MOUNT_OVERLAY)
 		json_object_object_add(mj, "source", json_object_new_string(m->source));
-	if (m->kind == HUTCH_MOUNT_TMPFS)
+	if (m->kind == HUTCH_MOUNT_TMPFS || m->kind == HUTCH_MOUNT_OVERLAY) /* an overlay's upper */
 		json_object_object_add(mj, "size_bytes", json_object_new_int64((int64_t)m->size_bytes));
+	if (m->kind == HUTCH_MOUNT_OVERLAY)
+		json_object_object_add(mj, "inodes", json_object_new_int64((int64_t)m->inodes));
 	if (m->kind == HUTCH_MOUNT_FILE)
 		json_object_object_add(mj, "bytes", json_object_new_int64(m->data_len));
 	if (m->kind == HUTCH_MOUNT_BIND || m->kind == HUTCH_MOUNT_TMPFS) {
@@ -92,6 +99,8 @@ struct json_object *plan_to_json(const struct plan *plan, const struct policy *p
 	json_object_object_add(x, "work_bytes", json_object_new_int64((int64_t)plan->limits.work_bytes));
 	json_object_object_add(x, "tmp_inodes", json_object_new_int64((int64_t)plan->limits.tmp_inodes));
 	json_object_object_add(x, "work_inodes", json_object_new_int64((int64_t)plan->limits.work_inodes));
+	json_object_object_add(x, "overlay_bytes", json_object_new_int64((int64_t)plan->limits.overlay_bytes));
+	json_object_object_add(x, "overlay_inodes", json_object_new_int64((int64_t)plan->limits.overlay_inodes));
 	json_object_object_add(o, "limits", x);
 	a = json_object_new_array();
 	json_object_array_add(a, json_object_new_string("user"));
@@ -104,6 +113,13 @@ struct json_object *plan_to_json(const struct plan *plan, const struct policy *p
 	json_object_array_add(a, json_object_new_string("cgroup"));
 	json_object_object_add(o, "namespaces", a);
 	json_object_object_add(o, "network", json_object_new_string(net_mode_name(plan->network)));
+	if (plan->network == NET_PROXY) {
+		x = json_object_new_object();
+		json_object_object_add(x, "allow", jstrv(plan->proxy.allow, plan->proxy.n_allow));
+		json_object_object_add(x, "allow_private",
+				       json_object_new_boolean(plan->proxy.allow_private));
+		json_object_object_add(o, "proxy", x);
+	}
 	x = json_object_new_object();
 	json_object_object_add(x, "uid", json_object_new_int64(root ? plan->jail_uid : getuid()));
 	json_object_object_add(x, "gid", json_object_new_int64(root ? plan->jail_gid : getgid()));
@@ -122,5 +138,6 @@ struct json_object *plan_to_json(const struct plan *plan, const struct policy *p
 	json_object_object_add(o, "collect", jstrv(plan->collect, plan->n_collect));
 	json_object_object_add(o, "stdout_mode", json_object_new_string(plan->stdout_mode == STDOUT_FRAME ? "frame" : "stream"));
 	json_object_object_add(o, "partial_output", json_object_new_boolean(plan->partial_output));
+	json_object_object_add(o, "keep_partial", json_object_new_boolean(plan->keep_partial));
 	return o;
 }

@@ -15,6 +15,7 @@
 #include "frame-codec.h"
 #include "time-util.h"
 #include "doc/result.h"
+#include "run/memory-limit.h"
 #include "run/watch.h"
 
 static uint64_t capture_room(const struct capture *c)
@@ -81,7 +82,11 @@ void outcome_free(struct outcome *o)
 	free(o->out.buf);
 	free(o->errc.buf);
 	free(o->explain.events);
+	change_set_free(&o->changes);
 	o->explain.events = NULL;
+	free(o->net.conns);
+	o->net.conns = NULL;
+	o->net.n = 0;
 	o->explain.n = 0;
 	o->out.buf = o->errc.buf = NULL;
 	o->out.alloc = o->errc.alloc = o->out.len = o->errc.len = 0;
@@ -163,6 +168,7 @@ void capture_read(struct jail_watch *l, int *fd, struct capture *c, struct sink 
 	}
 	output_seen(l);
 	use = capture_count(c, (size_t)n, &crossed);
+	memory_tail_keep(c, buf, use);
 	if (s->fd >= 0) {
 		s->off = 0;
 		s->len = s->broken ? 0 : use;

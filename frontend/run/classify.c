@@ -13,6 +13,7 @@
 #include "doc/result.h"
 #include "doc/units.h"
 #include "run/classify.h"
+#include "run/memory-limit.h"
 
 /* A setup step that failed: the host refusing one of the jail's
  * mechanisms (a mount denied, a namespace refused) is
@@ -180,6 +181,16 @@ static bool output_survives(const struct plan *plan, const struct outcome *o)
 		o->err != HUTCH_ERR_FRAME_OVERSIZED && o->err != HUTCH_ERR_CANCELLED);
 }
 
+/* --keep-partial: a run our own kill cut short (a timeout, a cap,
+ * cancel) keeps what was captured, up to the caps settle_cap applied; a
+ * refused jail or an unexecuted command has nothing of its own to keep. */
+static bool cut_short(const struct outcome *o)
+{
+	return o->status == OUTCOME_FAILED && !o->have_record &&
+	       (o->err == HUTCH_ERR_TIMEOUT || o->err == HUTCH_ERR_OUTPUT_OVERFLOW ||
+		o->err == HUTCH_ERR_FRAME_OVERSIZED || o->err == HUTCH_ERR_CANCELLED);
+}
+
 void classify_output(const struct plan *plan, const struct spec *sp, struct outcome *o)
 {
 	bool frame = plan->stdout_mode == STDOUT_FRAME, shown;
@@ -194,6 +205,14 @@ void classify_output(const struct plan *plan, const struct spec *sp, struct outc
 	shown = settle_cap(plan, o, &o->errc, &o->show_err, plan->limits.stderr_bytes,
 			   "stderr_bytes", false) && shown;
 	o->output_withheld = !(output_survives(plan, o) && shown);
+	if (plan->keep_partial && cut_short(o)) {
+		o->output_withheld = false;
+		/* The frame grammar: exactly one frame or no result, never
+		 * part of one; stderr is kept. */
+		if (frame)
+			o->show_out = (struct shown){ .truncated = true };
+	}
+	o->partial = !o->output_withheld && cut_short(o);
 	/* The record in words; our own failures before spawning wrote theirs. */
 	if (o->have_record && o->record.stage == STAGE_EXEC && o->exec_why[0])
 		snprintf(o->detail, sizeof(o->detail), "executing the command: %s", o->exec_why);
@@ -205,5 +224,6 @@ void classify_outcome(const struct plan *plan, const struct spec *sp, struct out
 {
 	settle_exit(o);
 	settle_cpu_limit(plan, o);
+	settle_memory_limit(plan, o);
 	classify_output(plan, sp, o);
 }

@@ -14,12 +14,16 @@
 #include "doc/result.h"
 #include "jail/cgroup.h"
 #include "jail/filter.h"
+#include "jail/host-ids.h"
 #include "jail/jail-path.h"
 #include "jail/layout.h"
+#include "run/changes.h"
+#include "jail/user-caps.h"
 #include "run/classify.h"
 #include "run/execute.h"
 #include "run/explain.h"
 #include "run/forkserver.h"
+#include "run/least-privilege.h"
 #include "run/probe-verdict.h"
 #include "run/spawn.h"
 
@@ -42,6 +46,7 @@ struct exec_run {
 	struct outcome *res;
 	int control_sock;
 	struct cgroup_run cg;
+	struct host_id_lease ids;	/* a root caller's: held until the jail is gone */
 	bool have_cgroup;
 	bool reaped;		/* supervise() waited for the helper */
 	bool collect_dirs;	/* eo->collect_dirs */
@@ -49,6 +54,9 @@ struct exec_run {
 	struct forkserver *fs;	/* eo->fs */
 	uint8_t *spec;		/* the encoded spec, until the watch wrote it */
 	size_t spec_len;
+	bool changes_data;	/* eo->changes_data */
+	unsigned concurrency;	/* eo->concurrency */
+	struct jail_timings tm;	/* our steps: the watch starts res afresh */
 };
 
 static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
@@ -61,6 +69,7 @@ static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
 	x->res = res;
 	x->control_sock = -1;
 	x->cg.dir_fd = -1;
+	x->ids.lock_fd = -1;
 	x->so.control_fd = -1;
 	x->jp = (struct jail_proc){ .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
 				    .stdout_rd = -1, .stderr_rd = -1, .exit_rd = -1,
@@ -88,6 +97,7 @@ static void run_free(struct exec_run *x)
 	run_leave_cgroup(x);
 	layout_free(&x->layout);
 	free(x->spec);
+	host_ids_release(&x->ids); /* the helper is reaped or was never started */
 	free(x);
 }
 
@@ -141,10 +151,10 @@ static int prepare_cgroup(struct exec_run *x, struct spawn_stdio *io)
 /* With the cgroup in force, memory.max and pids.max are the jail's
  * limits: they count what all its processes really use (memory: anonymous
  * pages, page cache, tmpfs files, kernel memory; pids: every process and
- * thread). RLIMIT_AS, per process and counting address space rather than
- * memory, would refuse runtimes that reserve address space long before
- * memory runs out, and RLIMIT_NPROC counts the user's processes, not the
- * jail's: both are lifted then. Without the cgroup they are the limits. */
+ * thread). The memory rlimit (HUTCH_RLIM_AS: RLIMIT_DATA, with RLIMIT_AS
+ * 16 GiB above it, hutch-exec's privileges.c) counts each process alone,
+ * and RLIMIT_NPROC the user's processes, not the jail's: both are lifted
+ * then. Without the cgroup they are the limits. */
 static void set_memory_rlimits(struct exec_run *x)
 {
 	const struct plan_limits *l = &x->plan->limits;
@@ -154,6 +164,21 @@ static void set_memory_rlimits(struct exec_run *x)
 		cg || !l->memory_bytes ? HUTCH_RLIM_INFINITY : l->memory_bytes;
 	x->layout.sp.rlimit[HUTCH_RLIM_NPROC] =
 		cg || !l->processes ? HUTCH_RLIM_INFINITY : l->processes;
+}
+
+/* A root caller's jail runs as host ids of its own (jail/host-ids.h),
+ * the policy's user inside: per-user counts, signals and files are then
+ * the jail's alone. The lease lives as long as x. */
+static int lease_host_ids(struct exec_run *x)
+{
+	char why[OUTCOME_DETAIL_MAX] = "";
+	int r = host_ids_acquire(&x->ids, why, sizeof(why));
+
+	if (r < 0)
+		return start_failed(x->plan, x->res, HUTCH_ERR_SANDBOX_UNAVAILABLE, r, why);
+	x->layout.sp.uid_outside = x->ids.uid;
+	x->layout.sp.gid_outside = x->ids.gid;
+	return 0;
 }
 
 /* Step 2: the seccomp program, the jail's layout (kept in x until the end)
@@ -180,6 +205,10 @@ static int prepare_spec(struct exec_run *x, bool explain, uint8_t **ret_spec, si
 	r = layout_build(plan, geteuid() == 0, &filter, filter_len, &x->layout);
 	if (r == 0)
 		set_memory_rlimits(x);
+	if (r == 0 && geteuid() == 0 && (r = lease_host_ids(x)) < 0)
+		return r;
+	if (r == 0)
+		user_caps_size(geteuid() == 0, x->concurrency, x->layout.sp.user_cap);
 	if (r == -E2BIG) /* a policy may allow more input files than a jail holds */
 		return start_failed(plan, x->res, HUTCH_ERR_INVALID_REQUEST, r,
 				    "more than 256 mounts in the jail (its own, the policy's "
@@ -353,6 +382,7 @@ static void set_supervise_opts(struct exec_run *x, const struct exec_opts *eo)
 	if (eo->unbounded_stdout)
 		so->stdout_bytes = 0;
 	so->tty = eo->tty;
+	so->proxy = plan->network == NET_PROXY ? &plan->proxy : NULL;
 	so->tty_size_fd = eo->tty ? eo->stdin_fd : -1;
 	so->spec = x->spec;	/* what of it jp.spec_wr still owes the helper */
 	so->spec_len = x->spec_len;
@@ -376,6 +406,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	memset(res, 0, sizeof(*res));
 	res->status = OUTCOME_FAILED; /* until classify_outcome says otherwise */
 	res->workdir_fd = -1;
+	timings_begin(&res->timings);	/* spec, then spawn up to pid 1's record */
 	io.null_stdin = !io.pipe_stdin;
 	if (access(execute_helper_path(), X_OK) < 0)
 		r = start_failed(plan, res, HUTCH_ERR_HELPER_NOT_FOUND, -ENOENT, NULL);
@@ -383,14 +414,22 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 		r = start_failed(plan, res, HUTCH_ERR_INTERNAL, -ENOMEM, NULL);
 	else {
 		x->collect_dirs = eo->collect_dirs;
+		x->changes_data = eo->changes_data;
 		x->tty = eo->tty;
 		x->fs = eo->fs;
+		x->concurrency = eo->concurrency ? eo->concurrency : USER_CAPS_CLI_CONCURRENCY;
 		r = prepare_cgroup(x, &io); /* before the spec: it sets the rlimits */
 	}
 	if (r == 0)
 		r = prepare_spec(x, eo->explain, &spec, &spec_len);
+	if (r == 0)
+		timings_mark(&res->timings, TIMING_SPEC);
 	/* --tty keeps the path its terminal hand-over was proven on */
-	if (r == 0 && early && io.pipe_stdin && io.cgroup_fd < 0 && !x->tty) {
+	if (r == 0) {
+		io.bind_fds = x->layout.bind_fds;
+		io.n_bind_fds = x->layout.n_bind_fds;
+	}
+	if (r == 0 && early && io.pipe_stdin && io.cgroup_fd < 0 && !x->tty && !io.n_bind_fds) {
 		adopt_early(x, TAKE_PTR(early), spec, spec_len);
 	} else if (r == 0) {
 		exec_early_discard(TAKE_PTR(early));
@@ -400,11 +439,17 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 		}
 	}
 	exec_early_discard(early);
+	if (r == 0 && eo->drop_privileges && (r = least_privilege_drop()) < 0) {
+		(void)jail_kill_and_reap(&x->jp, 0, NULL); /* fail closed */
+		return start_failed(plan, res, HUTCH_ERR_INTERNAL, r,
+				    "cannot drop the capabilities hutch no longer needs");
+	}
 	if (r < 0)
 		return r;
 	x->spec = TAKE_PTR(spec); /* the watch writes what the pipe did not take */
 	x->spec_len = spec_len;
 	set_supervise_opts(x, eo);
+	x->tm = res->timings;
 	*ret = TAKE_PTR(x);
 	return 0;
 }
@@ -439,6 +484,31 @@ static int exec_supervise(struct exec_run *x)
 	return r;
 }
 
+/* The overlays' upper layers, as frozen as the work dir; their files
+ * share the collect budget with what --collect brought back, since one
+ * result carries both. */
+static void read_changes(struct exec_run *x, const struct collected *files)
+{
+	uint64_t left = x->plan->collect_max_bytes;
+
+	for (size_t i = 0; i < files->n; i++)
+		left -= files->files[i].len <= left ? files->files[i].len : left;
+	if (changes_read(x->plan, x->res, x->plan->export_changes || x->changes_data, left) < 0)
+		change_set_free(&x->res->changes);	/* no memory: no change set */
+}
+
+/* Our steps, then pid 1's record if it came (the watch read it), which
+ * charges the spawn from our last step to the helper's start. */
+static void take_timings(struct exec_run *x)
+{
+	struct hutch_timings rec = x->res->timings.helper;
+	bool have = x->res->timings.have_helper;
+
+	x->res->timings = x->tm;
+	if (have)
+		(void)timings_take_record(&x->res->timings, &rec, sizeof(rec));
+}
+
 void exec_finish(struct exec_run *x, struct collected *ret_files)
 {
 	struct outcome *res = x->res;
@@ -455,6 +525,7 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 			(void)jail_kill_and_reap(&x->jp, 0, NULL);
 	}
 	jail_proc_close(&x->jp);
+	take_timings(x);
 	if (x->have_cgroup) {
 		res->cgroup_applied = true;
 		cgroup_finish(&x->cg, &cu);
@@ -483,6 +554,7 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 	if (res->workdir_fd >= 0)
 		close(res->workdir_fd);
 	res->workdir_fd = -1;
+	read_changes(x, ret_files);
 	run_free(x);
 }
 

@@ -25,6 +25,11 @@ struct exec_opts {
 	/* serve's forkserver: spawn through it while it works; NULL, the
 	 * one-shot path. It must outlive every run started with it. */
 	struct forkserver *fs;
+	bool changes_data;	/* --changes-dir: keep the overlays' changed files' bytes */
+	bool drop_privileges;	/* the last helper this process starts: then keep only
+				 * what run/least-privilege.c lists */
+	unsigned concurrency;	/* jails of this caller at once, for per-user caps
+				 * (jail/user-caps.h); 0: USER_CAPS_CLI_CONCURRENCY */
 };
 
 /* Always fills *ret (a refused jail is an outcome too; a failure of our

@@ -13,11 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cleanup.h"
 #include "status.h"
 #include "doc/path-util.h"
+#include "doc/policy.h"
 #include "jail/jail-path.h"
 #include "run/explain.h"
 
@@ -83,23 +85,57 @@ static bool reserved(const struct plan *plan, const char *path)
 	       path_at_or_below(path, plan->work_dir);
 }
 
-/* Not in the jail, on the host: a bind of the host's file (where a link
- * in the jail points, when it is one: /usr/share/locale/locale.alias is
- * a link to /etc) or of its directory. */
+/* The resolver's configuration, missing from a jail without the host's
+ * network: binding it would resolve names to addresses the jail cannot
+ * reach. What reaches a host is the proxy (hutch(1), THE JAIL). */
+static bool grant_resolver(const struct plan *plan, struct explain_event *ev)
+{
+	struct json_object *o, *a;
+
+	if (strcmp(ev->path, "/etc/resolv.conf") != 0 || plan->network == NET_HOST)
+		return false;
+	if (plan->network == NET_PROXY) {
+		snprintf(ev->why, sizeof(ev->why), "a name looked up in the jail: there is no DNS "
+						   "under network proxy; a tool must use the proxy "
+						   "(HTTPS_PROXY), which resolves the names it may reach");
+		return true;
+	}
+	snprintf(ev->why, sizeof(ev->why), "a name looked up in the jail, whose network is %s: "
+					   "nothing outside it is reachable; --network proxy "
+					   "--allow-host NAME reaches a host where the policy allows proxy",
+		 net_mode_name(plan->network));
+	o = json_object_new_object();
+	a = json_object_new_array();
+	json_object_array_add(a, json_object_new_string("NAME:443"));
+	json_object_object_add(o, "network", json_object_new_string("proxy"));
+	json_object_object_add(o, "allow_hosts", a);
+	set_grant(ev, o);
+	return true;
+}
+
+/* Not in the jail, on the host: a bind of the host file's directory.
+ * explain.c found the path with no link followed; a final link is not
+ * followed here either (the jail may have written it, in the source of
+ * an rw bind under that very path), so it gets words and no grant. */
 static void grant_missing(const struct plan *plan, struct explain_event *ev)
 {
-	char dir[EXPLAIN_PATH_MAX], real[PATH_MAX];
-	const char *path = ev->path;
+	char dir[EXPLAIN_PATH_MAX];
+	struct stat st;
 	char *slash;
 
-	if (realpath(ev->path, real) && strlen(real) < sizeof(dir))
-		path = real;
-	snprintf(dir, sizeof(dir), "%s", path);
+	if (grant_resolver(plan, ev))
+		return;
+	if (ev->path_cut)
+		return;
+	if (lstat(ev->path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		snprintf(ev->why, sizeof(ev->why), "not in the jail; on the host it is a symbolic "
+						   "link, which --explain does not follow");
+		return;
+	}
+	snprintf(dir, sizeof(dir), "%s", ev->path);
 	slash = strrchr(dir, '/');
 	if (slash && slash != dir)
 		*slash = '\0';
-	if (ev->path_cut)
-		return;
 	if (strncmp(ev->call, "execve", 6) == 0) {
 		snprintf(ev->why, sizeof(ev->why), "not in the jail; the host has it: a policy "
 						   "bind of its directory, with exec, grants it");
@@ -107,7 +143,7 @@ static void grant_missing(const struct plan *plan, struct explain_event *ev)
 	} else if (reserved(plan, dir)) {
 		snprintf(ev->why, sizeof(ev->why), "not in the jail; the host has it: a policy "
 						   "bind grants it (a request may not bind there)");
-		set_grant(ev, policy_bind(path, false));
+		set_grant(ev, policy_bind(ev->path, false));
 	} else {
 		snprintf(ev->why, sizeof(ev->why), "not in the jail; the host has it: a read-only "
 						   "bind of its directory grants it (--ro)");

@@ -31,6 +31,7 @@
 
 #include "cleanup.h"
 #include "fd-util.h"
+#include "jail/jail-path.h"
 #include "run/explain.h"
 
 #define X32_BIT 0x40000000u
@@ -203,6 +204,11 @@ static int gather(int listener_fd, const struct seccomp_notif *n, struct seen *s
 			  base, sizeof(base)) < 0 ||
 		 (size_t)snprintf(s->path, sizeof(s->path), "%s/%s", base, raw) >= sizeof(s->path))
 		return -ENAMETOOLONG;
+	/* "." and ".." resolved as the kernel would where no link is in the
+	 * way (the only paths judge looks further at). */
+	snprintf(raw, sizeof(raw), "%s", s->path);
+	if (jail_path_clean(raw, s->path, sizeof(s->path)) < 0)
+		return -ENAMETOOLONG;
 	snprintf(proc_root, sizeof(proc_root), "/proc/%d/root", (int)n->pid);
 	s->root_fd = open(proc_root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (s->root_fd < 0)
@@ -230,14 +236,34 @@ static void answer_continue(int listener_fd, const struct seccomp_notif *n,
 	}
 }
 
-/* The path in the caller's root, resolved there; an O_PATH fd or -errno. */
+/* The path in the caller's root, resolved there without following any
+ * link: one the jail wrote could point a suggestion anywhere (issue 19:
+ * cfg -> /some/secret/dir in an rw bind). An O_PATH fd or -errno (ELOOP
+ * where a link is in the way). */
 static int open_in_jail(int root_fd, const char *path)
 {
 	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
-				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+					   RESOLVE_NO_MAGICLINKS };
 	long fd = syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
 
 	return fd < 0 ? -errno : (int)fd;
+}
+
+/* Whether the host has the path itself, looked up with no link followed
+ * in any component (a final link is found as itself): the jail path
+ * names a host path only where the jail cannot have put a link on the
+ * way, since the host source of an rw bind may sit under that very path. */
+static bool on_host(const char *path)
+{
+	struct open_how how = { .flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
+	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+
+	if (fd < 0)
+		return false;
+	close((int)fd);
+	return true;
 }
 
 struct explain_event *explain_log_find(struct explain_log *log, enum explain_kind kind,
@@ -287,14 +313,15 @@ static void judge(struct explain_log *log, const struct seen *s)
 	_cleanup_close_ int fd = -1;
 	char parent[PATH_MAX];
 	struct statvfs vfs;
-	struct stat st;
 	char *slash;
 
 	if (strncmp(s->path, "/proc/", 6) == 0)
 		return; /* the jail's own procfs; the host's pids differ */
 	fd = open_in_jail(s->root_fd, s->path);
+	if (fd == -ELOOP)
+		return; /* through a link: nothing said of what it points at */
 	if (fd == -ENOENT || fd == -ENOTDIR) {
-		if (lstat(s->path, &st) == 0)
+		if (on_host(s->path))
 			record(log, EXPLAIN_MISSING, s);
 		else if (s->wants_write) {
 			snprintf(parent, sizeof(parent), "%s", s->path);

@@ -97,22 +97,30 @@ static int broken(struct forkserver *fs, int r)
 	return r;
 }
 
-/* Send the slots, wait (bounded) for the reply with the pidfd. */
-static int request(struct forkserver *fs, const int slot_fd[FS_SLOTS], struct jail_proc *ret)
+/* Send the slots and the bind sources, wait (bounded) for the reply with
+ * the pidfd. */
+static int request(struct forkserver *fs, const int slot_fd[FS_SLOTS],
+		   const struct spawn_stdio *io, struct jail_proc *ret)
 {
 	struct hutch_fs_request rq = { .magic = HUTCH_FS_MAGIC };
 	struct hutch_fs_reply rep;
 	struct pollfd p = { .fd = fs->sock, .events = POLLIN };
-	int fds[FS_SLOTS], got[FDPASS_MAX];
+	int fds[FS_SLOTS + HUTCH_BIND_FDS_MAX], got[FDPASS_MAX];
 	size_t n = 0, n_got = FDPASS_MAX;
 	ssize_t len;
 	int r;
 
+	_Static_assert(FS_SLOTS + HUTCH_BIND_FDS_MAX <= FDPASS_MAX, "one message");
+	if (io->n_bind_fds > HUTCH_BIND_FDS_MAX)
+		return -EINVAL;
 	for (int i = 0; i < FS_SLOTS; i++)
 		if (slot_fd[i] >= 0) {
 			rq.slots |= 1u << i;
 			fds[n++] = slot_fd[i];
 		}
+	for (size_t i = 0; i < io->n_bind_fds; i++)
+		fds[n++] = io->bind_fds[i];
+	rq.n_bind = (uint32_t)io->n_bind_fds;
 	r = fdpass_send_msg(fs->sock, &rq, sizeof(rq), fds, n);
 	if (r < 0)
 		return broken(fs, r);
@@ -159,7 +167,7 @@ int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len
 	slot_fd[FS_SLOT_CONTROL] = io->control_sock;
 	slot_fd[FS_SLOT_CGROUP] = io->cgroup_fd;
 	slot_fd[FS_SLOT_EXIT] = exit_p[1];
-	r = request(fs, slot_fd, ret);
+	r = request(fs, slot_fd, io, ret);
 	if (r < 0)
 		goto out;
 	spawn_pipes_keep(&sp, ret);

@@ -31,3 +31,12 @@ void jail_report_add_plan(struct jail_report *jr, const struct plan *plan)
 			      (abi >= 5 ? LANDLOCK_RIGHT_FS_IOCTL_DEV : 0) |
 			      (abi >= 6 ? LANDLOCK_RIGHT_SCOPE_UNIX | LANDLOCK_RIGHT_SCOPE_SIGNAL : 0);
 }
+
+void jail_report_add_timings(struct jail_report *jr, const struct jail_timings *before,
+			     const struct jail_timings *run)
+{
+	jr->timings = (struct jail_timings){ 0 };
+	if (before)
+		timings_merge(&jr->timings, before);
+	timings_merge(&jr->timings, run);
+}

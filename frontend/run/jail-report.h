@@ -15,4 +15,9 @@ void jail_report_from_policy(struct jail_report *jr, const struct policy *pol,
 /* Once narrowed: the Landlock ABI the plan's jail gets here. */
 void jail_report_add_plan(struct jail_report *jr, const struct plan *plan);
 
+/* Once run: jail.timings, the caller's own steps (NULL: none, as in
+ * hutch serve, whose policy is loaded once) then the run's. */
+void jail_report_add_timings(struct jail_report *jr, const struct jail_timings *before,
+			     const struct jail_timings *run);
+
 #endif

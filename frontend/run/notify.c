@@ -1,6 +1,7 @@
 /* notify.c: what reaches a run's watch besides its output (see
  * watch.h): the descriptors pid 1 sends on the control socket (the work
- * dir, the seccomp listener, a --tty pty), and the jail's seccomp user
+ * dir, overlays' upper layers, the seccomp listener, a --tty pty, the
+ * proxy's socket, the timings record), and the jail's seccomp user
  * notifications: denials counted and refused, --explain's calls and
  * sealed memfds answered, all rate-limited so the jail slows down, never
  * the loop. Frontend only. */
@@ -11,19 +12,21 @@
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
 
-#include "fd-pass.h"
 #include "fd-util.h"
 #include "hutch-abi.h"
+#include "run/control-recv.h"
 #include "run/memfd-notify.h"
 #include "run/pty-relay.h"
 #include "run/watch.h"
 
-/* pid 1 sends the work dir (for collect) and the seccomp listener (for
- * denial reports) on the control socket. */
+/* pid 1 sends the work dir (for collect), the overlays' upper layers
+ * (for the change set), the seccomp listener (for denial reports), a
+ * --tty pty and network proxy's listening socket on the control socket,
+ * and last its timings. */
 int notify_read_control(struct jail_watch *l)
 {
 	char tag;
-	int fd, r = fdpass_recv(l->o.control_fd, &tag, &fd);
+	int fd, r = control_recv(l->o.control_fd, &tag, &fd, &l->res->timings);
 
 	if (r == -EAGAIN)
 		return -1;
@@ -31,16 +34,21 @@ int notify_read_control(struct jail_watch *l)
 		watch_close(l, &l->o.control_fd); /* closed, or nothing we expect */
 		return 0;
 	}
+	if (fd < 0)
+		return 1; /* the timings record: taken */
 	if (tag == HUTCH_CONTROL_WORKDIR && l->res->workdir_fd < 0)
 		l->res->workdir_fd = fd;
+	else if (tag == HUTCH_CONTROL_OVERLAY && l->res->n_overlay_fds < OUTCOME_MAX_OVERLAYS)
+		l->res->overlay_fd[l->res->n_overlay_fds++] = fd;
 	else if (tag == HUTCH_CONTROL_PTY && l->o.tty && !l->tty_attached) {
 		l->tty_attached = true;
 		watch_unwatch(l, l->jp->stdout_rd);	/* the master replaces them */
 		watch_unwatch(l, l->jp->stdin_wr);
 		if (pty_relay_attach(fd, l->o.tty_size_fd, &l->jp->stdout_rd, &l->jp->stdin_wr) < 0)
 			watch_request_kill(l, HUTCH_ERR_INTERNAL, NULL);
-	}
-	else if (tag == HUTCH_CONTROL_LISTENER && l->listener_fd < 0) {
+	} else if (tag == HUTCH_CONTROL_PROXY) {
+		watch_proxy_start(l, fd); /* takes fd */
+	} else if (tag == HUTCH_CONTROL_LISTENER && l->listener_fd < 0) {
 		l->listener_fd = fd;
 		l->res->denials_attributed = true;
 		l->res->explain.attached = l->res->explain.requested;

@@ -472,5 +472,8 @@ int probe_mechanisms(struct probe_mech *m)
 	m[n].name = "memfd_noexec";
 	m[n].available = memfd_notify_probe(m[n].detail, sizeof(m[n].detail));
 	n++;
+	m[n].name = "overlay";
+	m[n].available = probe_overlay(m[n].detail, sizeof(m[n].detail));
+	n++;
 	return n;
 }

@@ -61,10 +61,14 @@ struct probe_mech {
 };
 
 /* The kernel mechanisms the report lists, canary excluded. */
-#define PROBE_MECHANISMS 6
+#define PROBE_MECHANISMS 7
 
 /* Fill m[0..PROBE_MECHANISMS) with what this kernel offers; returns the
  * count. */
 int probe_mechanisms(struct probe_mech *m);
+
+/* probe-overlay.c: --overlay's mechanism, tried in a child: true when it
+ * works; detail says what was found. */
+bool probe_overlay(char *detail, size_t cap);
 
 #endif

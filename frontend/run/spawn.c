@@ -59,8 +59,11 @@ void spawn_spec_start(int *spec_wr, const uint8_t *spec, size_t spec_len, struct
 	fd_close(spec_wr);
 }
 
-/* The child's half: fds into place, signals to defaults, exec. */
-static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[7],
+#define CHILD_FDS (HUTCH_BIND_FD_FIRST + HUTCH_BIND_FDS_MAX)
+
+/* The child's half: fds into place, signals to defaults, exec. fds[i]
+ * becomes fd i (-1: none); the helper's fixed ones, then bind sources. */
+static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[CHILD_FDS],
 				 int status_wr) /* as-safe */
 {
 	static char *const argv[] = { "hutch-exec", NULL };
@@ -71,11 +74,16 @@ static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[
 	sigset_t none;
 	/* -1 until moved: the failure path reads moved[HUTCH_STATUS_FD]
 	 * whichever step failed. */
-	int moved[7] = { -1, -1, -1, -1, -1, -1, -1 };
+	int moved[CHILD_FDS];
 
 	/* If we die, the helper dies, and with it pid 1 and the whole jail. */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
-		_exit(HUTCH_EXIT_SETUP);
+	st.item = SITE_HELPER_EXEC_PDEATHSIG;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		goto fail;
+	errno = ESRCH; /* we outlived the parent that forked us */
+	if (getppid() != parent)
+		goto fail;
+	st.item = SITE_HELPER_EXEC_EXECVE;
 	/* Out of the terminal's process group: a ^C reaches us alone, and we
 	 * forward it once (the jail has no terminal of its own). */
 	setpgid(0, 0);
@@ -88,12 +96,14 @@ static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Move every source above the targets first, so no dup2 clobbers a
 	 * source another dup2 still needs. */
-	for (int i = 0; i < 7; i++) {
-		moved[i] = fds[i] < 0 ? -1 : fcntl(fds[i], F_DUPFD_CLOEXEC, 16);
+	for (int i = 0; i < CHILD_FDS; i++)
+		moved[i] = -1;
+	for (int i = 0; i < CHILD_FDS; i++) {
+		moved[i] = fds[i] < 0 ? -1 : fcntl(fds[i], F_DUPFD_CLOEXEC, CHILD_FDS);
 		if (fds[i] >= 0 && moved[i] < 0)
 			goto fail;
 	}
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < CHILD_FDS; i++)
 		if (moved[i] >= 0 && dup2(moved[i], i) < 0)
 			goto fail;
 	execve(helper_path, argv, envp);
@@ -235,12 +245,19 @@ static int spawn(const char *helper_path, const uint8_t *spec, size_t spec_len,
 		 const struct spawn_stdio *io, struct jail_proc *ret, int *ret_spec_wr)
 {
 	struct spawn_pipes sp;
-	int fds[7];
+	int fds[CHILD_FDS];
 	pid_t parent = getpid(), pid;
-	int r = spawn_pipes_open(&sp, io);
+	int r;
 
+	if (io->n_bind_fds > HUTCH_BIND_FDS_MAX)
+		return -EINVAL;
+	r = spawn_pipes_open(&sp, io);
 	if (r < 0)
 		return r;
+	for (int i = 0; i < CHILD_FDS; i++)
+		fds[i] = -1;
+	for (size_t i = 0; i < io->n_bind_fds; i++)
+		fds[HUTCH_BIND_FD_FIRST + i] = io->bind_fds[i];
 	fds[0] = spawn_pipes_stdin(&sp, io);
 	fds[1] = sp.out[1];
 	fds[2] = sp.err[1];

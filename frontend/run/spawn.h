@@ -34,6 +34,9 @@ struct spawn_stdio {
 	bool null_stdin;	/* /dev/null instead of either */
 	int control_sock;	/* passed as HUTCH_CONTROL_FD, or -1 */
 	int cgroup_fd;		/* start the helper in this cgroup, or -1 */
+	const int *bind_fds;	/* a serve client's bind sources, passed as
+				 * HUTCH_BIND_FD_FIRST and up (hutch-abi.h) */
+	size_t n_bind_fds;	/* at most HUTCH_BIND_FDS_MAX */
 };
 
 /* The pipes between us and one helper: spec, status, the target's stdio.

@@ -42,6 +42,9 @@ struct supervise_opts {
 	 * from jp->spec_off (spawn_spec_start); the watch writes them. */
 	const uint8_t *spec;
 	size_t spec_len;
+	/* network proxy: pid 1 sends the proxy's listening socket; the
+	 * watch runs run/proxy.c on it under these rules (the plan's). */
+	const struct plan_proxy *proxy;
 };
 
 /* The watch of one run on an event loop (run/event-loop.h), serve's or
@@ -71,7 +74,8 @@ void watch_drop_stdin(struct jail_watch *w);
 struct evloop *watch_loop(const struct jail_watch *w);
 /* Another owner's hooks (NULL: none). */
 void watch_set_hooks(struct jail_watch *w, const struct watch_hooks *hooks);
-/* The outcome moved (exec_move): the watch fills res from now on. */
+/* The outcome moved (exec_move, a run being torn down): the watch fills
+ * res from now on, and its network proxy, if any, stops. */
 void watch_move_outcome(struct jail_watch *w, struct outcome *res);
 bool watch_done(struct jail_watch *w);
 void watch_kill(struct jail_watch *w, enum hutch_err why);

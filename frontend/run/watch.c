@@ -229,6 +229,7 @@ static void on_exit_of_helper(struct jail_watch *l)
 	l->idle_deadline = 0;
 	l->kill_at = 0;
 	watch_close(l, &l->jp->stdin_wr);
+	watch_proxy_stop(l); /* nothing in the jail is left to use it */
 }
 
 struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts *o,
@@ -279,6 +280,10 @@ struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts
 	l->idle_deadline = o->idle_ms ? time_add_ms(l->start, o->idle_ms) : 0;
 	sink_open(&l->sink_out, res->out.echo_fd);
 	sink_open(&l->sink_err, res->errc.echo_fd);
+	/* stderr is read, never spliced: its tail says whether the command
+	 * died of its memory limit (memory-limit.c). stdout, which may be
+	 * large, is spliced when passed through, and its tail then unseen. */
+	l->sink_err.no_splice = true;
 	if (jp->stdin_wr >= 0)
 		fcntl(jp->stdin_wr, F_SETFL, O_NONBLOCK);
 	if (jp->stdin_wr >= 0 && !o->stdin_data && o->stdin_src_fd < 0)
@@ -484,6 +489,7 @@ int watch_attach(struct jail_watch *l, struct evloop *loop, const struct watch_h
 /* Out of the loop: nothing of the watch is called any more. */
 static void watch_detach(struct jail_watch *l)
 {
+	watch_proxy_stop(l);
 	for (int i = 0; i < SLOT_MAX; i++) {
 		evwatch_del(l->slot[i].ev);
 		l->slot[i].ev = NULL;
@@ -495,8 +501,12 @@ static void watch_detach(struct jail_watch *l)
 
 void watch_move_outcome(struct jail_watch *l, struct outcome *res)
 {
+	/* A moved run is one being torn down (serve-reap.c): its proxy,
+	 * whose rules and log were the old owner's, stops, and none starts. */
+	watch_proxy_stop(l);
+	l->o.proxy = NULL;
 	l->res = res;
-	l->ex.log = &res->explain;	/* the one pointer into the outcome */
+	l->ex.log = &res->explain;	/* the other pointer into the outcome */
 }
 
 bool watch_done(struct jail_watch *l)

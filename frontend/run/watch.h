@@ -1,9 +1,10 @@
 /* watch.h: inside the watch of one run (run/supervise.h), shared by the
  * files that make it up: watch.c (its life on the event loop: slots,
  * deadlines, stdin and the spec, the helper's exit and its killing),
- * capture.c (stdout and stderr, captured or passed through) and notify.c
+ * capture.c (stdout and stderr, captured or passed through), notify.c
  * (what pid 1 sends on the control socket, and the seccomp
- * notifications). supervise.c, the standalone loop, uses the watch as any
+ * notifications) and watch-proxy.c (network "proxy"'s egress proxy on
+ * the same loop). supervise.c, the standalone loop, uses the watch as any
  * caller does. Frontend only; not for callers of the watch. */
 #ifndef HUTCH_WATCH_H
 #define HUTCH_WATCH_H
@@ -67,6 +68,11 @@ struct jail_watch {
 	struct explain_watch ex;	/* --explain's calls on the same listener */
 	struct sink sink_out, sink_err;
 	bool tty_attached;	/* --tty: the pty's master is our stdin/stdout */
+	/* network proxy (run/proxy.h), once its socket came on a watch on a
+	 * loop: its one descriptor a loop watch, its deadlines a timer */
+	struct proxy *proxy;
+	struct evwatch *proxy_ev;
+	struct evtimer *proxy_timer;
 	uint8_t in_buf[IO_CHUNK];
 };
 
@@ -79,6 +85,11 @@ void watch_request_kill(struct jail_watch *l, enum hutch_err why, const char *li
 void capture_read(struct jail_watch *l, int *fd, struct capture *c, struct sink *s,
 		  const char *limit_name);
 void capture_drop_stalled(struct jail_watch *l, int *fd, struct capture *c, struct sink *s);
+
+/* watch-proxy.c: the proxy on pid 1's listening socket (takes fd); and
+ * its end (the helper exited, the watch leaves its loop or moves). */
+void watch_proxy_start(struct jail_watch *l, int fd);
+void watch_proxy_stop(struct jail_watch *l);
 
 /* notify.c: 1 when a message was read, 0 when the socket closed, -1 when
  * none waits (notify_read_control); the listener read and answered. */

@@ -113,6 +113,7 @@ void conn_fail_at(struct conn *c, uint64_t id, enum hutch_err code, const char *
 	size_t len = 0;
 	uint8_t *frame = proto_failed_at(id, code, reason, pointer, &len);
 
+	serve_log_failed(&c->srv->log, &c->log, id, code);
 	/* Every request gets its final event: without one, the end. */
 	if (!frame) {
 		c->dead = true;
@@ -130,7 +131,10 @@ void conn_event(struct conn *c, uint64_t id, const char *kind, struct json_objec
 {
 	size_t len = 0;
 	uint8_t *frame = NULL;
-	int r = proto_render(id, kind, payload, &frame, &len);
+	int r;
+
+	serve_log_event(&c->srv->log, &c->log, id, kind, payload);
+	r = proto_render(id, kind, payload, &frame, &len);
 
 	if (r == -EMSGSIZE)
 		conn_fail(c, id, HUTCH_ERR_OUTPUT_OVERFLOW, "the event is too large to send");

@@ -82,6 +82,7 @@ static void conn_accept(struct srv *s, int fd)
 	if (frame)
 		(void)send(fd, frame, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 	free(frame);
+	serve_log_conn_refused(&s->log, fd, HUTCH_ERR_BUSY);
 	close(fd);
 }
 

@@ -32,8 +32,21 @@ static const char serve_usage[] =
 	"  --max-buffered SIZE    output held in memory for all runs together (default 256M)\n"
 	"  --idle-timeout DURATION  close a socket client idle this long; 0: never (default 60s)\n"
 	"  --max-conn-per-uid N   socket connections per client user (default 32)\n"
+	"  --allow-path-binds     let requests bind host paths by name (\"source\"), with the\n"
+	"                         server's own authority; without it only descriptors the\n"
+	"                         client passes (\"source_fd\") are bound\n"
 	"  --no-forkserver        start one hutch-exec per run instead of forking each\n"
 	"                         from a long-lived one (slower; for a wrapped helper)\n"
+	"  --log-level LEVEL      none, error, info or debug (default info). One line on\n"
+	"                         stderr per connection opened and closed, per run's exit,\n"
+	"                         per failed or refused request and per session reply\n"
+	"                         (debug: per request, ack and pong too), as\n"
+	"                         \"hutch serve: EVENT key=value...\": conn, peer uid and\n"
+	"                         pid, request id, policy digest, status, exit code, wall\n"
+	"                         ms, bytes; never a command, argument, environment value\n"
+	"                         or file. A UTC timestamp first, or under the journal\n"
+	"                         (JOURNAL_STREAM) the sd-daemon <N> priority instead.\n"
+	"                         Format: hutch-protocol(7), LOGGING\n"
 	"  -h, --help             show this help\n";
 
 static const struct option opts[] = {
@@ -52,6 +65,8 @@ static const struct option opts[] = {
 	{ "idle-timeout", required_argument, NULL, 'I' },
 	{ "max-conn-per-uid", required_argument, NULL, 'U' },
 	{ "no-forkserver", no_argument, NULL, 'N' },
+	{ "allow-path-binds", no_argument, NULL, 'P' },
+	{ "log-level", required_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -138,8 +153,9 @@ static int parse_bound(struct srv *s, int opt, const char *arg)
 	return 0;
 }
 
-/* The options that are not bounds: the policy and where clients come from. */
-static int parse_other(int opt, const char *arg, struct serve_options *o)
+/* The options that are not bounds: the policy, where clients come from
+ * and what the log says. */
+static int parse_other(struct srv *s, int opt, const char *arg, struct serve_options *o)
 {
 	uint64_t v;
 	char *end;
@@ -166,6 +182,15 @@ static int parse_other(int opt, const char *arg, struct serve_options *o)
 	case 'N':
 		o->no_forkserver = true;
 		return 0;
+	case 'P':
+		o->allow_path_binds = true;
+		return 0;
+	case 'L':
+		if (serve_log_parse_level(arg, &s->log.level) == 0)
+			return 0;
+		fprintf(stderr, "hutch serve: --log-level %s: not one of none, error, info, debug\n",
+			arg);
+		return -EINVAL;
 	case 'h':
 		fputs(serve_usage, stdout);
 		return -ECANCELED;
@@ -183,13 +208,13 @@ int serve_options_parse(int argc, char **argv, struct srv *s, struct serve_optio
 	*s = (struct srv){ .max_runs_conn = 8, .max_runs_total = 64, .max_sessions = 4, .max_workers = 64,
 			   .grace_ms = 5000, .lifetime_ms = 3600 * 1000, .max_frame = 96u << 20,
 			   .budget = { .max = 256ull << 20 }, .idle_ms = 60000,
-			   .max_conn_uid = 32, .sock = { .fd = -1 },
+			   .max_conn_uid = 32, .sock = { .fd = -1 }, .log = { .level = SERVE_LOG_INFO },
 			   .fs = { .sock = -1, .pid = -1, .pidfd = -1 } };
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		r = parse_bound(s, opt, optarg);
 		if (r == 0)
-			r = parse_other(opt, optarg, &o);
+			r = parse_other(s, opt, optarg, &o);
 		if (r < 0)
 			return r;
 	}
@@ -197,6 +222,7 @@ int serve_options_parse(int argc, char **argv, struct srv *s, struct serve_optio
 		return bad(argv[optind], "unexpected argument");
 	if (o.fd >= 0 && o.sock_path)
 		return bad("--fd", "cannot be combined with --socket");
+	s->allow_path_binds = o.allow_path_binds;
 	/* A connection's queue: two frames' worth, never under 16 MiB. */
 	s->max_out = (size_t)s->max_frame * 2 > (16u << 20) ? (size_t)s->max_frame * 2 : (16u << 20);
 	*ret_opts = o;

@@ -26,14 +26,18 @@ static int refuse_verror(int r, const struct verrors *e, struct serve_refusal *r
 	}
 	rf->code = v->code;
 	snprintf(rf->pointer, sizeof(rf->pointer), "%s", v->pointer);
-	snprintf(rf->text, sizeof(rf->text), "%s%s%s (at %s)", v->reason, v->detail[0] ? ": " : "",
-		 v->detail, v->pointer[0] ? v->pointer : "/");
+	/* The words `hutch run` says; the pinned policy is the only one, so
+	 * no other is named (allowed_by stays the CLI's). */
+	verror_message(v, rf->text, sizeof(rf->text));
+	snprintf(rf->text + strlen(rf->text), sizeof(rf->text) - strlen(rf->text), " (at %s)",
+		 v->pointer[0] ? v->pointer : "/");
+	snprintf(rf->accepted, sizeof(rf->accepted), "%s", v->accepted);
 	rf->reason = rf->text;
 	return -EINVAL;
 }
 
-int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
-	       struct plan *ret_plan, struct serve_refusal *ret_refusal)
+int serve_plan(struct srv *s, struct json_object *doc, const struct req_origin *origin,
+	       struct request *ret_req, struct plan *ret_plan, struct serve_refusal *ret_refusal)
 {
 	struct verrors e = { 0 };
 	int r;
@@ -49,7 +53,9 @@ int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
 		};
 		return -EPERM;
 	}
+	ret_req->origin = origin;
 	r = narrow(ret_req, &s->pol, ret_plan, &e);
+	ret_req->origin = NULL;	/* its descriptors go with the frame */
 	if (r < 0) {
 		request_free(ret_req);
 		return refuse_verror(r, &e, ret_refusal);
@@ -66,7 +72,16 @@ int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
 
 void serve_refuse(struct conn *c, uint64_t id, const struct serve_refusal *rf)
 {
-	conn_fail_at(c, id, rf->code, rf->reason, rf->pointer[0] ? rf->pointer : NULL);
+	size_t len = 0;
+	uint8_t *frame = proto_failed_accepting(id, rf->code, rf->reason,
+						rf->pointer[0] ? rf->pointer : NULL, rf->accepted, &len);
+
+	serve_log_failed(&c->srv->log, &c->log, id, rf->code);
+	if (!frame) {
+		c->dead = true; /* every request gets its final event: without one, the end */
+		return;
+	}
+	conn_send(c, frame, len);
 }
 
 static size_t jails(const struct srv *s)

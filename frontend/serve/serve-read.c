@@ -17,12 +17,22 @@
 
 static void conn_feed(struct conn *c, const uint8_t *data, size_t n);
 
-/* The one place bytes come off a client's socket: a recv today; taking
- * descriptors with them (SCM_RIGHTS) is a recvmsg here and nothing else.
- * As recv(2): bytes, 0 at the end, -1 with errno. */
-static ssize_t conn_recv(struct conn *c, uint8_t *buf, size_t cap)
+/* The one place bytes come off a client's socket: serve_recv
+ * (serve-fds.c), which ties the descriptors passed with a frame to it and
+ * reads no further than the frame's end. Bytes, 0 at the end, -EAGAIN
+ * when nothing waits, -EPROTO with *ret_why set, other -errno. */
+static ssize_t conn_recv(struct conn *c, uint8_t *buf, size_t cap, const char **ret_why)
 {
-	return recv(c->fd, buf, cap, MSG_DONTWAIT);
+	return serve_recv(c, buf, cap, ret_why);
+}
+
+/* A frame handled and not parked again: its descriptors are closed (a
+ * started jail's helper has its own); a parked one keeps them until it
+ * is handled (the connection is not read meanwhile). */
+static void frame_handled(struct conn *c)
+{
+	if (!c->parked)
+		serve_fds_close(c);
 }
 
 /* cancel: every run and session call with that id is killed (a session
@@ -84,6 +94,7 @@ static void handle_frame(struct conn *c, const uint8_t *buf, size_t len)
 		proto_msg_free(&m);
 		return;
 	}
+	serve_log_request(&c->srv->log, &c->log, m.id, m.kind);
 	switch (m.kind) {
 	case MSG_RUN:
 		run_start(c, &m);
@@ -152,7 +163,13 @@ static void conn_feed(struct conn *c, const uint8_t *data, size_t n)
 		st = frame_reader_feed(&c->rd, data + off, n - off, &used);
 		off += used;
 		if (st == FRAME_OVERSIZED) {
-			conn_fail(c, 0, HUTCH_ERR_FRAME_OVERSIZED, NULL);
+			enum hutch_err code;
+			char words[256];
+
+			/* Not hutch framing at all, or a frame over the limit:
+			 * the failed event says which, with the numbers. */
+			proto_oversized_words(c->rd.hdr, c->rd.max, &code, words, sizeof(words));
+			conn_fail(c, 0, code, words);
 			c->dead = true;
 		} else if (st == FRAME_NOMEM) {
 			conn_fail(c, 0, HUTCH_ERR_INTERNAL, NULL);
@@ -165,6 +182,7 @@ static void conn_feed(struct conn *c, const uint8_t *data, size_t n)
 			 * of one is as idle as a silent one. */
 			c->idle_since = time_now_ms();
 			handle_frame(c, frame, len);
+			frame_handled(c);
 			free(frame);
 			frame_uncharge(c);
 		}
@@ -185,10 +203,16 @@ static void conn_feed(struct conn *c, const uint8_t *data, size_t n)
 static bool conn_read(struct conn *c)
 {
 	uint8_t buf[64 << 10];
-	ssize_t n = conn_recv(c, buf, sizeof(buf));
+	const char *why = NULL;
+	ssize_t n = conn_recv(c, buf, sizeof(buf), &why);
 
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	if (n == -EAGAIN || n == -EINTR)
 		return false;
+	if (n == -EPROTO) {
+		conn_fail(c, 0, HUTCH_ERR_PROTOCOL_ERROR, why);
+		c->dead = true;
+		return false;
+	}
 	if (n <= 0) {
 		c->dead = true; /* the client is gone: everything of it dies */
 		return false;
@@ -226,6 +250,7 @@ void conn_unpark(struct conn *c)
 	c->parked = c->held_in = NULL;
 	c->parked_len = c->held_len = 0;
 	handle_frame(c, frame, len);	/* may park it again */
+	frame_handled(c);
 	budget_give(&c->srv->budget, len + 1);
 	free(frame);
 	if (rest) {
@@ -273,6 +298,7 @@ struct conn *conn_new(struct srv *s, int fd, bool timed, uid_t uid)
 	c->next = s->conns;
 	s->conns = c;
 	s->n_conns++;
+	serve_log_conn_open(&s->log, &c->log, fd);
 	return c;
 }
 
@@ -304,13 +330,18 @@ void conn_sweep(struct srv *s)
 			conn_flush(c);
 			evwatch_del(c->ev);	/* before close: the number is reused */
 			c->ev = NULL;
+			/* Unread input would reset the peer before it read
+			 * its failed event (serve_discard_input). */
+			serve_discard_input(c->fd);
 			close(c->fd);
 			c->fd = -1;
 			drop_parked(c);
+			serve_fds_close(c); /* a frame's that will never be handled */
 			s->n_conns--;
 		}
 		if (c->fd < 0 && !c->runs && !c->sessions) {
 			*pp = c->next;
+			serve_log_conn_close(&s->log, &c->log);
 			frame_reader_reset(&c->rd);
 			frame_uncharge(c);
 			conn_drop_queue(c);

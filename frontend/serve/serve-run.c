@@ -110,7 +110,8 @@ static bool run_link(struct conn *c, struct srun *r)
 void run_start(struct conn *c, struct proto_msg *m)
 {
 	struct srv *s = c->srv;
-	struct exec_opts eo = { .kill_grace_ms = s->grace_ms, .fs = s->fs.pid >= 0 ? &s->fs : NULL };
+	struct exec_opts eo = { .kill_grace_ms = s->grace_ms, .fs = s->fs.pid >= 0 ? &s->fs : NULL,
+				.concurrency = serve_concurrency(s) };
 	_cleanup_free_ struct srun *r = NULL;
 	struct serve_refusal rf;
 
@@ -123,7 +124,7 @@ void run_start(struct conn *c, struct proto_msg *m)
 	}
 	r->c = c;
 	r->id = m->id;
-	if (serve_plan(s, m->run, &r->req, &r->plan, &rf) < 0) {
+	if (serve_plan(s, m->run, serve_origin(c), &r->req, &r->plan, &rf) < 0) {
 		serve_refuse(c, m->id, &rf);
 		return;
 	}
@@ -209,6 +210,7 @@ static void finish_run(struct srun *r)
 	exec_finish(r->x, &files);
 	jail_report_from_policy(&jr, &s->pol, s->digest);
 	jail_report_add_plan(&jr, &r->plan);
+	jail_report_add_timings(&jr, NULL, &r->o.timings);
 	if (r->o.status == OUTCOME_FAILED && r->o.err == HUTCH_ERR_CANCELLED) {
 		conn_fail(r->c, r->id, HUTCH_ERR_CANCELLED, NULL);
 	} else {

@@ -138,6 +138,34 @@ static int bind_listen(struct sockaddr_un *sa, mode_t mode)
 	return r < 0 ? r : TAKE_FD(fd);
 }
 
+/* Bind and listen under a name of our own beside the final one, then
+ * rename it into place (never over another): a client that sees the path
+ * can connect at once, with no window where it names a socket that does
+ * not listen yet (connect would be refused). */
+static int publish(int dir_fd, const char *name, const struct sockaddr_un *sa, mode_t mode)
+{
+	struct sockaddr_un tmp = *sa;
+	char *slash = strrchr(tmp.sun_path, '/');
+	size_t room = sizeof(tmp.sun_path) - (size_t)(slash + 1 - tmp.sun_path);
+	const char *tmp_name = slash + 1;
+	int fd;
+
+	if ((size_t)snprintf(slash + 1, room, ".%s.%ld", name, (long)getpid()) >= room)
+		return -ENAMETOOLONG;
+	(void)unlinkat(dir_fd, tmp_name, 0);	/* ours, from a pid long gone */
+	fd = bind_listen(&tmp, mode);
+	if (fd < 0)
+		return fd;
+	if (renameat2(dir_fd, tmp_name, dir_fd, name, RENAME_NOREPLACE) < 0) {
+		int err = errno;
+
+		(void)unlinkat(dir_fd, tmp_name, 0);
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
 int serve_socket_open(const char *path, mode_t mode, struct serve_socket *ret, const char **ret_why)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
@@ -172,10 +200,11 @@ int serve_socket_open(const char *path, mode_t mode, struct serve_socket *ret, c
 	r = clear_old(dir_fd, name, &sa, ret_why);
 	if (r < 0)
 		return r;
-	fd = bind_listen(&sa, mode);
+	fd = publish(dir_fd, name, &sa, mode);
 	if (fd < 0) {
-		*ret_why = fd == -EADDRINUSE ? "another process took the path meanwhile; try again"
-					     : "cannot bind and listen there";
+		*ret_why = fd == -EEXIST || fd == -EADDRINUSE
+				   ? "another process took the path meanwhile; try again"
+				   : "cannot bind and listen there";
 		return fd;
 	}
 	if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISSOCK(st.st_mode)) {

@@ -24,6 +24,7 @@
 #include "errors.h"
 #include "doc/policy-extends.h"
 #include "doc/policy-load.h"
+#include "run/least-privilege.h"
 #include "run/probe-verdict.h"
 #include "run/probe.h"
 #include "serve/serve.h"
@@ -313,9 +314,16 @@ int cmd_serve(int argc, char **argv)
 	 * `hutch run` does. Runs find it in their execution options. */
 	if (r == 0 && (o.no_forkserver || forkserver_start(execute_helper_path(), &s.fs) < 0))
 		s.fs.pid = -1;
+	/* Every jail comes from the forkserver: keep only what
+	 * run/least-privilege.c lists, for the server's life. */
+	if (r == 0 && s.fs.pid >= 0 && least_privilege_drop() < 0)
+		r = serve_error("capabilities", "cannot drop those hutch no longer needs");
 	s.base_fds = count_fds();
-	if (r == 0)
+	if (r == 0) {
+		serve_log_start(&s.log, o.policy, s.digest);
 		r = loop(&s);
+		serve_log_stop(&s.log, r);
+	}
 	serve_done(&s);
 	if (sig_fd >= 0)
 		close(sig_fd);

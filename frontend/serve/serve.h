@@ -27,6 +27,7 @@
 #include "run/forkserver.h"
 #include "run/supervise.h"
 #include "serve/serve-budget.h"
+#include "serve/serve-log.h"
 #include "serve/serve-socket.h"
 
 #define CONNS_MAX 256		/* connections served; more wait in the backlog */
@@ -41,6 +42,13 @@
 struct srv;
 struct conn;
 struct probe_run;
+
+/* Descriptors passed with the frame being read (serve-fds.c). */
+#define SERVE_FDS_MAX REQ_MAX_SOURCE_FDS
+struct frame_fds {
+	int fd[SERVE_FDS_MAX];
+	size_t n;
+};
 
 struct srun {
 	struct srun *next;
@@ -101,12 +109,15 @@ struct conn {
 	uint64_t parked_id;
 	uint8_t *held_in;	/* bytes read after the parked frame */
 	size_t held_len;
+	struct frame_fds fds;	/* passed with the frame being read (serve-fds.c) */
+	struct req_origin origin;	/* of the frame being handled: serve_origin() */
 	uint8_t *out;
 	size_t out_len, out_off;
 	struct srun *runs;
 	size_t n_runs;
 	struct session *sessions;
 	size_t n_sessions;
+	struct conn_log log;	/* its number and peer in the log (serve-log.c) */
 };
 
 /* A jail being torn down after its owner let go (a worker's session
@@ -158,7 +169,17 @@ struct srv {
 	struct serve_socket sock;	/* --socket; fd -1 when none or drained */
 	uint64_t drain_deadline;
 	struct forkserver fs;	/* every jail's helper is its child; pid -1: none */
+	bool allow_path_binds;	/* --allow-path-binds: requests may bind by path */
+	size_t passed_fds;	/* descriptors clients passed, held now */
+	struct serve_log log;	/* --log-level, and the lines it let through */
 };
+
+/* How many jails the server may hold at once (runs and --max-workers):
+ * what its jails' per-user caps are sized for (jail/user-caps.h). */
+static inline unsigned serve_concurrency(const struct srv *s)
+{
+	return (unsigned)(s->max_runs_total + s->max_workers);
+}
 
 int cmd_serve(int argc, char **argv);
 
@@ -170,12 +191,40 @@ struct serve_options {
 	long fd;		/* --fd, or -1 */
 	mode_t mode;		/* --mode */
 	bool no_forkserver;	/* --no-forkserver */
+	bool allow_path_binds;	/* --allow-path-binds */
 };
 
 /* s's bounds (defaults, then the options) and *ret_opts. 0: serve;
  * -ECANCELED: --help was printed (exit 0); -EINVAL: the problem was
  * printed (exit HUTCH_EXIT_FAILURE). */
 int serve_options_parse(int argc, char **argv, struct srv *s, struct serve_options *ret_opts);
+
+/* serve-fds.c, for serve.c and session.c: descriptors a client passes
+ * with a request frame (hutch-protocol(7), "DESCRIPTORS"): SCM_RIGHTS on
+ * the sendmsg that begins with the frame's first byte, at most
+ * SERVE_FDS_MAX, named by the request's mounts as source_fd (their index
+ * in arrival order). Each is close-on-exec from the moment it arrives,
+ * counted against the server's budget for them, and closed when its
+ * frame has been handled: a started jail's helper holds its own copies.
+ *
+ * serve_recv reads from c's socket into buf (cap bytes at most), never
+ * past the end of the frame c->rd is reading, so that descriptors are
+ * told to their frame; they join c->fds. Bytes read; 0 at EOF; -EAGAIN
+ * when nothing waits; -EPROTO with *ret_why set when descriptors came on
+ * another byte than a frame's first, more than SERVE_FDS_MAX came, or the
+ * budget is spent (the connection ends); other -errno. */
+ssize_t serve_recv(struct conn *c, uint8_t *buf, size_t cap, const char **ret_why);
+/* The origin of the frame c is handling, for its request's binds: c's
+ * descriptors, the client's uid, whether path binds are allowed. */
+const struct req_origin *serve_origin(struct conn *c);
+/* Close the descriptors of c's frame and give back their budget. */
+void serve_fds_close(struct conn *c);
+/* Before a connection the server ends is closed: read and drop what the
+ * client sent past the frame that ended it (at most 256 KiB, never
+ * waiting), so that closing does not reset the connection and the
+ * client reads its failed event to the end (a unix socket closed with
+ * unread input gives its peer ECONNRESET). */
+void serve_discard_input(int fd);
 
 /* serve-conn.c, for serve.c, serve-plan.c and session.c */
 void conn_watch_update(struct conn *c);	/* the loop's events for c's socket */
@@ -196,15 +245,17 @@ struct serve_refusal {
 	enum hutch_err code;
 	const char *reason;			/* fixed text (or text[]), or NULL */
 	char pointer[VERROR_POINTER_MAX];	/* into the document; "" for none */
-	char text[VERROR_POINTER_MAX + 96];	/* reason, when it names the pointer */
+	char text[VERROR_ACCEPTED_MAX + VERROR_POINTER_MAX + 256]; /* reason, when it names the pointer */
+	char accepted[VERROR_ACCEPTED_MAX];	/* verror.h's list; "" for none */
 };
 
-/* doc's request and its plan under the pinned policy. 0; or -EINVAL (the
+/* doc's request and its plan under the pinned policy, its binds by
+ * descriptor from origin (serve_origin()). 0; or -EINVAL (the
  * request is invalid or asks for more than the policy allows), -EPERM (it
  * names another policy), -ENOMEM, each with *ret_refusal filled and
  * nothing held. */
-int serve_plan(struct srv *s, struct json_object *doc, struct request *ret_req,
-	       struct plan *ret_plan, struct serve_refusal *ret_refusal);
+int serve_plan(struct srv *s, struct json_object *doc, const struct req_origin *origin,
+	       struct request *ret_req, struct plan *ret_plan, struct serve_refusal *ret_refusal);
 /* Its failed event, pointer included. */
 void serve_refuse(struct conn *c, uint64_t id, const struct serve_refusal *rf);
 /* The sandbox probe of the pinned policy, once per server until it

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,11 +96,12 @@ static int start_worker(struct session *se, struct json_object *worker,
 {
 	struct srv *s = se->c->srv;
 	struct exec_opts eo = { .kill_grace_ms = s->grace_ms, .forward_stdin = true,
-				.unbounded_stdout = true, .fs = s->fs.pid >= 0 ? &s->fs : NULL };
+				.unbounded_stdout = true, .concurrency = serve_concurrency(s),
+				.fs = s->fs.pid >= 0 ? &s->fs : NULL };
 	struct watch_hooks hooks = { worker_before, worker_after, se };
 	int p[2], r;
 
-	r = serve_plan(s, worker, &se->req, &se->plan, ret_refusal);
+	r = serve_plan(s, worker, serve_origin(se->c), &se->req, &se->plan, ret_refusal);
 	if (r < 0)
 		return r;
 	if (se->plan.stdin_given) {
@@ -244,7 +246,11 @@ static bool session_ready(struct session *se, const struct proto_msg *m, const c
 		return false;
 	}
 	if (m->input_len > UINT32_MAX || m->input_len > s->max_frame) {
-		conn_fail(c, m->id, HUTCH_ERR_FRAME_OVERSIZED, NULL);
+		char why[160];
+
+		snprintf(why, sizeof(why), "the input is %zu bytes; the limit is %" PRIu32
+			 " bytes (--max-frame)", (size_t)m->input_len, s->max_frame);
+		conn_fail(c, m->id, HUTCH_ERR_FRAME_OVERSIZED, why);
 		return false;
 	}
 	return true;

@@ -50,6 +50,14 @@ LINGER_PROBES = {"outlive", "outlive-timeout", "outlive-kill", "fork-bomb"}
 # these must still be contained: Landlock scopes abstract sockets, the
 # filesystem, pid and ipc namespaces stay the jail's.
 HOST_NET_PROBES = ["unix-abstract", "unix-path", "proc-signal", "sysv-ipc", "proc-see"]
+# Under `--policy build --network proxy` (egress only through the proxy the
+# supervisor runs, to an empty allow-list): nothing but the proxy answers.
+PROXY_NET_PROBES = ["tcp-egress", "udp-egress", "icmp-egress", "unix-abstract", "unix-path",
+                    "net-ifaces"]
+# Masks inside binds: a workspace bound at /work/ws (hutch(1), "Masks
+# inside binds"); the harness replants it after every run.
+MASK_PROBES = {"mask-read", "mask-hook"}
+MASK_WS = "/work/ws"
 VERDICTS = ("CONTAINED", "ESCAPED", "NOTAPPLICABLE", "ERROR")
 # Memory bombs under policies that allow more per process ask for
 # --memory BOMB_MEM_MIB (HUTCH_ESCAPE_BOMB_MEM): bigger ones outlast the
@@ -380,13 +388,56 @@ class Harness:
         self.hostroot = devino("/")
         self.canarydev = devino(self.canary)
         self.relsecret = os.path.relpath(self.secret_file, "/")
-        self.cache = tempfile.mkdtemp(prefix="hutch-escape-rt.")  # 0700, outside t
+        self.cache = tempfile.mkdtemp(prefix="hutch-escape-rt.", dir="/dev/shm")  # 0700, unbindable
         self.cleanup_dirs.append(self.cache)
+        self.ws = os.path.join(t, "ws")
+        self.plant_ws()
         self.scratch = os.path.join(t, "scratch")
         os.mkdir(self.scratch)
         os.chmod(self.scratch, 0o755)
         self.hashes = {p: self.identity(p) for p in self.binaries()}
         self.hostname = socket.gethostname()
+
+    def plant_ws(self):
+        """The workspace of the mask probes: a secret .env and a repository
+        whose hook and config must not change."""
+        if os.path.isdir(self.ws):
+            shutil.rmtree(self.ws)
+        os.makedirs(os.path.join(self.ws, ".git", "hooks"))
+        files = {".env": "canary " + self.secret + "\n", ".git/config": "[core]\n",
+                 ".git/hooks/pre-commit": "#!/bin/sh\n", "README": "readme\n"}
+        for rel, text in files.items():
+            with open(os.path.join(self.ws, rel), "w") as f:
+                f.write(text)
+        # Only its owner may write it: a root caller's jail acts as that
+        # owner through an idmapped bind, and hutch refuses to lend the
+        # ownership of a tree others may write.
+        for d, dirs, names in os.walk(self.ws):
+            os.chmod(d, 0o755)
+            for n in names:
+                os.chmod(os.path.join(d, n), 0o644)
+        self.ws_files = files
+
+    def ws_changed(self):
+        """What the mask probes changed in the host's workspace."""
+        bad = []
+        for rel in (".git/config", ".git/hooks/pre-commit"):
+            try:
+                with open(os.path.join(self.ws, rel)) as f:
+                    if f.read() != self.ws_files[rel]:
+                        bad.append("the host's %s changed" % rel)
+            except OSError as e:
+                bad.append("the host's %s: %s" % (rel, e.strerror))
+        for d, dirs, names in os.walk(self.ws):
+            for n in names:
+                try:
+                    with open(os.path.join(d, n), errors="replace") as f:
+                        if "hx-evil" in f.read():
+                            bad.append("a planted hook on the host: " +
+                                       os.path.relpath(os.path.join(d, n), self.ws))
+                except OSError:
+                    pass
+        return bad
 
     @staticmethod
     def identity(path):
@@ -455,7 +506,11 @@ class Harness:
         doc = json.loads(out.stdout)
         lim = doc["limits"]
         mib = 1 << 20
+        fs = doc.get("filesystem", {})
         return {
+            "hide": fs.get("hide", []), "read_only": fs.get("read_only", []),
+            "rw_tmp": any(m["prefix"] in ("/", "/tmp") and "rw" in m["modes"]
+                          for m in doc.get("mounts", [])),
             "procs": lim["processes"]["default"],
             "mem": lim["memory_bytes"]["default"] // mib,
             "disk": max(lim["work_bytes"]["default"], lim["tmp_bytes"]["default"]) // mib,
@@ -473,7 +528,7 @@ class Harness:
             "port": str(self.net.port), "uport": str(self.net.uport),
             "hostip": self.hostip, "hostip6": self.hostip6,
             "abstract": self.net.abstract_name, "sock": self.net.path, "ipckey": self.ipckey,
-            "vport": self.vport,
+            "vport": self.vport, "ws": self.ws,
         }
         for i, d in enumerate(self.canaries[1:], 2):
             a["canary%d" % i] = d
@@ -485,13 +540,16 @@ class Harness:
         a = self.common_args()
         a.update(token=token, lmarker=lmarker)
         if limits:
-            a.update({k: str(v) for k, v in limits.items()})
+            a.update(ws=MASK_WS)  # in the jail; the control gets the host path
+        if limits:
+            a.update({k: str(v) for k, v in limits.items()
+                      if k not in ("hide", "read_only", "rw_tmp")})
         return [probe] + ["%s=%s" % (k, v) for k, v in a.items() if v]
 
     def outside_checks(self, probe, token, lmarker, injected, before_log):
         """What only the outside can see. Returns evidence of an escape or []."""
         bad = []
-        if probe == "host-write":
+        if probe in ("host-write", "overlay-write"):
             with open(self.writable) as f:
                 if f.read() != self.writable_text:
                     bad.append("the writable canary changed")
@@ -520,6 +578,10 @@ class Harness:
                 kill_marker(lmarker)
         if probe == "sethostname" and socket.gethostname() != self.hostname:
             bad.append("the host's hostname changed to " + socket.gethostname())
+        if probe == "mask-hook":
+            bad += self.ws_changed()
+        if probe in MASK_PROBES:
+            self.plant_ws()
         if probe == "helper-exe":
             for p, (ino, h) in list(self.hashes.items()):
                 now_ino, now_h = self.identity(p)
@@ -565,10 +627,21 @@ class Harness:
             limits = dict(limits, mem=BOMB_MEM_MIB)
         if probe == "outlive-timeout":
             timeout = "2s"
+        if probe in MASK_PROBES:
+            why = self.mask_not_applicable(probe, pol, limits)
+            if why:
+                self.add(probe, config, "NOTAPPLICABLE", why, 0, control=False)
+                return
+            opts += ["--rw", "%s:%s" % (self.ws, MASK_WS)]
+            if probe == "mask-read" and not limits["hide"]:
+                opts += ["--hide", MASK_WS + "/.env"]
         if probe == "collect-symlink":
             opts += ["--collect", "out", "--collect", "out-rel", "--collect", "out-proc"]
         if probe == "collect-fifo":
             opts += ["--collect", "out-fifo"]
+        if probe == "overlay-write":
+            # the canary directory copy-on-write at its own path
+            opts += ["--overlay", "%s:%s" % (self.canary, self.canary)]
         if netmode:
             opts += ["--network", netmode]
         argv = [self.hutch, "run"] + self.extra + ["--json", "--policy", pol, "--timeout", timeout,
@@ -599,6 +672,8 @@ class Harness:
                     verdict, ev = "ESCAPED", "expected a timeout within 12 s: %s after %d ms" % (err or doc.get("status"), wall)
             elif probe == "collect-symlink" or probe == "collect-fifo":
                 verdict, ev = self.judge_collect(probe, doc, verdict, ev, wall)
+            elif probe == "overlay-write":
+                verdict, ev = self.judge_overlay(doc, verdict, ev)
             elif probe == "mem-bomb-multi" and verdict in ("CONTAINED", "ESCAPED"):
                 agg = 0
                 for w in ev.split():
@@ -610,7 +685,7 @@ class Harness:
                     extra.append("cgroup %s yet %d MiB together > %d MiB" % (cg, agg, limits["mem"]))
                 elif agg > limits["mem"]:
                     # Documented: without a delegated cgroup, memory_bytes is
-                    # RLIMIT_AS, per process. Shown, not counted as an escape.
+                    # RLIMIT_DATA, per process. Shown, not counted as an escape.
                     extra.append("NOTE cgroup %s: memory_bytes binds each process, not the jail: "
                                  "%d MiB together > %d MiB; the jail's bound is processes x "
                                  "memory_bytes = %d GiB" % (cg, agg, limits["mem"],
@@ -632,6 +707,15 @@ class Harness:
         if extra:
             ev = ev + " " + " ".join(extra)
         self.add(probe, config, verdict, ev, wall, control=False)
+
+    @staticmethod
+    def mask_not_applicable(probe, pol, limits):
+        """Why a mask probe does not apply under pol, or None."""
+        if not limits["rw_tmp"]:
+            return "%s allows no writable request bind of /tmp: nothing to mask into" % pol
+        if probe == "mask-hook" and not limits["read_only"]:
+            return "%s protects no path (filesystem.read_only is empty)" % pol
+        return None
 
     def kill_midway(self, argv, lmarker, what):
         """Start argv, wait until its lingerers exist, SIGKILL it (only
@@ -687,6 +771,25 @@ class Harness:
                 doc.get("status"), doc.get("exit_code"), err.get("code", ""),
                 err.get("message", ""), serr.strip()[:200])
         return v, ev, doc
+
+    def judge_overlay(self, doc, verdict, ev):
+        """The change set must hold what the probe did and no deletion
+        (it deletes nothing: a forged mark would show as one). A policy
+        without the overlay mode refuses the run; a kernel without
+        overlayfs in a user namespace, the jail."""
+        err = doc.get("error") or {}
+        if verdict == "CONTAINED":
+            changes = doc.get("changes") or []
+            forged = [c["path"] for c in changes if c.get("change") == "deleted"]
+            if forged:
+                return "ESCAPED", "the change set lists deletions never made: %s" % forged
+            return verdict, ev + "; change set: " + ", ".join(
+                "%s %s" % (c.get("change"), os.path.basename(c.get("path", ""))) for c in changes)
+        if err.get("code") == "policy_violation":
+            return "NOTAPPLICABLE", "the policy offers no overlay mode (policy_violation)"
+        if err.get("code") == "sandbox_unavailable" and "overlay" in err.get("message", ""):
+            return "NOTAPPLICABLE", "no overlayfs in a user namespace here: " + err["message"]
+        return verdict, ev
 
     def judge_collect(self, probe, doc, verdict, ev, wall):
         if verdict != "CONTAINED":
@@ -796,6 +899,8 @@ class Harness:
                              "abstract sockets (documented)" % self.landlock_abi, 0, control=False)
                 else:
                     self.jail(probe, "network+host", "network", "host", limits["network"])
+            if "build" in policies and probe in PROXY_NET_PROBES:
+                self.jail(probe, "build+proxy", "build", "proxy", limits["build"])
             self.control(probe)
         # nothing named like ours may be left anywhere
         leftovers = [p for p in os.listdir("/proc") if p.isdigit() and self._ours(p)]
@@ -859,7 +964,7 @@ def main():
     ap.add_argument("--hutch", required=True)
     ap.add_argument("--probes", required=True, help="the built probes binary")
     ap.add_argument("--tmp", required=True, help="a world-readable scratch directory")
-    ap.add_argument("--policies", default="default strict network build convert")
+    ap.add_argument("--policies", default="default strict network build convert agent")
     ap.add_argument("--only", default="", help="comma-separated probe names")
     ap.add_argument("--log", default="", help="append every row, untruncated, to this file")
     ap.add_argument("--width", type=int, default=160, help="evidence column width, 0 = full")

@@ -448,6 +448,75 @@ void p_collect_fifo(void)
 	finish(NULL);
 }
 
+/* The canary directory bound copy-on-write (--overlay) at its own path:
+ * the jail may write there, and only the outside can say whether the host
+ * saw it (the harness checks the canaries as for host-write, and that the
+ * result's change set holds no deletion, which the probe never makes).
+ * What must not work inside: forging overlayfs's own marks through the
+ * overlay (user.overlay.opaque on the directory, user.overlay.whiteout on
+ * the secret: from Linux 6.7 such names are stored escaped and mean
+ * nothing, before that they are refused), so that the secret vanished from
+ * the merged view or the change set read after the run; and reaching the
+ * upper layer or the layers' staging place. */
+static void forge_marks(const char *dir, const char *secret)
+{
+	struct stat sb;
+	int r;
+
+	r = setxattr(dir, "user.overlay.opaque", "y", 1, 0);
+	note("setxattr user.overlay.opaque: %s", r == 0 ? "stored" : en(errno));
+	if (r == 0 && control)
+		removexattr(dir, "user.overlay.opaque");
+	r = setxattr(secret, "user.overlay.whiteout", "y", 1, 0);
+	note("setxattr user.overlay.whiteout: %s", r == 0 ? "stored" : en(errno));
+	if (r == 0 && control)
+		removexattr(secret, "user.overlay.whiteout");
+	if (lstat(secret, &sb) < 0)
+		esc("the forged marks hid %s (%s)", secret, en(errno));
+	else
+		held(EPERM, "the marks took no effect: %s is still there", secret);
+}
+
+void p_overlay_write(void)
+{
+	const char *file = need("writable"), *dir = need("canary");
+	char path[4096], mi[65536], upper[4096];
+	ssize_t n;
+	char *u;
+	int fd = open(file, O_WRONLY | O_APPEND | O_CLOEXEC);
+
+	if (fd >= 0 && write(fd, "hx-overlay-write\n", 17) == 17)
+		note("appended to %s", file);
+	else
+		note("append to %s: %s", file, en(errno));
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "%s/created-%d", dir, (int)getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	note(fd >= 0 ? "created %s" : "create %s failed", path);
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "%s/secret", dir);
+	forge_marks(dir, path);
+	if (access("/.hutch-overlay", F_OK) == 0)
+		esc("the layers' staging directory /.hutch-overlay is visible");
+	else
+		held(errno, "/.hutch-overlay");
+	n = slurp("/proc/self/mountinfo", mi, sizeof(mi) - 1);
+	u = n > 0 ? (mi[n] = '\0', strstr(mi, "upperdir=")) : NULL;
+	if (u) {
+		snprintf(upper, sizeof(upper), "%.*s", (int)strcspn(u + 9, ", \n"), u + 9);
+		fd = open(upper, O_PATH | O_CLOEXEC);
+		if (fd >= 0) {
+			esc("opened the upper layer %s", upper);
+			close(fd);
+		} else {
+			held(errno, "open the upper layer %s", upper);
+		}
+	}
+	finish(NULL);
+}
+
 /* ------------------------------------------------------------------ */
 /* Read-only places */
 

@@ -229,6 +229,7 @@ static int c_rlimit(void *a)
 	} rs[] = { { RLIMIT_NPROC, "NPROC" },
 		   { RLIMIT_NOFILE, "NOFILE" },
 		   { RLIMIT_AS, "AS" },
+		   { RLIMIT_DATA, "DATA" },
 		   { RLIMIT_CPU, "CPU" },
 		   { RLIMIT_FSIZE, "FSIZE" } };
 

@@ -300,3 +300,64 @@ void p_vsock(void)
 		close(fd);
 	finish(NULL);
 }
+
+/* An echo request to one of the host's addresses, and its reply. Ping
+ * sockets first (what an unprivileged host user may have, per
+ * net.ipv4.ping_group_range), raw ICMP sockets next. The jail's own
+ * loopback is not a target: it answers itself, by design. */
+static void icmp_echo(const char *ip)
+{
+	static const int types[] = { SOCK_DGRAM, SOCK_RAW };
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fam = fill_addr(ip, 0, &ss, &len);
+
+	if (fam < 0)
+		return;
+	for (size_t k = 0; k < 2; k++) {
+		int proto = fam == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
+		uint8_t req[16] = { fam == AF_INET ? 8 : 128, 0 }, reply[256];
+		struct pollfd p;
+		int fd = socket(fam, types[k] | SOCK_CLOEXEC, proto);
+
+		if (fd < 0) {
+			held(errno, "socket(%s, %s)", fam == AF_INET ? "ICMP" : "ICMPv6",
+			     k ? "raw" : "ping");
+			continue;
+		}
+		if (fam == AF_INET && types[k] == SOCK_RAW) {
+			uint32_t sum = 0; /* the kernel fills it only for ping and v6 sockets */
+
+			for (size_t i = 0; i < sizeof(req); i += 2)
+				sum += (uint32_t)(req[i] << 8 | req[i + 1]);
+			sum = (sum >> 16) + (sum & 0xffff);
+			req[2] = (uint8_t)(~sum >> 8);
+			req[3] = (uint8_t)~sum;
+		}
+		if (sendto(fd, req, sizeof(req), 0, (struct sockaddr *)&ss, len) < 0) {
+			held(errno, "echo to %s", ip);
+			close(fd);
+			continue;
+		}
+		p = (struct pollfd){ .fd = fd, .events = POLLIN };
+		if (poll(&p, 1, 1500) == 1 && recv(fd, reply, sizeof(reply), MSG_DONTWAIT) > 0)
+			esc("%s answered an echo request (%s socket)", ip, k ? "raw" : "ping");
+		else
+			held(ETIMEDOUT, "%s (no echo reply)", ip);
+		close(fd);
+		return;
+	}
+}
+
+void p_icmp_egress(void)
+{
+	const char *v4 = arg("hostip"), *v6 = arg("hostip6");
+
+	if ((!v4 || !*v4) && (!v6 || !*v6))
+		finish("the host has no address beyond loopback");
+	if (v4 && *v4)
+		icmp_echo(v4);
+	if (v6 && *v6)
+		icmp_echo(v6);
+	finish(NULL);
+}

@@ -37,6 +37,10 @@
  *                   /dev/shm (paths the jail does not bind)
  *  host-write       append to a 0666 host canary, create      writes the canary; harness restores
  *                   files in 0777 canary dirs
+ *  mask-read        read a hidden .env in a bound workspace   reads it; harness replants the
+ *                   (reopen, link, rename, umount, handle)    workspace
+ *  mask-hook        plant a hook in a protected .git/hooks,   plants it; harness replants the
+ *                   also by renaming .git aside               workspace
  *  host-traverse    chdir("..") x64, /.., /proc/self/root,    reaches host / (dev:ino compared)
  *                   /proc/1/root, /proc/self/cwd: host / ?
  *  cwd-leak         harness starts hutch with cwd = canary    cwd is the canary dir
@@ -55,6 +59,8 @@
  *  tcp-egress       connect to the harness listener on         connects
  *                   127.0.0.1, ::1 and the host's address
  *  udp-egress       datagram to the UDP listener, wait reply   gets the reply
+ *  icmp-egress      echo request to the host's addresses       gets the reply
+ *                   (ping socket, then raw)
  *  unix-abstract    connect to the listener's abstract socket  connects
  *  unix-path        connect to a pathname socket in the        connects
  *                   canary dir
@@ -137,6 +143,9 @@
  *  env-leak         the harness's canary variable in environ   sees it
  *  collect-symlink  plant symlinks to host canaries, collected harness reads them naively
  *  collect-fifo     plant a FIFO, collected                    a naive reader blocks
+ *  overlay-write    write the canaries through --overlay;      the user.overlay.* xattrs it
+ *                   forge overlayfs marks (user.overlay.*),    set are removed; files and the
+ *                   reach the upper layer                      canary restored (harness)
  *  seccomp-abi      int 0x80 unshare/clone/keyctl/reboot,      i386 calls in children
  *                   x32 unshare
  *  ro-write         create in /usr, mkdir in /, open           created and removed at once
@@ -520,6 +529,8 @@ static const struct {
 } probes[] = {
 	{ "host-read", p_host_read },
 	{ "host-write", p_host_write },
+	{ "mask-read", p_mask_read },
+	{ "mask-hook", p_mask_hook },
 	{ "host-traverse", p_host_traverse },
 	{ "cwd-leak", p_cwd_leak },
 	{ "fd-leak", p_fd_leak },
@@ -530,6 +541,7 @@ static const struct {
 	{ "proc-mem", p_proc_mem },
 	{ "tcp-egress", p_tcp_egress },
 	{ "udp-egress", p_udp_egress },
+	{ "icmp-egress", p_icmp_egress },
 	{ "unix-abstract", p_unix_abstract },
 	{ "unix-path", p_unix_path },
 	{ "net-ifaces", p_net_ifaces },
@@ -584,6 +596,7 @@ static const struct {
 	{ "env-leak", p_env_leak },
 	{ "collect-symlink", p_collect_symlink },
 	{ "collect-fifo", p_collect_fifo },
+	{ "overlay-write", p_overlay_write },
 	{ "seccomp-abi", p_seccomp_abi },
 	{ "ro-write", p_ro_write },
 	{ "setuid-plant", p_setuid_plant },

@@ -49,6 +49,7 @@
 #include <sys/un.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -110,11 +111,12 @@ long int80(long nr, long a, long b, long c);
 void p_host_read(void); void p_host_write(void); void p_host_traverse(void);
 void p_cwd_leak(void); void p_fd_leak(void); void p_noexec(void); void p_memfd_exec(void); void p_env_leak(void);
 void p_collect_symlink(void); void p_collect_fifo(void); void p_ro_write(void); void p_setuid_plant(void);
+void p_overlay_write(void);
 /* probes-proc.c: host processes, the helper and frontend */
 void p_proc_root(void); void p_proc_see(void); void p_proc_signal(void); void p_ptrace(void);
 void p_proc_mem(void); void p_sysv_ipc(void); void p_helper_exe(void); void p_helper_fds(void);
 /* probes-net.c: network egress */
-void p_tcp_egress(void); void p_udp_egress(void); void p_unix_abstract(void);
+void p_tcp_egress(void); void p_udp_egress(void); void p_icmp_egress(void); void p_unix_abstract(void);
 void p_unix_path(void); void p_net_ifaces(void); void p_vsock(void);
 /* probes-dev.c: terminals, kernel interfaces, devices */
 void p_tiocsti(void); void p_tiocsti_highbit(void); void p_tioclinux(void);
@@ -132,5 +134,7 @@ void p_ioperm(void); void p_obscure_calls(void); void p_keyctl(void); void p_bpf
 void p_perf(void); void p_userfaultfd(void); void p_io_uring(void); void p_kexec(void);
 void p_modules(void); void p_personality(void); void p_clock(void); void p_reboot(void);
 void p_swap(void); void p_nice(void); void p_rlimit(void); void p_seccomp_abi(void);
+/* probes-masks.c: masks inside binds */
+void p_mask_read(void); void p_mask_hook(void);
 
 #endif

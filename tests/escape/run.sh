@@ -8,7 +8,7 @@
 # Environment: HUTCH (default: hutch on PATH), HUTCH_EXEC and
 # HUTCH_POLICY_PATH (passed through to hutch when set; an installed hutch
 # needs neither), CC (default cc), HUTCH_ESCAPE_POLICIES (default
-# "default strict network build convert"), HUTCH_ESCAPE_ONLY (comma-separated probes),
+# "default strict network build convert agent"), HUTCH_ESCAPE_ONLY (comma-separated probes),
 # HUTCH_ESCAPE_LOG (append untruncated rows to this file),
 # HUTCH_ESCAPE_WIDTH (evidence column width, 0 = full; default 160),
 # HUTCH_ESCAPE_EXTRA_ARGS (options every jailed `hutch run` gets too,
@@ -54,7 +54,7 @@ fi
 chmod 755 "$tmp/probes"
 
 set -- --hutch "$HUTCH" --probes "$tmp/probes" --tmp "$tmp" \
-	--policies "${HUTCH_ESCAPE_POLICIES:-default strict network build convert}" \
+	--policies "${HUTCH_ESCAPE_POLICIES:-default strict network build convert agent}" \
 	--width "${HUTCH_ESCAPE_WIDTH:-160}"
 [ -n "${HUTCH_ESCAPE_ONLY:-}" ] && set -- "$@" --only "$HUTCH_ESCAPE_ONLY"
 [ -n "${HUTCH_ESCAPE_LOG:-}" ] && set -- "$@" --log "$HUTCH_ESCAPE_LOG"

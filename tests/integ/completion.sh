@@ -129,6 +129,7 @@ for m in $modes; do
 	expect_only "$m" "" "$HUTCH" run --timeout ""
 	expect "$m" "--policy --json" "$HUTCH" probe --
 	expect_only "$m" "--socket" "$HUTCH" serve --so
+	expect_only "$m" "debug" "$HUTCH" serve --log-level de
 	expect "$m" "echo" "$HUTCH" run --timeout 5 --policy strict -- ech
 	expect "$m" "echo" "$HUTCH" run --ro "$tmp" : /x --json ech
 	# After the command, its words are the command's, never hutch's options.

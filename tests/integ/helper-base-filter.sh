@@ -122,7 +122,10 @@ left = [n for n in sorted(os.listdir(d))
 print("setid_files", ",".join(left) or "none", flush=True)
 EOF
 chmod -R a+rX "$tmp"
-chmod 777 "$tmp/mark" "$tmp/out"
+chmod 777 "$tmp/mark"
+# out is a --rw bind of hutch run: idmapped to its owner for a root
+# caller, who may not lend a directory others may write (hutch(1), --rw)
+chmod 755 "$tmp/out"
 
 # Refused with EPERM in every jail; openat2 and clone3 are ENOSYS there.
 setid="chmod_suid chmod_sgid chmod_sgid_dir fchmod_suid fchmodat_suid fchmodat2_suid

@@ -140,12 +140,16 @@ if [ $userns_ok = no ]; then
 elif is_root; then
 	# As root: map 0 to 0 from outside (so setgroups stays allowed and the
 	# helper takes its root path), then exec as root in the namespace,
-	# which regains the capabilities to write the limit.
+	# which regains the capabilities to write the limit. The jail's
+	# outside ids are 0 there, the only ones that exist: any other would
+	# stop the helper before the clone, when it makes the jail's host
+	# user the namespace's owner (hutch-exec(8), HOST IDS).
 	rm -f "$tmp/ready" "$tmp/go"
 	mkfifo "$tmp/ready" "$tmp/go"
 	unshare -U /bin/sh -c 'echo > "$1"; read x < "$2"; shift 2
 		exec /bin/sh -c "echo 0 > /proc/sys/user/max_user_namespaces && exec \"\$@\"" sh "$@"' \
-		sh "$tmp/ready" "$tmp/go" "$SEND" --describe $L -- /bin/true </dev/null >"$tmp/userns.out" 2>&1 &
+		sh "$tmp/ready" "$tmp/go" "$SEND" --describe --uid-outside 0 --gid-outside 0 $L -- /bin/true \
+		</dev/null >"$tmp/userns.out" 2>&1 &
 	upid=$!
 	if timeout 30 /bin/sh -c 'read x < "$1"' sh "$tmp/ready"; then
 		echo "0 0 1" > "/proc/$upid/uid_map"
@@ -215,6 +219,52 @@ expect "a bind source that is a FIFO: bind_source EPERM" \
 expect "control: a regular file beside them binds" \
 	"exit=0 signal=0 record=none" --bind "$tmp/real/f" /data/f $L -- /bin/true
 
+# ---- overlays: a directory source, no link, an upper layer within bounds ----
+# (no idmap here: a world-writable directory, so root's jail user may write)
+mkdir "$tmp/cow"
+chmod 1777 "$tmp/cow"
+echo inside >"$tmp/cow/f"
+expect_all "control: an overlay reads its source and writes above it" \
+	"inside
+changed
+exit=0 signal=0 record=none" --overlay "$tmp/cow" /o 1048576 $L -- /bin/sh -c \
+	'cat /o/f && echo changed > /o/g && cat /o/g'
+same "... and the source is as it was" "f" "$(ls "$tmp/cow")"
+expect "an overlay of a file: bind_source ENOTDIR" \
+	"$REFUSED=setup_failed stage=bind_source item=1 errno=ENOTDIR words=bind of $tmp/real/f: ENOTDIR" \
+	--tmpfs /a 1048576 --overlay "$tmp/real/f" /o 1048576 -- /bin/true
+expect "an overlay source that is a symlink: bind_source ELOOP" \
+	"$REFUSED=setup_failed stage=bind_source item=1 errno=ELOOP words=bind of $tmp/link: ELOOP" \
+	--tmpfs /a 1048576 --overlay "$tmp/link" /o 1048576 -- /bin/true
+expect "an upper layer with room for its root alone: overlay, its index, ENOSPC" \
+	"$REFUSED=setup_failed stage=overlay item=1 errno=ENOSPC words=overlay of $tmp/real at /o: ENOSPC" \
+	--tmpfs /a 1048576 --overlay "$tmp/real" /o 1048576 --inodes 1 -- /bin/true
+
+# ---- binds of passed descriptors (hutch-exec(8); hutch-protocol(7), DESCRIPTORS) ----
+# The descriptor comes as fd 7. As root the helper clones the descriptor
+# itself; unprivileged, the kernel lets it clone no mount of the caller's
+# namespace, so it opens the path and must find the descriptor's file.
+mkdir "$tmp/other"
+echo elsewhere > "$tmp/other/g"
+expect_all "a descriptor bind reads" \
+	"inside
+exit=0 signal=0 record=none" --keep-fds 1 --bind "$tmp/real" /data --mflags fd $L \
+	-- /bin/cat /data/f 7<"$tmp/real"
+if is_root; then
+	expect_all "a descriptor bind as root: the descriptor's directory, whatever the path" \
+		"elsewhere
+exit=0 signal=0 record=none" --keep-fds 1 --bind "$tmp/real" /data --mflags fd $L \
+		-- /bin/cat /data/g 7<"$tmp/other"
+else
+	expect "a descriptor whose path names another file: bind_source EXDEV" \
+		"$REFUSED=setup_failed stage=bind_source item=1 errno=EXDEV words=bind of $tmp/real: EXDEV" \
+		--tmpfs /a 1048576 --keep-fds 1 --bind "$tmp/real" /s --mflags fd -- /bin/true \
+		7<"$tmp/other"
+fi
+expect "a descriptor bind with no descriptor passed: bind_source EBADF" \
+	"$REFUSED=setup_failed stage=bind_source item=1 errno=EBADF words=bind of $tmp/real: EBADF" \
+	--tmpfs /a 1048576 --bind "$tmp/real" /s --mflags fd -- /bin/true
+
 # ---- mount targets: created inside the new root, never through a link ----
 expect "a tmpfs target missing under a read-only bind: mount_target EROFS" \
 	"$REFUSED=setup_failed stage=mount_target item=1 errno=EROFS words=creating the mount point for /r/sub: EROFS" \
@@ -268,6 +318,82 @@ case $got in
 	not_ok "a filter the kernel refuses: refused at stage seccomp, EINVAL"
 	diag "got: $got" ;;
 esac
+
+# ---- Landlock rules: opened the way mounts are, no link followed (issue 19) ----
+# Mount 1 binds $tmp/real at /a/x/sub; a later tmpfs over /a puts a link
+# /a/x -> /t there, so the path /a/x/sub now leads to another inode (the
+# bind at /t). The rule for mount 1 must not land there.
+mkdir -p "$tmp/ro/sub"
+chmod -R a+rX "$tmp/ro"
+got=$(send $L --tmpfs /a 1048576 --bind "$tmp/real" /a/x/sub --mflags rw --tmpfs /a 1048576 \
+	--symlink /t /a/x --bind "$tmp/ro" /t -- /bin/true)
+case $got in
+"$REFUSED=setup_failed stage=landlock_rules item="*" errno=ELOOP words=adding the Landlock rule for /a/x/sub: ELOOP")
+	ok "a link on the way to a rule's target: landlock_rules ELOOP, no rule elsewhere" ;;
+*) not_ok "a link on the way to a rule's target: landlock_rules ELOOP, no rule elsewhere"; diag "got: $got" ;;
+esac
+expect "control: the same mounts without the link run" "exit=0 signal=0 record=none" \
+	$L --tmpfs /a 1048576 --bind "$tmp/real" /a/x/sub --mflags rw --tmpfs /a 1048576 \
+	--bind "$tmp/ro" /t -- /bin/true
+
+# ---- a record before every 71, the real errno ----
+# Started with SIGCHLD ignored (SIG_IGN survives execve), the waits for
+# pid 1 and the target were ECHILD: exit 71 with no record.
+expect "a helper started with SIGCHLD ignored still runs the command" \
+	"exit=0 signal=0 record=none" $L --ignore-sigchld -- /bin/true
+# A failed unshare for an idmapped bind said EPERM whatever happened: in a
+# user namespace of our own that may create no other, ENOSPC.
+if command -v unshare >/dev/null 2>&1 && unshare -Urm /bin/true 2>/dev/null; then
+	got=$(unshare -Urm /bin/sh -c 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"' sh \
+		"$SEND" --describe $L --bind "$tmp/real" /data --mflags 33 -- /bin/true </dev/null 2>"$tmp/stderr" |
+		tail -n 1)
+	case $got in
+	"$REFUSED=mechanism_unavailable stage=bind_idmap item="*" errno=ENOSPC words="*)
+		ok "an idmapped bind whose user namespace cannot be made: bind_idmap ENOSPC, not EPERM" ;;
+	*) not_ok "an idmapped bind whose user namespace cannot be made: bind_idmap ENOSPC, not EPERM"; diag "got: $got" ;;
+	esac
+else
+	skip_feature "an idmapped bind whose user namespace cannot be made: bind_idmap ENOSPC" \
+		"unshare -Urm cannot make a user and mount namespace here"
+fi
+# The forkserver's child could not place the job's descriptors (no
+# descriptor free above its own, at 27 the limit leaves the forkserver
+# room to start and its child none): a helper_exec record, as the
+# one-shot path writes, not a bare 71.
+client_dir=$(tap_client_dir)
+if [ -n "$client_dir" ]; then
+	got=$( (ulimit -n 27 && PYTHONPATH="$client_dir" "$py" -c '
+import json, os, sys, hutch_client
+with hutch_client.HutchClient.spawn([os.environ["HUTCH"], "serve"]) as c:
+    rid = c.start({"version": 1, "argv": ["/bin/true"]})
+    ev = c.wait_final(rid)
+    print(json.dumps(ev.get("failed") or ev.get("exit", {}).get("error")))
+') 2>"$tmp/stderr")
+	check "the forkserver's child that cannot place its descriptors writes a record" \
+		has "$got" "placing hutch-exec's descriptors: EMFILE"
+	[ -n "$(printf '%s' "$got" | grep "placing hutch-exec")" ] || diag "got: $got"
+else
+	not_ok "hutch_client.py is there (tap_client_dir), for hutch serve"
+fi
+
+# ---- signals: none lost between the target's fork and the forwarders ----
+# SIGTERM to the helper as early as spec-send can send it, at delays across
+# the whole setup: each must reach the target (signal=15), never be
+# dropped by a pid 1 that has no handler yet (the target would then sleep
+# on and exit 0).
+lost=0 n=0
+for round in 1 2; do
+	for us in 0 100 250 500 750 1000 1500 2000 2500 3000 4000 5000 6000 8000 12000; do
+		n=$((n + 1))
+		got=$(send $L --kill-after "$us" 15 -- /bin/sleep 3)
+		if [ "$got" != "exit=none signal=15 record=none" ]; then
+			lost=$((lost + 1))
+			diag "SIGTERM after $us us: $got"
+		fi
+	done
+done
+check "SIGTERM sent $n times from 0 to 12 ms after the spec: the target got it every time" \
+	test "$lost" = 0
 
 # ---- lifetime: nothing the target leaves behind outlives the helper ----
 # A marker only our processes carry in their argv.

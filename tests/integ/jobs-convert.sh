@@ -2,7 +2,7 @@
 # jobs-convert.sh: the convert policy does the job it exists for
 # (hutch-policy(5), CONVERT): odt->pdf with LibreOffice headless, PS->PDF
 # with Ghostscript honouring the host's /etc/papersize, markdown->HTML with
-# pandoc, PNG->JPEG with ImageMagick; each output is compared with the same
+# pandoc, PNG->JPEG with ImageMagick (by its package's path); each output is compared with the same
 # conversion on the host, byte for byte after blanking what is a timestamp
 # or a document ID (PDF /CreationDate, /ModDate, /ID, /DocChecksum, XMP
 # dates and UUIDs). A control per tool shows the comparison can fail: the
@@ -109,15 +109,27 @@ else
 fi
 
 # --- ImageMagick: PNG -> JPEG -----------------------------------------------------
-if have convert; then
-	convert -size 64x48 gradient:red-blue p.png
-	convert -size 64x48 gradient:red-green q.png
+# By its package's path, never whatever `convert` comes first on PATH
+# (another program of that name, a wrapper): Debian 12's imagemagick-6.q16
+# installs /usr/bin/convert-im6.q16, which /usr/bin/convert reaches through
+# the alternatives system; the HDRI build is its sibling.
+im=
+for p in /usr/bin/convert-im6.q16 /usr/bin/convert-im6.q16hdri; do
+	if [ -x "$p" ] && "$p" -version 2>/dev/null | grep -q ImageMagick; then
+		im=$p
+		break
+	fi
+done
+if [ -n "$im" ]; then
+	"$im" -size 64x48 gradient:red-blue p.png
+	"$im" -size 64x48 gradient:red-green q.png
 	chmod a+r p.png
-	convert p.png host-p.jpg && convert q.png host-q.jpg
-	jail p.png p.jpg -- convert p.png p.jpg
-	compare "ImageMagick png->jpeg" jail-p.jpg host-p.jpg host-q.jpg
+	"$im" p.png host-p.jpg && "$im" q.png host-q.jpg
+	jail p.png p.jpg -- "$im" p.png p.jpg
+	compare "ImageMagick png->jpeg ($im)" jail-p.jpg host-p.jpg host-q.jpg
 else
-	skip "ImageMagick png->jpeg" "convert is not installed (imagemagick)"
+	skip "ImageMagick png->jpeg" \
+		"ImageMagick is not installed (Debian: imagemagick-6.q16, /usr/bin/convert-im6.q16)"
 fi
 
 out=$("$HUTCH" run --json --policy convert -- /bin/sh -c 'echo "$HOME"; touch "$HOME/x"' |

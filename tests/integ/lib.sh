@@ -63,12 +63,12 @@ here=$(cd "$(dirname "$0")" && pwd)
 # $TMPDIR or /tmp), world-traversable because the jail's user outside may
 # be another uid; removed at exit after the tap_cleanup_add commands run.
 # The probe and filter cache goes to a private runtime directory of its own
-# beside it ($XDG_RUNTIME_DIR, 0700), outside $tmp: hutch refuses binds
-# that would reach its cache, and tests bind things under $tmp.
+# ($XDG_RUNTIME_DIR, 0700) under /dev/shm: hutch loads a cache only from
+# below /dev/shm or /run/user, which no request bind can reach.
 tap_tmpdir() {
 	tmp=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/hutch-$1.XXXXXX") || exit 99
 	chmod 755 "$tmp"
-	tap_rt=$(mktemp -d "${2:-${TMPDIR:-/tmp}}/hutch-rt.XXXXXX") || exit 99
+	tap_rt=$(mktemp -d /dev/shm/hutch-rt.XXXXXX) || exit 99
 	trap 'eval "$tap_cleanups"; rm -rf "$tmp" "$tap_rt"' EXIT
 	export XDG_RUNTIME_DIR="$tap_rt"
 }
@@ -193,6 +193,33 @@ def wait_until(pred, timeout, step=0.02):
         if v or now() >= end:
             return v
         time.sleep(step)
+
+
+def hutch_for_all():
+    """A copy of hutch (and of hutch-exec and the policies when the
+    environment names them) that any user may run, for a server started
+    as another uid: the build tree may sit where that uid cannot enter
+    (tests/ci.sh's is 0700). The path to run and the environment."""
+    d = os.path.join(TMP, "hutch-for-all")
+    env = dict(os.environ)
+    if not os.path.isdir(d):
+        os.makedirs(os.path.join(d, "policy"))
+        subprocess.run(["cp", HUTCH, os.path.join(d, "hutch")], check=True)
+        if os.environ.get("HUTCH_EXEC"):
+            subprocess.run(["cp", os.environ["HUTCH_EXEC"], os.path.join(d, "hutch-exec")],
+                           check=True)
+        pol = os.environ.get("HUTCH_POLICY_PATH")
+        if pol and os.path.isdir(pol):
+            for f in os.listdir(pol):
+                if f.endswith(".json"):
+                    subprocess.run(["cp", os.path.join(pol, f), os.path.join(d, "policy")],
+                                   check=True)
+        subprocess.run(["chmod", "-R", "a+rX", d], check=True)
+    if os.environ.get("HUTCH_EXEC"):
+        env["HUTCH_EXEC"] = os.path.join(d, "hutch-exec")
+    if os.environ.get("HUTCH_POLICY_PATH"):
+        env["HUTCH_POLICY_PATH"] = os.path.join(d, "policy")
+    return os.path.join(d, "hutch"), env
 
 
 def procs_with(mark):

@@ -65,6 +65,23 @@ same "... a request naming none gets the first, strict" '["exited", "strict"]' \
 run_doc '{"version":1,"policy":"network","argv":["/bin/true"]}' --policy strict
 same "--policy strict: a request for network is a policy_violation" policy_violation \
 	"$(field 'd["error"]["code"]')"
+# Neither --policy nor --allow-policies: a document someone else wrote
+# names only "default" (issue 19: {"policy":"network","network":"host"}
+# ran with the host network).
+run_doc '{"version":1,"policy":"network","network":"host","argv":["/bin/true"]}'
+same "no --policy/--allow-policies: a request for network is a policy_violation at /policy" \
+	'["policy_violation", "/policy"]' "$(field '[d["error"]["code"], d["error"]["pointer"]]')"
+check "... whose message names the policy asked for and --allow-policies" \
+	has "$(field 'd["error"]["message"]')" '"network".*only "default".*--allow-policies network'
+run_doc '{"version":1,"policy":"default","argv":["/bin/true"]}'
+same "... a request for default runs under default" '["exited", "default"]' \
+	"$(field '[d["status"], d["jail"]["policy"]]')"
+run_doc '{"version":1,"policy":"network","network":"host","argv":["/bin/true"]}' --allow-policies network
+same "control: --allow-policies network lets it run under network" '["exited", "network"]' \
+	"$(field '[d["status"], d["jail"]["policy"]]')"
+run_doc '{"version":1,"policy":"network","argv":["/bin/true"]}' --policy network
+same "control: --policy network lets it name network" '["exited", "network"]' \
+	"$(field '[d["status"], d["jail"]["policy"]]')"
 "$HUTCH" run --allow-policies 'strict,../x' --request - </dev/null >/dev/null 2>"$tmp/usage"
 rc=$?
 check "--allow-policies with a path: usage error naming the flag, exit 125" \

@@ -141,7 +141,7 @@ check "an unknown option: 125" test $? = 125
 # --- dry run ---------------------------------------------------------------
 
 mkdir "$tmp/rw"
-chmod 777 "$tmp/rw"
+chmod 755 "$tmp/rw" # a root caller may not lend a shared dir (hutch(1), --rw)
 "$HUTCH" run --rw "$tmp/rw:/out" -- /bin/sh -c 'touch /out/control' 2>/dev/null
 check "control: a real run creates the marker in the --rw dir" test -e "$tmp/rw/control"
 "$HUTCH" run --dry-run --rw "$tmp/rw:/out" -- /bin/sh -c 'touch /out/marker' >"$tmp/plan"

@@ -93,7 +93,7 @@ from hutch_client import HutchClient
 ours, theirs = socket.socketpair()
 with open(os.environ["LOG"], "wb") as log:
     proc = subprocess.Popen([os.environ["HUTCH"], "serve", "--policy", os.environ["POL"],
-                             "--fd", str(theirs.fileno())],
+                             "--log-level", "error", "--fd", str(theirs.fileno())],
                             pass_fds=(theirs.fileno(),), stderr=log)
 theirs.close()
 ours.settimeout(60)

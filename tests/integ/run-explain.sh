@@ -53,6 +53,39 @@ chmod 755 "$tmp/hostonly/prog"
 check "the command on a request bind: exec_failed, and noexec with filesystem.request_exec" \
 	ex "$tmp/doc" 'd["error"]["code"] == "exec_failed" and [e for e in d["explain"]["events"] if e["kind"] == "noexec" and e["path"] == "/data/prog" and e["grant"] == {"filesystem": {"request_exec": True}}]'
 
+# --- it cannot be steered: no link the jail wrote is followed (issue 19) ------------
+
+# The jail puts cfg -> a secret directory in its rw bind and opens through
+# it; the grant must never name the secret (the issue's attack gave
+# {"mounts":[{"source":"/some/secret/dir",...}]}).
+mkdir -p "$tmp/secret/dir" "$tmp/proj"
+echo secret >"$tmp/secret/dir/settings.ini"
+chmod -R a+rX "$tmp/secret"
+chmod 755 "$tmp/proj"	# the caller's own, not shared: a root caller's --rw of it is idmapped
+steer() {
+	"$HUTCH" run --explain --json "$@" >"$tmp/doc" 2>"$tmp/err"
+	check "$desc: the run happened" ex "$tmp/doc" 'd["status"] == "exited" and d["explain"]["attached"]'
+	check "$desc: no event or grant names the secret" \
+		ex "$tmp/doc" 'not [e for e in d["explain"]["events"] if "secret" in json.dumps(e)]'
+	[ "$(json_get '[e for e in d["explain"]["events"] if "secret" in json.dumps(e)]' <"$tmp/doc")" = "[]" ] ||
+		diag "$(json_get '[e for e in d["explain"]["events"] if "secret" in json.dumps(e)]' <"$tmp/doc")"
+}
+L="ln -sfn $tmp/secret/dir $tmp/proj/cfg"
+desc="a link in the bind, opened through"
+steer --rw "$tmp/proj:$tmp/proj" -- /bin/sh -c "$L; cat $tmp/proj/cfg/settings.ini; true"
+desc="the link itself opened"
+steer --rw "$tmp/proj:$tmp/proj" -- /bin/sh -c "$L; cat $tmp/proj/cfg; ls $tmp/proj/cfg/; true"
+desc="a link in a bind mounted elsewhere, named by its host path"
+steer --rw "$tmp/proj:/p" -- /bin/sh -c "ln -sfn $tmp/secret/dir /p/cfg; cat $tmp/proj/cfg/settings.ini; true"
+desc="a link to a file"
+steer --rw "$tmp/proj:$tmp/proj" -- /bin/sh -c "ln -sfn $tmp/secret/dir/settings.ini $tmp/proj/f; cat $tmp/proj/f; true"
+rm -f "$tmp/proj/cfg" "$tmp/proj/f"
+# Control: the same file named as it is on the host is reported, and
+# granted by its own directory, never wider.
+"$HUTCH" run --explain --json -- /bin/sh -c "cat $tmp/secret/dir/settings.ini; true" >"$tmp/doc" 2>/dev/null
+check "control: the secret named directly is missing, granted by its own directory" \
+	ex "$tmp/doc" '[e for e in d["explain"]["events"] if e["kind"] == "missing" and e["grant"] == {"mounts": [{"source": "'"$tmp"'/secret/dir", "target": "'"$tmp"'/secret/dir", "mode": "ro"}]}]'
+
 # --- it lets nothing through ------------------------------------------------------
 
 # same_both DESC ARGS...: the run's exit status and output are the same

@@ -56,8 +56,8 @@ msg "strict --timeout 90s (strict allows 1m)" 125 \
 	"^hutch: policy_violation: --timeout 90s is above the policy's maximum of 1m$" \
 	--policy strict --timeout 90s -- /bin/true
 check "... names the flag, not the field" not grep -q wall_ms "$tmp/err"
-doc "--json: the maximum in the message, the field in the pointer" \
-	'd["error"]["pointer"] == "/limits/wall_ms" and d["error"]["message"].endswith("maximum: 3600000")' \
+doc "--json: the maximum in the message, the field in the pointer, the range accepted" \
+	'd["error"]["pointer"] == "/limits/wall_ms" and d["error"]["message"].endswith("maximum (given 7200000): 3600000; accepted: 1 to 3600000") and d["error"]["accepted"] == ["1 to 3600000"]' \
 	--timeout 2h -- /bin/true
 
 # --- options and subcommands hutch does not know --------------------------------
@@ -89,7 +89,7 @@ check "... and says hutch probe, not getopt's 'probe:'" not grep -q "^probe:" "$
 # --- request errors name the option typed -----------------------------------------
 
 msg "--env a variable the policy refuses (strict: a short allow list)" 125 \
-	"^hutch: policy_violation: --env SECRET_NAME: not allowed by the policy$" \
+	"^hutch: policy_violation: --env SECRET_NAME: not allowed by the policy; accepted: LANG, TZ, PYTHONHASHSEED, SOURCE_DATE_EPOCH$" \
 	--policy strict --env SECRET_NAME=SECRET-VALUE -- /bin/true
 check "... never the value" not grep -q SECRET-VALUE "$tmp/err"
 msg "--ro of a missing source" 125 "^hutch: invalid_request: --ro $tmp/none: source: does not exist$" \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # run-tty.sh: hutch run --tty, driven through a pty pair by python3's pty
 # module (the driver holds the caller's terminal): an interactive bash gets
-# a prompt on a terminal of the jail's own devpts with job control, ^C
+# a prompt on a terminal of the jail's own devpts with job control, the
+# caller's TERM where the policy allows it, ^C
 # reaches the jail's foreground job, the window size follows the caller's
 # (initially and on SIGWINCH), the exit status passes through, the caller's
 # terminal settings come back exactly after an exit, a timeout kill and a
@@ -106,6 +107,18 @@ check "... with job control (no 'no job control' warning) and ^C reaching sleep"
 check "... the exit status passes through (3)" has "$out" "[status 3]"
 check "... the caller's terminal settings are restored after the exit" has "$out" "[restored True]"
 [ "${out#*\[expects met\]}" != "$out" ] || diag "$(printf '%s' "$out" | tail -c 600)"
+
+# TERM: the caller's, unless the request sets one or the policy refuses it.
+out=$(TERM=xterm-256color drive -- "$HUTCH" run --tty -- /bin/sh -c 'echo "term=[$TERM]"; stty size')
+check "--tty passes the caller's TERM (xterm-256color)" has "$out" "term=[xterm-256color]"
+check "... with the caller's window size (40 100)" has "$out" "40 100"
+out=$(TERM=xterm-256color drive -- "$HUTCH" run --tty --env TERM=vt100 -- /bin/sh -c 'echo "term=[$TERM]"')
+check "... --env TERM=vt100 wins over the caller's" has "$out" "term=[vt100]"
+out=$(TERM=xterm-256color drive -- "$HUTCH" run --tty --policy strict -- /bin/sh -c 'echo "term=[$TERM]"')
+check "... strict, which does not allow TERM: the jail goes without, and runs" has "$out" "term=[]"
+check "... (exit 0)" has "$out" "[status 0]"
+out=$(TERM=xterm-256color "$HUTCH" run -- /bin/sh -c 'echo "term=[$TERM]"' </dev/null 2>&1)
+same "without --tty the caller's TERM stays out" "term=[]" "$out"
 
 out=$(drive -- "$HUTCH" run --tty --timeout 2s -- /bin/sleep 30)
 check "a timeout kill under --tty: exit 124" has "$out" "[status 124]"

@@ -486,11 +486,11 @@ def case_client_refuses_impostor():
     try:
         py = [sys.executable, os.path.join(CLIENT_DIR, "hutch_client.py")]
         r = subprocess.run(py + ["--socket", path, "ping"], capture_output=True, timeout=T)
-        expect(r.returncode == 3 and b"uid 65534" in r.stderr, "python client: %d %s"
+        expect(r.returncode == 125 and b"uid 65534" in r.stderr, "python client: %d %s"
                % (r.returncode, r.stderr[-300:]))
         if CCLIENT:
             r = subprocess.run([CCLIENT, "--socket", path, "ping"], capture_output=True, timeout=T)
-            expect(r.returncode == 3 and b"uid 65534" in r.stderr, "C client: %d %s"
+            expect(r.returncode == 125 and b"uid 65534" in r.stderr, "C client: %d %s"
                    % (r.returncode, r.stderr[-300:]))
         time.sleep(0.2)
         expect(received(count) == 0, "the impostor received %d bytes" % received(count))
@@ -518,14 +518,14 @@ def case_client_expect_uid():
         py = [sys.executable, os.path.join(CLIENT_DIR, "hutch_client.py")]
         r = subprocess.run(py + ["--expect-uid", other, "--socket", path, "ping"],
                            capture_output=True, timeout=T)
-        expect(r.returncode == 3 and b"refusing" in r.stderr, "python: %d %s" % (r.returncode, r.stderr))
+        expect(r.returncode == 125 and b"refusing" in r.stderr, "python: %d %s" % (r.returncode, r.stderr))
         r = subprocess.run(py + ["--expect-uid", str(os.geteuid()), "--socket", path, "ping"],
                            capture_output=True, timeout=T)
         expect(r.returncode == 0 and r.stdout == b"pong\n", "python control: %d %s" % (r.returncode, r.stderr))
         if CCLIENT:
             r = subprocess.run([CCLIENT, "--expect-uid", other, "--socket", path, "ping"],
                                capture_output=True, timeout=T)
-            expect(r.returncode == 3 and b"refusing" in r.stderr, "C: %d %s" % (r.returncode, r.stderr))
+            expect(r.returncode == 125 and b"refusing" in r.stderr, "C: %d %s" % (r.returncode, r.stderr))
             r = subprocess.run([CCLIENT, "--socket", path, "ping"], capture_output=True, timeout=T)
             expect(r.returncode == 0, "C control: %d %s" % (r.returncode, r.stderr))
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

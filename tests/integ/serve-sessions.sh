@@ -22,11 +22,10 @@ if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
 fi
 
 # The worker, bound read-only into its jail at /opt/w. The state directory
-# is bound read-write at /state; the jail's user outside is 65534 when we
-# are root, so it is world-writable.
+# is bound read-write at /state: the jail is its owner there (idmapped when
+# we are root, who may not lend a directory others may write).
 mkdir "$tmp/w" "$tmp/state"
-chmod 755 "$tmp/w"
-chmod 777 "$tmp/state"
+chmod 755 "$tmp/w" "$tmp/state"
 cat >"$tmp/w/worker.py" <<'EOF'
 # A session worker: one length-prefixed JSON request in on stdin, one
 # length-prefixed reply out on stdout. Before acting it appends the op to
@@ -86,15 +85,25 @@ cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one session test case per invocation (argv[1]), run by
 # tapcase.main; exit 0 when it passed, diagnostics as TAP comments. Every
 # wait is bounded.
+import atexit
 import base64
 import json
 import os
+import shutil
 import signal
 import sys
+import tempfile
 
-from tapcase import T, TMP, Fail, expect, gone, main, now, procs_with, spawn, wait_until
+from tapcase import T, TMP, Fail, expect, gone, main, now, procs_with, wait_until
+from tapcase import spawn as spawn_server
 
 STATE = os.path.join(TMP, "state")
+
+
+def spawn(*opts, env=None):
+    """The workers bind their script and state by path, which a server
+    takes only with --allow-path-binds (serve-bind-fd.sh tests both)."""
+    return spawn_server("--allow-path-binds", *opts, env=env)
 
 
 class Worker:
@@ -367,8 +376,10 @@ def case_close():
 def case_probe():
     # A worker is a jail like any run: the first one on a server waits for
     # the sandbox probe, whose verdict lands in the cache directory.
-    cache = os.path.join(TMP, "probe-cache")
-    os.mkdir(cache, 0o700)
+    # under /dev/shm: hutch loads no cache from a runtime directory a
+    # request bind could reach (issue 19)
+    cache = tempfile.mkdtemp(prefix="hutch-probe-cache.", dir="/dev/shm")
+    atexit.register(shutil.rmtree, cache, True)
     c = spawn(env=dict(os.environ, XDG_RUNTIME_DIR=cache))
     w = Worker("probe")
     count_up(c, "s1", w, 1, 1)

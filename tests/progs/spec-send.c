@@ -31,12 +31,16 @@
  *                        (/dev: a small read-only one); cwd /work
  *   --bind SRC DST       read-only, noexec bind
  *   --tmpfs DST BYTES    writable tmpfs, mode 0755, 4096 inodes
+ *   --overlay SRC DST BYTES  copy-on-write of SRC over a tmpfs of BYTES,
+ *                        mode 0700, 4096 inodes
  *   --proc DST           a new procfs
  *   --dir DST            an empty directory, mode 0755
  *   --file DST TEXT      a file holding TEXT, mode 0644
  *   --symlink TEXT DST   a symlink to TEXT
  *   --mflags LIST        replace the last mount's flags: comma list of
- *                        ro rw exec dev optional, or a number
+ *                        ro rw exec dev optional fd idmap, or a number
+ *   --keep-fds N         leave the inherited fds 7 .. 6+N open for the
+ *                        helper: the descriptors of "fd" binds, in order
  *   --mode OCTAL         the last mount's mode
  *   --inodes N           the last mount's inode count (nr_inodes of a tmpfs)
  *   --dump               list the mounts with their indexes on stderr
@@ -71,6 +75,10 @@
  *   --describe           end a record's line with " words=" and what
  *                        status_describe() makes of it with this spec
  *   --helper PATH        default $HUTCH_EXEC
+ *   --ignore-sigchld     start the helper with SIGCHLD ignored, as a
+ *                        careless parent could (SIG_IGN survives execve)
+ *   --kill-after US SIG  send SIG to the helper US microseconds after the
+ *                        spec is written (signals sent as early as can be)
  *   --timeout SECONDS    SIGKILL the helper after this long (default 60)
  *
  * Links libhutch-shared.a (spec codec, status names, fd-util). */
@@ -87,9 +95,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fd-util.h"
@@ -118,6 +128,7 @@ static char *envv[HUTCH_SPEC_MAX_ENVC + 1] = { "PATH=/usr/local/bin:/usr/bin:/bi
 static int env_given;
 static volatile pid_t helper_pid;
 static volatile sig_atomic_t timed_out;
+static int ignore_sigchld;
 static int describe;
 
 static _Noreturn void usage(const char *why, const char *word)
@@ -179,6 +190,16 @@ static void add_tmpfs(const char *target, uint32_t mode, uint64_t bytes, uint64_
 	m->size_bytes = bytes;
 	m->inodes = inodes;
 	m->flags = flags;
+}
+
+static void add_overlay(const char *source, const char *target, uint64_t bytes)
+{
+	struct spec_mount *m = add_mount(HUTCH_MOUNT_OVERLAY, target);
+
+	m->source = source;
+	m->mode = 0700;
+	m->size_bytes = bytes;
+	m->inodes = 4096;
 }
 
 static void add_symlink(const char *text, const char *target)
@@ -294,6 +315,8 @@ static uint16_t parse_mflags(const char *list)
 		{ "ro", 0 },		     { "rw", HUTCH_MF_RW },
 		{ "exec", HUTCH_MF_EXEC },   { "dev", HUTCH_MF_DEV },
 		{ "optional", HUTCH_MF_OPTIONAL },
+		{ "fd", HUTCH_MF_FD },
+		{ "idmap", HUTCH_MF_IDMAP },
 	};
 	char *copy, *tok, *save = NULL;
 	uint16_t flags = 0;
@@ -400,6 +423,8 @@ static const char *errno_name(int err)
 	return num;
 }
 
+static int keep_fds;	/* --keep-fds */
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -412,14 +437,15 @@ static void on_alarm(int sig)
  * fixed numbers first, so no dup2 clobbers one another still needs; a
  * failure before the helper runs is a helper_exec record, as there. */
 static _Noreturn void child_exec(const char *helper, pid_t parent, int spec_rd, int status_wr,
-				 int stdin_fd)
+				 int stdin_fd, int control_fd)
 {
 	static char *const argv[] = { "hutch-exec", NULL };
 	static char *const envp[] = { NULL };
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	struct hutch_status st = { .magic = HUTCH_STATUS_MAGIC, .code = HUTCH_SETUP_FAILED,
 				   .stage = STAGE_HELPER_EXEC };
-	int srcs[5] = { stdin_fd, -1, -1, spec_rd, status_wr }, moved[5] = { -1, -1, -1, -1, -1 };
+	int srcs[7] = { stdin_fd, -1, -1, spec_rd, status_wr, -1, control_fd };
+	int moved[7] = { -1, -1, -1, -1, -1, -1, -1 };
 	sigset_t none;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
@@ -429,17 +455,23 @@ static _Noreturn void child_exec(const char *helper, pid_t parent, int spec_rd, 
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
 			sigaction(s, &dfl, NULL);
-	for (int i = 0; i < 5; i++) {
+	if (ignore_sigchld)
+		signal(SIGCHLD, SIG_IGN);
+	for (int i = 0; i < 7; i++) {
 		moved[i] = srcs[i] < 0 ? -1 : fcntl(srcs[i], F_DUPFD_CLOEXEC, 16);
 		if (srcs[i] >= 0 && moved[i] < 0)
 			goto fail;
 	}
-	for (int i = 0; i < 5; i++)
+	for (int i = 0; i < 7; i++)
 		if (moved[i] >= 0 && dup2(moved[i], i) < 0)
 			goto fail;
 	/* Like the frontend, whose every fd is born close-on-exec: the helper
-	 * starts with 0-4 and nothing else, whatever the test shell left open. */
-	if (syscall(SYS_close_range, 5U, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+	 * starts with 0-4 (and the control socket) and nothing else, whatever
+	 * the test shell left open, but the bind descriptors --keep-fds names. */
+	if (syscall(SYS_close_range, 5U, control_fd >= 0 ? 5U : (unsigned)HUTCH_BIND_FD_FIRST - 1,
+		    CLOSE_RANGE_CLOEXEC) < 0 ||
+	    syscall(SYS_close_range, (unsigned)(HUTCH_BIND_FD_FIRST + keep_fds), ~0U,
+		    CLOSE_RANGE_CLOEXEC) < 0)
 		goto fail;
 	execve(helper, argv, envp);
 fail:
@@ -555,8 +587,9 @@ int main(int argc, char **argv)
 	struct wire w = { .truncate_to = -1 };
 	const char *helper = getenv("HUTCH_EXEC");
 	struct sigaction sa = { .sa_handler = on_alarm };
-	int is_root = geteuid() == 0, default_layout = 0, dump = 0, null_stdin = 0;
-	int cwd_given = 0, spec_p[2], status_p[2], stdin_fd = -1, status, no_seccomp = 0;
+	int is_root = geteuid() == 0, default_layout = 0, dump = 0, null_stdin = 0, kill_sig = 0;
+	long kill_after_us = -1;
+	int cwd_given = 0, spec_p[2], status_p[2], control_p[2] = { -1, -1 }, stdin_fd = -1, status, no_seccomp = 0;
 	static const uint8_t allow_all[8] = { 0x06, 0, 0, 0, 0, 0, 0xff, 0x7f }; /* RET ALLOW */
 	unsigned timeout_s = 60;
 	uint8_t *wire;
@@ -570,6 +603,11 @@ int main(int argc, char **argv)
 	sp.cwd = "/";
 	for (int k = 0; k < HUTCH_RLIM_COUNT; k++)
 		sp.rlimit[k] = HUTCH_RLIM_INFINITY;
+	/* hutch's ceilings (frontend/jail/user-caps.c) */
+	sp.user_cap[HUTCH_UCAP_INOTIFY_INSTANCES] = 32;
+	sp.user_cap[HUTCH_UCAP_INOTIFY_WATCHES] = 16384;
+	sp.user_cap[HUTCH_UCAP_MSGQUEUE_BYTES] = 65536;
+	sp.user_cap[HUTCH_UCAP_SIGPENDING] = 1024;
 
 #define ARG(n) (i + (n) < argc ? argv[i + (n)] : (usage("missing argument to", argv[i]), ""))
 	for (i = 1; i < argc; i++) {
@@ -590,6 +628,9 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--tmpfs") == 0) {
 			add_tmpfs(ARG(1), 0755, number(ARG(2)), 4096, HUTCH_MF_RW);
 			i += 2;
+		} else if (strcmp(a, "--overlay") == 0) {
+			add_overlay(ARG(1), ARG(2), number(ARG(3)));
+			i += 3;
 		} else if (strcmp(a, "--proc") == 0) {
 			add_mount(HUTCH_MOUNT_PROC, ARG(1));
 			i += 1;
@@ -617,6 +658,11 @@ int main(int argc, char **argv)
 			i += 1;
 		} else if (strcmp(a, "--dump") == 0) {
 			dump = 1;
+		} else if (strcmp(a, "--keep-fds") == 0) {
+			keep_fds = (int)number32(ARG(1));
+			if (keep_fds > HUTCH_BIND_FDS_MAX)
+				usage("more than 16", a);
+			i += 1;
 		} else if (strcmp(a, "--uid") == 0) {
 			sp.uid_inside = sp.uid_outside = number32(ARG(1));
 			i += 1;
@@ -686,6 +732,12 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--helper") == 0) {
 			helper = ARG(1);
 			i += 1;
+		} else if (strcmp(a, "--ignore-sigchld") == 0) {
+			ignore_sigchld = 1;
+		} else if (strcmp(a, "--kill-after") == 0) {
+			kill_after_us = (long)number32(ARG(1));
+			kill_sig = (int)number32(ARG(2));
+			i += 2;
 		} else if (strcmp(a, "--timeout") == 0) {
 			timeout_s = number32(ARG(1));
 			i += 1;
@@ -730,6 +782,14 @@ int main(int argc, char **argv)
 		perror("spec-send: pipe2");
 		return 3;
 	}
+	/* An overlay sends its upper layer on the control socket, as hutch
+	 * expects: one we hold, and read nothing from, while the helper runs. */
+	for (uint32_t k = 0; k < sp.n_mounts; k++)
+		if (mounts[k].kind == HUTCH_MOUNT_OVERLAY && control_p[0] < 0 &&
+		    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, control_p) < 0) {
+			perror("spec-send: socketpair");
+			return 3;
+		}
 	fflush(stdout);
 	parent = getpid();
 	pid = fork();
@@ -738,16 +798,25 @@ int main(int argc, char **argv)
 		return 3;
 	}
 	if (pid == 0)
-		child_exec(helper, parent, spec_p[0], status_p[1], stdin_fd);
+		child_exec(helper, parent, spec_p[0], status_p[1], stdin_fd, control_p[1]);
 	helper_pid = pid;
 	alarm(timeout_s);
 	close(spec_p[0]);
 	close(status_p[1]);
+	if (control_p[1] >= 0)
+		close(control_p[1]);
 	if (stdin_fd >= 0)
 		close(stdin_fd);
 	(void)fd_write_all(spec_p[1], wire, wire_len);
 	close(spec_p[1]);
 	free(wire);
+	if (kill_after_us >= 0) {
+		struct timespec ts = { kill_after_us / 1000000, (kill_after_us % 1000000) * 1000 };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+		kill(pid, kill_sig);
+	}
 
 	do
 		r = waitpid(pid, &status, 0);

@@ -5,7 +5,8 @@
 #ifndef HUTCH_POLICY_TEXT_H
 #define HUTCH_POLICY_TEXT_H
 
-static const char *const shipped[] = { "default", "strict", "network", "build", "convert" };
+static const char *const shipped[] = { "default", "strict", "network", "build", "convert",
+				       "agent" };
 
 /* The text of policy/NAME.json in the source tree ($HUTCH_SRCDIR, which
  * `make check` exports), or NULL after a clear failure. */

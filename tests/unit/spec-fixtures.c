@@ -52,6 +52,12 @@ static const struct spec_mount good_mounts[N_GOOD_MOUNTS] = {
 	[M_DIR] = { .kind = HUTCH_MOUNT_DIR, .mode = 0755, .source = "", .target = "/work" },
 	[M_DIR_DOTS] = { .kind = HUTCH_MOUNT_DIR, .mode = 07777, .source = "",
 			 .target = "/work/.a/b./..c/..." },
+	[M_OVERLAY] = { .kind = HUTCH_MOUNT_OVERLAY, .flags = HUTCH_MF_IDMAP, .mode = 0700,
+			.size_bytes = 1u << 20, .inodes = 64, .source = "/srv/src",
+			.target = "/src" },
+	[M_HIDE] = { .kind = HUTCH_MOUNT_HIDE, .source = "", .target = "/data/.env" },
+	[M_READONLY] = { .kind = HUTCH_MOUNT_READONLY, .source = "", .target = "/data/.git/hooks" },
+	[M_PIN] = { .kind = HUTCH_MOUNT_PIN, .source = "", .target = "/data/.git" },
 };
 
 char *const good_argv[] = {
@@ -80,6 +86,7 @@ void fixture_init(struct fixture *f)
 			[HUTCH_RLIM_NOFILE] = 256,
 			[HUTCH_RLIM_NPROC] = HUTCH_RLIM_INFINITY,
 		},
+		.user_cap = { 32, 16384, HUTCH_RLIM_INFINITY, 0x0a0b0c0d0e0f1011ull },
 		.hostname = "hutch-jail",
 		.cwd = "/work",
 		.n_mounts = N_GOOD_MOUNTS,
@@ -114,6 +121,8 @@ void assert_spec_equal(const struct spec *a, const struct spec *b)
 	CU_ASSERT_EQUAL(a->gid_outside, b->gid_outside);
 	for (int i = 0; i < HUTCH_RLIM_COUNT; i++)
 		CU_ASSERT_EQUAL(a->rlimit[i], b->rlimit[i]);
+	for (int i = 0; i < HUTCH_UCAP_COUNT; i++)
+		CU_ASSERT_EQUAL(a->user_cap[i], b->user_cap[i]);
 	CU_ASSERT_STRING_EQUAL(a->hostname, b->hostname);
 	CU_ASSERT_STRING_EQUAL(a->cwd, b->cwd);
 
@@ -245,7 +254,8 @@ static void layout_walk(struct wire *w)
 
 	memset(at, 0, sizeof(*at));
 	at->flags = p;
-	p += 4 + 4 * 4 + 8 * HUTCH_RLIM_COUNT;
+	at->user_cap = p + 4 + 4 * 4 + 8 * HUTCH_RLIM_COUNT;
+	p += 4 + 4 * 4 + 8 * HUTCH_RLIM_COUNT + 8 * HUTCH_UCAP_COUNT;
 	at->hostname = p;
 	p = skip_str(w, p);
 	at->cwd = p;

@@ -32,6 +32,10 @@ enum {
 	M_FILE_EMPTY,
 	M_DIR,
 	M_DIR_DOTS,
+	M_OVERLAY,
+	M_HIDE,
+	M_READONLY,
+	M_PIN,
 	N_GOOD_MOUNTS
 };
 
@@ -76,10 +80,10 @@ int encode_rc(const struct spec *sp);
 
 /* ---- the wire, walked independently of the codec ---- */
 
-#define MAX_WALK 16
+#define MAX_WALK 24
 
 struct layout {
-	size_t flags, hostname, cwd, n_mounts, argc, envc, filter;
+	size_t flags, user_cap, hostname, cwd, n_mounts, argc, envc, filter;
 	struct {
 		/* kind at rec, pad +1, flags +2, mode +4, size +8, inodes +16 */
 		size_t rec, source, target, data;

@@ -279,11 +279,57 @@ static void test_mount_limit(void)
 	free(l);
 }
 
+/* Binds of passed descriptors: flagged HUTCH_MF_FD, their descriptors
+ * listed in mount order for the helper's fds 7 and up; more than 16
+ * fail (-E2BIG) rather than becoming binds by path. */
+static void test_bind_fds(void)
+{
+	struct plan_mount rb[HUTCH_BIND_FDS_MAX + 1];
+	struct layout *l = calloc(1, sizeof(*l));
+	struct plan plan = small_plan(NULL, 0);
+	const struct spec_mount *m;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	memset(rb, 0, sizeof(rb));
+	rb[0] = (struct plan_mount){ .source = "/srv/a", .target = "/a", .by_fd = true, .fd = 40 };
+	rb[1] = (struct plan_mount){ .source = "/srv/b", .target = "/b", .fd = -1 };
+	rb[2] = (struct plan_mount){ .source = "/srv/c", .target = "/c", .rw = true,
+				     .by_fd = true, .fd = 41 };
+	plan.mounts = rb;
+	plan.n_mounts = 3;
+	CU_ASSERT_EQUAL_FATAL(layout_build(&plan, true, NULL, 0, l), 0);
+	CU_ASSERT_EQUAL(l->n_bind_fds, 2);
+	CU_ASSERT_EQUAL(l->bind_fds[0], 40);
+	CU_ASSERT_EQUAL(l->bind_fds[1], 41);
+	m = &l->sp.mounts[l->sp.n_mounts - 3];
+	CU_ASSERT_STRING_EQUAL(m[0].source, "/srv/a");
+	CU_ASSERT_EQUAL(m[0].flags, HUTCH_MF_FD);
+	CU_ASSERT_EQUAL(m[1].flags, 0);
+	CU_ASSERT_EQUAL(m[2].flags, HUTCH_MF_RW | HUTCH_MF_IDMAP | HUTCH_MF_FD);
+	layout_free(l);
+
+	for (size_t i = 0; i <= HUTCH_BIND_FDS_MAX; i++) {
+		static char targets[HUTCH_BIND_FDS_MAX + 1][8];
+
+		snprintf(targets[i], sizeof(targets[i]), "/m%zu", i);
+		rb[i] = (struct plan_mount){ .source = "/srv/a", .target = targets[i],
+					     .by_fd = true, .fd = 40 + (int)i };
+	}
+	plan.n_mounts = HUTCH_BIND_FDS_MAX;
+	CU_ASSERT_EQUAL(layout_build(&plan, false, NULL, 0, l), 0);
+	CU_ASSERT_EQUAL(l->n_bind_fds, HUTCH_BIND_FDS_MAX);
+	layout_free(l);
+	plan.n_mounts = HUTCH_BIND_FDS_MAX + 1;
+	CU_ASSERT_EQUAL(layout_build(&plan, false, NULL, 0, l), -E2BIG);
+	free(l);
+}
+
 static const struct unit_case cases[] = {
 	{ "a small plan: mounts in order, flags, ids, rlimits, the filter taken",
 	  test_small_plan },
 	{ "unprivileged, unlimited, host network, no filter", test_unprivileged_unlimited },
 	{ "past 256 mounts: -E2BIG, the caller's filter untouched", test_mount_limit },
+	{ "binds of descriptors: flagged, listed in order, at most 16", test_bind_fds },
 	{ NULL, NULL },
 };
 

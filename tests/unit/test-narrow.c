@@ -80,6 +80,8 @@ static const size_t lim_off[LIM_COUNT] = {
 	[LIM_WORK_BYTES] = offsetof(struct plan_limits, work_bytes),
 	[LIM_TMP_INODES] = offsetof(struct plan_limits, tmp_inodes),
 	[LIM_WORK_INODES] = offsetof(struct plan_limits, work_inodes),
+	[LIM_OVERLAY_BYTES] = offsetof(struct plan_limits, overlay_bytes),
+	[LIM_OVERLAY_INODES] = offsetof(struct plan_limits, overlay_inodes),
 };
 
 static uint64_t plan_limit(const struct plan *p, int i)
@@ -394,6 +396,38 @@ static void test_env(void)
 
 /* ---- mounts ---- */
 
+/* "overlay" is a mode a rule lists by name, for directories only. */
+static void test_mount_overlay(void)
+{
+	struct policy pol = { 0 };
+	struct plan plan = { 0 };
+	struct verrors e = { 0 };
+	int rc;
+
+	make_policy("[{\"prefix\":\"/\",\"modes\":[\"overlay\"]}]", &pol);
+	rc = narrow_fmt(&pol, &plan, &e,
+			R(",\"mounts\":[{\"source\":\"/usr\",\"target\":\"/t\",\"mode\":\"overlay\"}],"
+			  "\"export_changes\":true"));
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	CU_ASSERT_EQUAL_FATAL(plan.n_mounts, 1);
+	CU_ASSERT_TRUE(plan.mounts[0].overlay);
+	CU_ASSERT_FALSE(plan.mounts[0].rw);
+	CU_ASSERT_TRUE(plan.export_changes);
+	CU_ASSERT_EQUAL(plan.limits.overlay_bytes, lim_def(LIM_OVERLAY_BYTES));
+	plan_free(&plan);
+	memset(&plan, 0, sizeof(plan));
+	rc = narrow_fmt(&pol, &plan, &e, R(",\"mounts\":[{\"source\":\"/usr\",\"target\":\"/t\"}]"));
+	expect_fail(rc, &plan, &e, VIOLATION, "/mounts/0", "ro under an overlay-only rule");
+	memset(&e, 0, sizeof(e));
+	memset(&plan, 0, sizeof(plan));
+	rc = narrow_fmt(&pol, &plan, &e,
+			R(",\"mounts\":[{\"source\":\"/etc/passwd\",\"target\":\"/t\","
+			  "\"mode\":\"overlay\"}]"));
+	expect_fail(rc, &plan, &e, INV, "/mounts/0/source", "an overlay of a file");
+	memset(&e, 0, sizeof(e));
+	policy_free(&pol);
+}
+
 static void test_mount_sources(void)
 {
 	struct tree t;
@@ -413,6 +447,8 @@ static void test_mount_sources(void)
 		{ "rw", "rw", 0, NULL, "rw" },
 		{ "outside/in", "ro", 0, NULL, "ro/sub" },	/* resolved inside */
 		{ "ro", "rw", VIOLATION, "/mounts/0", NULL },	/* ro prefix only */
+		{ "ro", "overlay", VIOLATION, "/mounts/0", NULL },	/* a mode of its own */
+		{ "rw", "overlay", VIOLATION, "/mounts/0", NULL },
 		{ "ro/sub", "rw", VIOLATION, "/mounts/0", NULL },
 		{ "outside/in", "rw", VIOLATION, "/mounts/0", NULL },
 		{ "ro/escape", "ro", VIOLATION, "/mounts/0", NULL },	/* resolved outside */
@@ -561,6 +597,78 @@ static const struct {
 	{ "/tmp", false },
 	{ "/work", false },
 };
+
+/* Narrow text with origin (what a serve frame brought) set. */
+static int narrow_origin(const struct policy *pol, const struct req_origin *o, const char *text,
+			 struct plan *plan, struct verrors *e)
+{
+	struct request req = { 0 };
+	struct verrors pe = { 0 };
+	int rc = request_parse(text, strlen(text), &req, &pe);
+
+	CU_ASSERT_EQUAL_FATAL(rc, 0);
+	req.origin = o;
+	plan->argc = 77;	/* must stay untouched on failure */
+	rc = narrow(&req, pol, plan, e);
+	request_free(&req);
+	return rc;
+}
+
+/* source_fd names a descriptor of the frame, which obeys the policy's
+ * prefixes where it is found; a path needs path binds allowed; the CLI
+ * (no origin) takes no descriptors. */
+static void test_mount_origin(void)
+{
+	struct tree t;
+	struct policy pol = { 0 };
+	char file[PATH_MAX + 16], text[PATH_MAX + 200];
+	int fds[3];
+	struct req_origin o = { .fds = fds, .n_fds = 3, .peer_uid = geteuid() };
+	struct plan plan = { 0 };
+	struct verrors e = { 0 };
+	static const char fd0[] = R(",\"mounts\":[{\"source_fd\":0,\"target\":\"/d\"}]");
+
+	tree_make(&t);
+	make_tree_policy(&t, &pol);
+	path_in(file, &t, "ro/file");
+	fds[0] = open(t.ro, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fds[1] = open(t.outside, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	fds[2] = open(file, O_RDONLY | O_CLOEXEC);
+	CU_ASSERT_FATAL(fds[0] >= 0 && fds[1] >= 0 && fds[2] >= 0);
+
+	CU_ASSERT_EQUAL_FATAL(narrow_origin(&pol, &o, fd0, &plan, &e), 0);
+	CU_ASSERT_TRUE(plan.mounts[0].by_fd);
+	CU_ASSERT_EQUAL(plan.mounts[0].fd, fds[0]);
+	CU_ASSERT_STRING_EQUAL(plan.mounts[0].source, t.ro);
+	plan_free(&plan);
+
+	expect_fail(narrow_origin(&pol, NULL, fd0, &plan, &e), &plan, &e, INV,
+		    "/mounts/0/source_fd", "no origin (hutch run)");
+	e = (struct verrors){ 0 };
+	o.n_fds = 0;
+	expect_fail(narrow_origin(&pol, &o, fd0, &plan, &e), &plan, &e, INV,
+		    "/mounts/0/source_fd", "index past the descriptors");
+	e = (struct verrors){ 0 };
+	o.n_fds = 3;
+	expect_fail(narrow_origin(&pol, &o, R(",\"mounts\":[{\"source_fd\":1,\"target\":\"/d\"}]"),
+				  &plan, &e),
+		    &plan, &e, VIOLATION, "/mounts/0", "a descriptor outside the prefixes");
+	e = (struct verrors){ 0 };
+	expect_fail(narrow_origin(&pol, &o,
+				  R(",\"mounts\":[{\"source_fd\":2,\"target\":\"/f\",\"mode\":\"rw\"}]"),
+				  &plan, &e),
+		    &plan, &e, VIOLATION, "/mounts/0/source_fd", "a read-only file asked rw");
+	e = (struct verrors){ 0 };
+	o.path_binds_refused = true;
+	snprintf(text, sizeof(text), R(",\"mounts\":[{\"source\":\"%s\",\"target\":\"/d\"}]"),
+		 t.ro);
+	expect_fail(narrow_origin(&pol, &o, text, &plan, &e), &plan, &e, VIOLATION,
+		    "/mounts/0/source", "a path without --allow-path-binds");
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	policy_free(&pol);
+	tree_remove(&t);
+}
 
 static void test_mount_targets(void)
 {
@@ -809,6 +917,8 @@ static const struct unit_case cases[] = {
 	{ "network", test_network },
 	{ "env", test_env },
 	{ "mount sources, canonicalised", test_mount_sources },
+	{ "mount mode overlay", test_mount_overlay },
+	{ "mount sources by descriptor, and path binds refused", test_mount_origin },
 	{ "mount targets", test_mount_targets },
 	{ "files and collect", test_files },
 	{ "plan fields", test_plan_fields },

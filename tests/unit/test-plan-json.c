@@ -56,7 +56,7 @@ static void test_fields(void)
 	static const char *const top[] = { "policy", "digest", "argv", "env", "cwd", "limits",
 					   "namespaces", "network", "user", "seccomp",
 					   "landlock", "mounts", "collect", "stdout_mode",
-					   "partial_output" };
+					   "partial_output", "keep_partial" };
 	struct plan p = small_plan();
 	struct policy pol = { .name = "default" };
 	struct json_object *o = plan_to_json(&p, &pol), *v;
@@ -92,7 +92,8 @@ static void test_limits_and_seccomp(void)
 	static const char *const limits[] = { "wall_ms", "cpu_ms", "idle_ms", "memory_bytes",
 					      "stdout_bytes", "stderr_bytes", "file_size_bytes",
 					      "processes", "open_files", "tmp_bytes", "work_bytes",
-					      "tmp_inodes", "work_inodes" };
+					      "tmp_inodes", "work_inodes", "overlay_bytes",
+					      "overlay_inodes" };
 	struct plan p = small_plan();
 	struct policy pol = { .name = "default" };
 	struct json_object *o = plan_to_json(&p, &pol), *x, *v;

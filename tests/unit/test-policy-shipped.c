@@ -2,6 +2,7 @@
  * in the source tree): each loads and is canonical, and each says what
  * DESIGN.md and hutch-policy(5) say it does. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,35 @@ static void test_job_policies(const struct policy *d)
 	CU_ASSERT_EQUAL(c.seccomp_mode, SECCOMP_DENY_LIST);
 	policy_free(&b);
 	policy_free(&c);
+}
+
+static bool listed(char *const *v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i], s) == 0)
+			return true;
+	return false;
+}
+
+/* agent: build's layout, secrets hidden, .git's hooks and config kept
+ * read-only, never the host network; the others mask nothing. */
+static void test_agent_policy(void)
+{
+	struct policy a = { 0 }, d = { 0 };
+
+	parse_shipped("agent", &a);
+	parse_shipped("default", &d);
+	CU_ASSERT_TRUE(listed(a.hide, a.n_hide, "**/.env"));
+	CU_ASSERT_TRUE(listed(a.hide, a.n_hide, "**/.ssh/id_*"));
+	CU_ASSERT_TRUE(listed(a.hide, a.n_hide, "**/.aws/credentials"));
+	CU_ASSERT_TRUE(listed(a.read_only, a.n_read_only, "**/.git/hooks"));
+	CU_ASSERT_TRUE(listed(a.read_only, a.n_read_only, "**/.git/config"));
+	CU_ASSERT_FALSE(a.net_allowed[NET_HOST]);
+	CU_ASSERT_EQUAL(a.seccomp_mode, SECCOMP_DENY_LIST);
+	CU_ASSERT_TRUE(a.writable_exec && a.request_exec);
+	CU_ASSERT_EQUAL(d.n_hide + d.n_read_only, 0);
+	policy_free(&a);
+	policy_free(&d);
 }
 
 /* What each shipped policy promises (DESIGN.md "Policies"). */
@@ -152,6 +182,7 @@ static void test_shipped_contents(void)
 static const struct unit_case cases[] = {
 	{ "shipped policies are valid", test_shipped_valid },
 	{ "shipped policies say what DESIGN.md says", test_shipped_contents },
+	{ "agent hides secrets and protects .git", test_agent_policy },
 	{ NULL, NULL },
 };
 

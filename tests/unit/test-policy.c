@@ -582,8 +582,16 @@ static void test_canonical_changes(void)
 		struct mutation m[2];
 		bool same;
 	} cases[] = {
-		{ { { "/mounts/1/modes", "[\"rw\",\"ro\"]" }, { NULL, NULL } }, true },
-		{ { { "/mounts/1/modes", "[\"ro\",\"rw\",\"ro\"]" }, { NULL, NULL } }, true },
+		{ { { "/mounts/1/modes", "[\"overlay\",\"rw\",\"ro\"]" }, { NULL, NULL } }, true },
+		{ { { "/mounts/1/modes", "[\"ro\",\"rw\",\"overlay\",\"ro\"]" }, { NULL, NULL } },
+		  true },
+		{ { { "/mounts/1/modes", "[\"ro\",\"rw\"]" }, { NULL, NULL } }, false },
+		/* absent overlay bounds are the built-in ones */
+		{ { { "/limits/overlay_bytes", "{\"default\":268435456,\"max\":268435456}" },
+		    { "/limits/overlay_inodes", "{\"default\":65536,\"max\":65536}" } },
+		  true },
+		{ { { "/limits/overlay_inodes", "{\"default\":64,\"max\":65536}" }, { NULL, NULL } },
+		  false },
 		{ { { "/network/allow", "[\"loopback\",\"none\"]" }, { NULL, NULL } }, true },
 		{ { { "/requires", "[\"seccomp\",\"user_namespaces\"]" }, { NULL, NULL } }, true },
 		{ { { "/limits/wall_ms/default", "30000" }, { NULL, NULL } }, true },

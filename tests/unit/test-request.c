@@ -107,6 +107,12 @@ static const struct bad_doc bad_docs[] = {
 	BAD(DOC("\"files\":[{\"bad\":1}]"), "/files/0/bad"),
 	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"exec\":true}]"),
 	    "/mounts/0/exec"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"mode\":\"overlays\"}]"),
+	    "/mounts/0/mode"),
+	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"mode\":\"cow\"}]"),
+	    "/mounts/0/mode"),
+	BAD(DOC("\"export_changes\":1"), "/export_changes"),
+	BAD(DOC("\"export_changes\":\"true\""), "/export_changes"),
 	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\",\"rw\":true}]"),
 	    "/mounts/0/rw"),
 
@@ -353,6 +359,23 @@ static const struct bad_doc bad_docs[] = {
 	BAD(DOC("\"mounts\":[{\"source\":\"/tmp\",\"target\":\"/a\"},"
 		"{\"source\":\"/tmp\",\"target\":\"x\"}]"),
 	    "/mounts/1/target"),
+	/* ---- mounts by descriptor (serve frames): an index below 16 ---- */
+	BAD(DOC("\"mounts\":[{\"source_fd\":-1,\"target\":\"/a\"}]"), "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":16,\"target\":\"/a\"}]"), "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":4294967296,\"target\":\"/a\"}]"),
+	    "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":\"0\",\"target\":\"/a\"}]"), "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":0.0,\"target\":\"/a\"}]"), "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":null,\"target\":\"/a\"}]"), "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":true,\"target\":\"/a\"}]"), "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":0,\"source\":\"/tmp\",\"target\":\"/a\"}]"),
+	    "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":0,\"source_fd\":1,\"target\":\"/a\"}]"),
+	    "/mounts/0/source_fd"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":0}]"), "/mounts/0/target"),
+	BAD(DOC("\"mounts\":[{\"source_fd\":0,\"target\":\"/a\",\"mode\":\"x\"}]"),
+	    "/mounts/0/mode"),
+	BAD(DOC("\"mounts\":[{\"sourcefd\":0,\"target\":\"/a\"}]"), "/mounts/0/sourcefd"),
 };
 
 static void test_bad_table(void)
@@ -492,6 +515,47 @@ static void test_good_full(void)
 	CU_ASSERT_TRUE(r.mounts[1].rw);
 	CU_ASSERT_STRING_EQUAL(r.mounts[2].target, "/work/x");
 	CU_ASSERT_FALSE(r.mounts[2].rw);
+	request_free(&r);
+}
+
+/* mode "overlay" and export_changes (copy-on-write binds). */
+static void test_good_overlay(void)
+{
+	struct request r = parse_ok(DOC("\"mounts\":[{\"source\":\"/srv/src\",\"target\":\"/src\","
+					"\"mode\":\"overlay\"}],\"export_changes\":true"));
+
+	CU_ASSERT_EQUAL_FATAL(r.n_mounts, 1);
+	CU_ASSERT_TRUE(r.mounts[0].overlay);
+	CU_ASSERT_FALSE(r.mounts[0].rw);
+	CU_ASSERT_TRUE(r.export_changes);
+	request_free(&r);
+	r = parse_ok(DOC("\"mounts\":[{\"source\":\"/srv\",\"target\":\"/s\",\"mode\":\"rw\"}]"));
+	CU_ASSERT_FALSE(r.mounts[0].overlay);
+	CU_ASSERT_FALSE(r.export_changes);
+	request_free(&r);
+}
+
+/* A mount names its source by path or by the index of a descriptor the
+ * frame passed; the parser keeps which, and never both. */
+static void test_good_source_fd(void)
+{
+	struct request r = parse_ok(DOC(
+		"\"mounts\":[{\"source_fd\":0,\"target\":\"/a\"},"
+		"{\"target\":\"/b\",\"source_fd\":15,\"mode\":\"rw\"},"
+		"{\"source\":\"/srv\",\"target\":\"/c\"},"
+		"{\"source_fd\":0,\"target\":\"/d\"}]"));
+
+	CU_ASSERT_EQUAL_FATAL(r.n_mounts, 4);
+	CU_ASSERT_PTR_NULL(r.mounts[0].source);
+	CU_ASSERT_EQUAL(r.mounts[0].source_fd, 0);
+	CU_ASSERT_FALSE(r.mounts[0].rw);
+	CU_ASSERT_PTR_NULL(r.mounts[1].source);
+	CU_ASSERT_EQUAL(r.mounts[1].source_fd, 15);
+	CU_ASSERT_TRUE(r.mounts[1].rw);
+	CU_ASSERT_STRING_EQUAL(r.mounts[2].source, "/srv");
+	CU_ASSERT_EQUAL(r.mounts[2].source_fd, -1);
+	CU_ASSERT_EQUAL(r.mounts[3].source_fd, 0);	/* one descriptor, two targets */
+	CU_ASSERT_PTR_NULL(r.origin);	/* serve sets it; a document never does */
 	request_free(&r);
 }
 
@@ -717,6 +781,8 @@ static const struct unit_case cases[] = {
 	{ "good: minimal document", test_good_minimal },
 	{ "good: every field", test_good_full },
 	{ "good: variants", test_good_variants },
+	{ "good: overlay mounts and export_changes", test_good_overlay },
+	{ "good: mounts by descriptor", test_good_source_fd },
 	{ "request_from_json", test_from_json },
 	{ "request_name_ok", test_name_ok },
 	{ "request_relpath_ok", test_relpath_ok },

@@ -50,12 +50,13 @@ enum field {
 	F_ARGV,
 	F_ENV,
 	F_FILTER,
+	F_UCAP,
 };
 
 struct field_case {
 	const char *name;
 	enum field field;
-	unsigned idx;		/* mount, argv or env index */
+	unsigned idx;		/* mount, argv, env or user cap index */
 	uint64_t num;		/* numeric fields */
 	const char *str;	/* str and blob fields: the bytes, NULs allowed; */
 	size_t len;		/* NULL str keeps the bytes (with term) */
@@ -129,6 +130,9 @@ static void apply_struct(struct fixture *f, const struct field_case *c, char **s
 		f->sp.filter = (const uint8_t *)c->str;
 		f->sp.filter_len = (uint32_t)c->len;
 		break;
+	case F_UCAP:
+		f->sp.user_cap[c->idx] = c->num;
+		break;
 	}
 }
 
@@ -183,6 +187,9 @@ static void apply_wire(struct wire *w, const struct field_case *c)
 	case F_FILTER:
 		wire_set_blob(w, at->filter, c->str, c->len);
 		break;
+	case F_UCAP:
+		wr64(w->buf + at->user_cap + 8 * c->idx, c->num);
+		break;
 	}
 }
 
@@ -190,6 +197,8 @@ static void apply_wire(struct wire *w, const struct field_case *c)
  * are the same bytes, which also proves the forging used below is exact. */
 static const struct field_case good_cases[] = {
 	{ "flags: all known bits", F_FLAGS, .num = HUTCH_SPEC_FLAGS_ALL },
+	{ "flags: proxy in its own namespace, loopback up", F_FLAGS,
+	  .num = GOOD_FLAGS | HUTCH_SPEC_NET_PROXY | HUTCH_SPEC_NS_NET | HUTCH_SPEC_NET_LOOPBACK },
 	{ "hostname: empty", F_HOSTNAME, BYTES("") },
 	{ "hostname: 64 bytes", F_HOSTNAME, .str = long_a, .len = HUTCH_SPEC_MAX_HOSTNAME },
 	{ "hostname: UTF-8", F_HOSTNAME, BYTES("j\xc3\xa4il") },
@@ -198,11 +207,17 @@ static const struct field_case good_cases[] = {
 	{ "kind: DIR becomes PROC", F_M_KIND, M_DIR, .num = HUTCH_MOUNT_PROC },
 	{ "kind: PROC becomes DIR", F_M_KIND, M_PROC, .num = HUTCH_MOUNT_DIR },
 	{ "kind: empty FILE becomes DEVPTS", F_M_KIND, M_FILE_EMPTY, .num = HUTCH_MOUNT_DEVPTS },
-	{ "mount flags: all known but idmap, tmpfs", F_M_FLAGS, M_TMPFS_ODD,
-	  .num = HUTCH_MF_ALL & ~HUTCH_MF_IDMAP },
+	{ "mount flags: all known but idmap and fd, tmpfs", F_M_FLAGS, M_TMPFS_ODD,
+	  .num = HUTCH_MF_ALL & ~HUTCH_MF_IDMAP & ~HUTCH_MF_FD },
+	{ "mount flags: ro bind of a descriptor", F_M_FLAGS, M_BIND, .num = HUTCH_MF_FD },
+	{ "mount flags: rw,idmap bind of a descriptor", F_M_FLAGS, M_BIND,
+	  .num = HUTCH_MF_RW | HUTCH_MF_IDMAP | HUTCH_MF_FD },
 	{ "mount flags: rw,exec,idmap bind", F_M_FLAGS, M_BIND,
 	  .num = HUTCH_MF_RW | HUTCH_MF_EXEC | HUTCH_MF_IDMAP },
 	{ "send fd: none at all", F_M_FLAGS, M_TMPFS_ODD, .num = 0 },
+	{ "overlay: exec, not idmapped", F_M_FLAGS, M_OVERLAY, .num = HUTCH_MF_EXEC },
+	{ "overlay: source 4095 bytes", F_M_SOURCE, M_OVERLAY, .str = long_path,
+	  .len = HUTCH_SPEC_MAX_PATH },
 	{ "mount flags: bind rw,exec,dev,optional", F_M_FLAGS, M_BIND,
 	  .num = HUTCH_MF_RW | HUTCH_MF_EXEC | HUTCH_MF_DEV | HUTCH_MF_OPTIONAL },
 	{ "mode: 07777", F_M_MODE, M_FILE, .num = 07777 },
@@ -228,6 +243,11 @@ static const struct field_case good_cases[] = {
 	{ "env: empty value", F_ENV, 0, BYTES("A=") },
 	{ "env: control characters in value", F_ENV, 1, BYTES("A=\x01\n") },
 	{ "env: 128 KiB - 1", F_ENV, 2, .str = long_env, .len = HUTCH_SPEC_MAX_ARG_BYTES - 1 },
+	{ "user cap: inotify instances 2^31 - 1", F_UCAP, HUTCH_UCAP_INOTIFY_INSTANCES,
+	  .num = HUTCH_UCAP_COUNT_MAX },
+	{ "user cap: inotify watches 0", F_UCAP, HUTCH_UCAP_INOTIFY_WATCHES, .num = 0 },
+	{ "user cap: message queues unlimited", F_UCAP, HUTCH_UCAP_MSGQUEUE_BYTES,
+	  .num = UINT64_MAX },
 	{ "filter: one instruction", F_FILTER, BYTES("\x06\0\0\0\0\0\xff\x7f") },
 	{ "filter: 4096 instructions", F_FILTER, .str = zeros,
 	  .len = HUTCH_SPEC_MAX_FILTER_INSNS * 8 },
@@ -235,9 +255,17 @@ static const struct field_case good_cases[] = {
 
 static const struct field_case bad_cases[] = {
 	/* flags and the filter */
+	{ "user cap: inotify instances 2^31", F_UCAP, HUTCH_UCAP_INOTIFY_INSTANCES,
+	  .num = HUTCH_UCAP_COUNT_MAX + 1ull },
+	{ "user cap: inotify watches all ones", F_UCAP, HUTCH_UCAP_INOTIFY_WATCHES,
+	  .num = UINT64_MAX },
 	{ "flags: first unknown bit", F_FLAGS, .num = GOOD_FLAGS | (HUTCH_SPEC_FLAGS_ALL + 1u) },
 	{ "flags: unknown bit 31", F_FLAGS, .num = GOOD_FLAGS | 1u << 31 },
 	{ "flags: all ones", F_FLAGS, .num = UINT32_MAX },
+	{ "flags: proxy without its own network namespace", F_FLAGS,
+	  .num = (GOOD_FLAGS | HUTCH_SPEC_NET_PROXY | HUTCH_SPEC_NET_LOOPBACK) & ~HUTCH_SPEC_NS_NET },
+	{ "flags: proxy without loopback up", F_FLAGS,
+	  .num = (GOOD_FLAGS | HUTCH_SPEC_NET_PROXY | HUTCH_SPEC_NS_NET) & ~HUTCH_SPEC_NET_LOOPBACK },
 	{ "seccomp flag without filter", F_FILTER, .str = "", .len = 0 },
 	{ "filter without seccomp flag", F_FLAGS, .num = GOOD_FLAGS & ~HUTCH_SPEC_SECCOMP },
 	{ "filter: 4 bytes", F_FILTER, BYTES("\x06\0\0\0") },
@@ -299,6 +327,10 @@ static const struct field_case bad_cases[] = {
 	{ "idmap: a device bind", F_M_FLAGS, M_BIND_DEV,
 	  .num = HUTCH_MF_RW | HUTCH_MF_DEV | HUTCH_MF_IDMAP },
 	{ "idmap: a tmpfs", F_M_FLAGS, M_TMPFS, .num = HUTCH_MF_RW | HUTCH_MF_IDMAP },
+	/* a descriptor is only ever a bind's source, never optional or dev */
+	{ "fd: a tmpfs", F_M_FLAGS, M_TMPFS, .num = HUTCH_MF_RW | HUTCH_MF_FD },
+	{ "fd: an optional bind", F_M_FLAGS, M_BIND, .num = HUTCH_MF_OPTIONAL | HUTCH_MF_FD },
+	{ "fd: a device bind", F_M_FLAGS, M_BIND_DEV, .num = HUTCH_MF_DEV | HUTCH_MF_FD },
 	{ "mode: 010000", F_M_MODE, M_FILE, .num = 010000 },
 	{ "mode: 0x80000000", F_M_MODE, M_DIR, .num = 0x80000000u },
 	{ "mode: all ones", F_M_MODE, M_TMPFS, .num = UINT32_MAX },
@@ -316,6 +348,30 @@ static const struct field_case bad_cases[] = {
 	{ "file inodes: 1", F_M_INODES, M_FILE, .num = 1 },
 	{ "dir inodes: max", F_M_INODES, M_DIR, .num = UINT64_MAX },
 	{ "kind: TMPFS becomes DIR (inodes)", F_M_KIND, M_TMPFS, .num = HUTCH_MOUNT_DIR },
+	/* an overlay: a clean host directory (never /) over a bounded tmpfs;
+	 * always writable, never dev, optional or sending a work dir */
+	{ "kind: BIND becomes OVERLAY (no inodes)", F_M_KIND, M_BIND, .num = HUTCH_MOUNT_OVERLAY },
+	{ "kind: TMPFS becomes OVERLAY (no source)", F_M_KIND, M_TMPFS,
+	  .num = HUTCH_MOUNT_OVERLAY },
+	{ "kind: OVERLAY becomes BIND (inodes)", F_M_KIND, M_OVERLAY, .num = HUTCH_MOUNT_BIND },
+	{ "overlay inodes: 0", F_M_INODES, M_OVERLAY, .num = 0 },
+	{ "overlay size: 0", F_M_SIZE, M_OVERLAY, .num = 0 },
+	{ "overlay source: root", F_M_SOURCE, M_OVERLAY, BYTES("/") },
+	/* masks take everything from what they cover: no source, flag,
+	 * size, inodes or data of their own */
+	{ "hide: a source", F_M_SOURCE, M_HIDE, BYTES("/etc") },
+	{ "hide: writable", F_M_FLAGS, M_HIDE, .num = HUTCH_MF_RW },
+	{ "read-only: exec", F_M_FLAGS, M_READONLY, .num = HUTCH_MF_EXEC },
+	{ "pin: optional", F_M_FLAGS, M_PIN, .num = HUTCH_MF_OPTIONAL },
+	{ "pin inodes: 1", F_M_INODES, M_PIN, .num = 1 },
+	{ "hide target: relative", F_M_TARGET, M_HIDE, BYTES("data/.env") },
+	{ "overlay source: relative", F_M_SOURCE, M_OVERLAY, BYTES("srv") },
+	{ "overlay source: dot-dot", F_M_SOURCE, M_OVERLAY, BYTES("/srv/../etc") },
+	{ "overlay flags: rw", F_M_FLAGS, M_OVERLAY, .num = HUTCH_MF_RW },
+	{ "overlay flags: dev", F_M_FLAGS, M_OVERLAY, .num = HUTCH_MF_DEV },
+	{ "overlay flags: optional", F_M_FLAGS, M_OVERLAY, .num = HUTCH_MF_OPTIONAL },
+	{ "overlay flags: send fd", F_M_FLAGS, M_OVERLAY, .num = HUTCH_MF_SEND_FD },
+	{ "overlay data: a byte", F_M_DATA, M_OVERLAY, BYTES("x") },
 
 	/* targets: absolute and clean, no control characters */
 	{ "target: relative", F_M_TARGET, M_DIR, BYTES("relative") },
@@ -533,8 +589,8 @@ static void test_round_trip_unaligned(void)
 static void test_golden_bytes(void)
 {
 	static const uint8_t golden[] = {
-		0x48, 0x53, 0x50, 0x31, 0x02, 0x00, 0x00, 0x00, /* "HSP1", v2, zero */
-		0xa2, 0x00, 0x00, 0x00,				/* total_len 162 */
+		0x48, 0x53, 0x50, 0x31, 0x03, 0x00, 0x00, 0x00, /* "HSP1", v3, zero */
+		0xc2, 0x00, 0x00, 0x00,				/* total_len 194 */
 		0x01, 0x02, 0x00, 0x00,				/* flags PID|SECCOMP */
 		0xe8, 0x03, 0x00, 0x00, 0xe9, 0x03, 0x00, 0x00, /* uid/gid inside */
 		0xa0, 0x86, 0x01, 0x00, 0x78, 0x56, 0x34, 0x12, /* uid/gid outside */
@@ -543,6 +599,10 @@ static void test_golden_bytes(void)
 		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* FSIZE */
 		0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* NOFILE */
 		0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* NPROC */
+		0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* inotify instances */
+		0x00, 0x40, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* inotify watches */
+		0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, /* message-queue bytes */
+		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* pending signals */
 		0x01, 0x00, 0x00, 0x00, 'h', 0x00,		/* hostname */
 		0x01, 0x00, 0x00, 0x00, '/', 0x00,		/* cwd */
 		0x01, 0x00, 0x00, 0x00,				/* n_mounts */
@@ -569,6 +629,7 @@ static void test_golden_bytes(void)
 		.uid_inside = 1000, .gid_inside = 1001,
 		.uid_outside = 100000, .gid_outside = 0x12345678,
 		.rlimit = { 0x0102030405060708ull, 5, HUTCH_RLIM_INFINITY, 256, 32 },
+		.user_cap = { 32, 16384, 65536, HUTCH_RLIM_INFINITY },
 		.hostname = "h", .cwd = "/",
 		.n_mounts = 1, .mounts = &m,
 		.argc = 1, .argv = argv, .envc = 1, .envp = envp,
@@ -578,7 +639,7 @@ static void test_golden_bytes(void)
 	size_t len;
 	struct decoded d;
 
-	CU_ASSERT_EQUAL(sizeof(golden), 162);
+	CU_ASSERT_EQUAL(sizeof(golden), 194);
 	CU_ASSERT_EQUAL_FATAL(spec_encode(&sp, &buf, &len), 0);
 	CU_ASSERT_EQUAL(len, sizeof(golden));
 	CU_ASSERT(len == sizeof(golden) && memcmp(buf, golden, len) == 0);

@@ -95,7 +95,7 @@ static void test_stage_mechanisms(void)
 					 STAGE_TTY };
 	static const char *const known[] = { "user_namespaces", "namespaces", "mounts",
 					     "uts_namespace", "network_namespace", "landlock",
-					     "rlimits", "privileges", "seccomp" };
+					     "rlimits", "privileges", "seccomp", "overlay" };
 	unsigned n_mech = 0;
 
 	for (unsigned st = 1; st < STAGE_MAX; st++) {
@@ -224,6 +224,7 @@ static void test_site_numbers_stable(void)
 		{ SITE_SPEC_DECODE_BODY, 2 },
 		{ SITE_LANDLOCK_CREATE_ABI, 0 }, { SITE_LANDLOCK_CREATE_RULESET, 1 },
 		{ SITE_SETGROUPS_DROP, 0 }, { SITE_USERNS_CLONE, 0 },
+		{ SITE_USERNS_OWNER, 1 }, { SITE_USERNS_OWNER_BACK, 2 },
 		{ SITE_ID_MAP_SETGROUPS, 0 }, { SITE_ID_MAP_UID, 1 }, { SITE_ID_MAP_GID, 2 },
 		{ SITE_FORK_MIRROR_PIPE, 0 }, { SITE_FORK_MIRROR_FD, 1 }, { SITE_FORK_TARGET, 2 },
 		{ SITE_FORK_UNUSED_3, 3 }, { SITE_FORK_SYNC_PIPE, 4 },
@@ -308,6 +309,7 @@ static const struct {
 	{ STAGE_USER_COUNTS, 0, HUTCH_USER_COUNT_MAX, 0 },
 	{ STAGE_BIND_IDMAP, 0, 0, 1 },
 	{ STAGE_TTY, 0, SITE_TTY_MAX, 0 },
+	{ STAGE_OVERLAY, 0, 0, 1 },
 };
 
 /* The words for one record, asserting they were not cut. */

@@ -36,7 +36,7 @@ check "... the kernel lists it" grep -q "^hutch-exec (unconfined)" \
 # of its helper processes and of its command, one line each, sorted. The
 # command is polled for: under TCG a jail takes seconds to start.
 labels() {
-	rt=$(mktemp -d "$tmp/rt.XXXXXX")
+	rt=$(mktemp -d /dev/shm/hutch-rt.XXXXXX)
 	chown "$1" "$rt"
 	(cd / && setpriv --reuid "$(id -u "$1")" --regid "$(id -g "$1")" --init-groups \
 		env -i PATH=/usr/bin:/bin XDG_RUNTIME_DIR="$rt" HUTCH_EXEC="$2" \
@@ -59,11 +59,11 @@ for u in root nobody; do
 		"hutch-exec hutch-exec (unconfined)
 sleep hutch-exec (unconfined)" "$got"
 	(cd / && setpriv --reuid "$(id -u $u)" --regid "$(id -g $u)" --init-groups env -i \
-		PATH=/usr/bin:/bin XDG_RUNTIME_DIR="$(mktemp -d "$tmp/rt.XXXXXX")" \
+		PATH=/usr/bin:/bin XDG_RUNTIME_DIR="$(mktemp -d /dev/shm/hutch-rt.XXXXXX)" \
 		"$HUTCH" run -- /bin/echo ran) >"$tmp/out" 2>&1
 	same "[$u] hutch run under the profile" ran "$(cat "$tmp/out")"
 	(cd / && setpriv --reuid "$(id -u $u)" --regid "$(id -g $u)" --init-groups env -i \
-		PATH=/usr/bin:/bin XDG_RUNTIME_DIR="$(mktemp -d "$tmp/rt.XXXXXX")" \
+		PATH=/usr/bin:/bin XDG_RUNTIME_DIR="$(mktemp -d /dev/shm/hutch-rt.XXXXXX)" \
 		"$HUTCH" run -- /usr/bin/unshare -U -r /bin/echo inside) >"$tmp/out" 2>&1
 	check "[$u] ... the command cannot make a user namespace all the same" \
 		test -z "$(grep -x inside "$tmp/out")"

@@ -58,6 +58,9 @@ got=$(j "$w/oom" '[d["jail"]["cgroup"], d["status"], d["usage"]["oom_killed"], d
 r $? "4 processes of 30 MiB under --memory 64M: killed by memory.max, oom_killed, the limit reported"
 [ "$got" = '["applied", "signaled", true, 67108864]' ] || d "oom: $(j "$w/oom" '[d["status"], d["error"]]')"
 d "oom: $got; oom_kills $(j "$w/oom" 'd["usage"]["oom_kills"]'), peak $(j "$w/oom" 'd["usage"].get("memory_peak_bytes")'), wall $(j "$w/oom" 'd["usage"]["wall_ms"]') ms"
+got=$(j "$w/oom" 'd.get("limit")')
+[ "$got" = memory ]
+r $? "... and the result says \"limit\": \"memory\" (run/memory-limit.c)"
 case $(sed -n 's/^0:://p' /proc/self/cgroup) in
 */supervisor) r 0 "hutch moved itself (and this shell) into the leaf supervisor" ;;
 *) r 1 "hutch moved itself (and this shell) into the leaf supervisor" ;;

@@ -23,7 +23,7 @@ detail="ABI $abi"
 as() {
 	u=$1
 	shift
-	rt=$(mktemp -d "$tmp/rt.XXXXXX")
+	rt=$(mktemp -d /dev/shm/hutch-rt.XXXXXX)
 	chown "$u" "$rt"
 	chmod 700 "$rt"
 	setpriv --reuid "$(id -u "$u")" --regid "$(id -g "$u")" --init-groups env -i PATH=/usr/bin:/bin \

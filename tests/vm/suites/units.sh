@@ -18,8 +18,9 @@ as() {
 	(cd / && setpriv --reuid "$(id -u "$u")" --regid "$(id -g "$u")" --init-groups \
 		env -i PATH=/usr/bin:/bin "$@")
 }
-# field FILE EXPR: EXPR on the JSON document d in FILE.
-field() { "$py" -c "import json, sys; d = json.load(open(sys.argv[1])); print($2)" "$1"; }
+# field FILE EXPR: EXPR on d, the result document of the final event the
+# client's --json printed to FILE.
+field() { "$py" -c "import json, sys; d = json.load(open(sys.argv[1]))['exit']; print($2)" "$1"; }
 
 check "the package made group hutch" getent group hutch
 useradd -M -N -G hutch -s /bin/sh hclient
@@ -27,7 +28,7 @@ check "systemctl start hutch.socket" systemctl start hutch.socket
 same "the socket is root:hutch 0660" "srw-rw---- root hutch" "$(stat -c '%A %U %G' "$sock")"
 same "hutch.service waits for a client" inactive "$(systemctl is-active hutch.service)"
 
-as hclient "$py" "$client" --socket "$sock" run -- /bin/sh -c 'echo ran; id -u' \
+as hclient "$py" "$client" --socket "$sock" --json run -- /bin/sh -c 'echo ran; id -u' \
 	>"$tmp/r1" 2>"$tmp/e1"
 same "a member of hutch: a run answered" "exited 0" "$(field "$tmp/r1" 'd["status"], d["exit_code"]' | tr -d "(),'")"
 # Unprivileged, the service can map only its own uid into a jail's user
@@ -48,7 +49,7 @@ check "... with EACCES" grep -q "Permission denied" "$tmp/e2"
 
 # A run that lasts: its cgroup under the service's delegated subtree, and
 # `systemctl stop` while it runs (drain: it finishes and is answered).
-as hclient "$py" "$client" --socket "$sock" run -- /bin/sh -c 'sleep 4; echo late' \
+as hclient "$py" "$client" --socket "$sock" --json run -- /bin/sh -c 'sleep 4; echo late' \
 	>"$tmp/r3" 2>"$tmp/e3" &
 bg=$!
 sleep 2

@@ -1,0 +1,363 @@
+/* host-ids.c: see host-ids.h. The lock is one root-only file whose byte at
+ * offset UID (and at 2^32 + GID) an open file description locks (OFD
+ * locks: per open, not per process, released when the last descriptor of
+ * that open closes, never by another open of ours). Before locking, ids
+ * that any process still holds are skipped: a jail whose hutch was killed
+ * may take a moment to die, and its ids must not be handed out before it
+ * is gone (systemd's dynamic users wait for the unit's cgroup instead).
+ * No file outlives a jail with its id (a --rw bind is idmapped to its
+ * owner; /tmp and the working directory are the jail's own tmpfs; IPC is
+ * the jail's own namespace, so unlike systemd's dynamic users there are no
+ * host IPC objects to look for), so an id is clean to reuse once its
+ * processes are. Names are checked in /etc/passwd and /etc/group only, not
+ * through NSS: the frontend asks no NSS module anything (a daemon's, a
+ * directory's), and the range is chosen clear of directory users.
+ * Frontend only. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fd-util.h"
+#include "jail/host-ids.h"
+
+static void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
+static void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+
+/* The first "hutch:START:COUNT" line of text, or -ENOENT. */
+static int find_entry(const char *text, uint64_t *ret_start, uint64_t *ret_count)
+{
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		unsigned long long start, count;
+		int n = -1;
+
+		if (strncmp(p, "hutch:", 6) != 0)
+			continue;
+		if (sscanf(p + 6, "%llu:%llu%n", &start, &count, &n) != 2 || n < 0 ||
+		    (p[6 + n] != '\n' && p[6 + n] != '\0') || p[6] == '-' || p[6] == '+')
+			return -EINVAL;
+		*ret_start = start;
+		*ret_count = count;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int usable(uint64_t start, uint64_t count)
+{
+	uint64_t end = start + count; /* exclusive */
+
+	/* Never root; never nobody (65534) nor the 16-bit -1; never
+	 * systemd's dynamic users (61184-65519); from 2^31 on, ids that
+	 * signed arithmetic breaks. Named users are skipped one by one. */
+	return count >= 1 && start >= 1 && end <= 0x80000000ull && !(start < 65536 && end > 61184);
+}
+
+int host_ids_parse(const char *subuid, const char *subgid, struct host_id_range *ret,
+		   char *why, size_t why_len)
+{
+	uint64_t us = 0, uc = 0, gs = 0, gc = 0;
+	int ru = subuid ? find_entry(subuid, &us, &uc) : -ENOENT;
+	int rg = subgid ? find_entry(subgid, &gs, &gc) : -ENOENT;
+
+	if (ru == -ENOENT && rg == -ENOENT) {
+		*ret = (struct host_id_range){ HOST_IDS_DEFAULT_BASE, HOST_IDS_DEFAULT_BASE,
+					       HOST_IDS_DEFAULT_COUNT };
+		return 0;
+	}
+	if (ru == -EINVAL || rg == -EINVAL) {
+		snprintf(why, why_len, "host ids: the hutch entry of %s is not START:COUNT",
+			 ru == -EINVAL ? HOST_IDS_SUBUID : HOST_IDS_SUBGID);
+		return -EINVAL;
+	}
+	if (ru != rg) {
+		snprintf(why, why_len, "host ids: %s has a hutch entry but %s has none (give both)",
+			 ru == 0 ? HOST_IDS_SUBUID : HOST_IDS_SUBGID,
+			 ru == 0 ? HOST_IDS_SUBGID : HOST_IDS_SUBUID);
+		return -EINVAL;
+	}
+	if (!usable(us, uc) || !usable(gs, gc)) {
+		snprintf(why, why_len,
+			 "host ids: the hutch entries of %s and %s must lie from 1 to 2147483647 "
+			 "and miss 61184-65535 (given %llu:%llu and %llu:%llu)",
+			 HOST_IDS_SUBUID, HOST_IDS_SUBGID, (unsigned long long)us,
+			 (unsigned long long)uc, (unsigned long long)gs, (unsigned long long)gc);
+		return -EINVAL;
+	}
+	*ret = (struct host_id_range){ (uint32_t)us, (uint32_t)gs,
+				       (uint32_t)(uc < gc ? uc : gc) };
+	return 0;
+}
+
+/* The ids in use, as indexes into the range, sorted. */
+struct busy {
+	uint32_t *idx;
+	size_t n, cap;
+};
+
+static void busy_add(struct busy *b, const struct host_id_range *r, uint64_t id, int is_gid)
+{
+	uint32_t base = is_gid ? r->gid_base : r->uid_base;
+	uint32_t *grown;
+
+	if (id < base || id - base >= r->count)
+		return;
+	if (b->n == b->cap) {
+		grown = realloc(b->idx, (b->cap ? b->cap * 2 : 64) * sizeof(*grown));
+		if (!grown)
+			return; /* the lock still excludes every other hutch */
+		b->idx = grown;
+		b->cap = b->cap ? b->cap * 2 : 64;
+	}
+	b->idx[b->n++] = (uint32_t)(id - base);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int busy_has(const struct busy *b, uint32_t i)
+{
+	return b->n && bsearch(&i, b->idx, b->n, sizeof(i), cmp_u32) != NULL;
+}
+
+/* Every uid and gid of every process that may hold one of the range:
+ * "Uid:\tR\tE\tS\tFS". /proc/PID belongs to the process's effective
+ * uid, or to root when it is not dumpable (a jail's pid 1, a process
+ * between credential changes); a jail's processes hold one uid in all
+ * four places and cannot change it, so any other owner is not one of
+ * them, and its status (costly to read) is skipped. */
+static void scan_processes(struct busy *b, const struct host_id_range *r)
+{
+	_cleanup_(closedirp) DIR *d = opendir("/proc");
+	struct dirent *de;
+	char path[300], buf[2048];
+
+	while (d && (de = readdir(d))) {
+		_cleanup_close_ int fd = -1;
+		struct stat st;
+		ssize_t n;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, 0) == 0 && st.st_uid != 0 &&
+		    (st.st_uid < r->uid_base || st.st_uid - r->uid_base >= r->count))
+			continue;
+		snprintf(path, sizeof(path), "%s/status", de->d_name);
+		fd = openat(dirfd(d), path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (n <= 0)
+			continue; /* gone meanwhile */
+		buf[n] = '\0';
+		for (int g = 0; g < 2; g++) {
+			char *p = strstr(buf, g ? "\nGid:" : "\nUid:");
+			unsigned long long v[4];
+
+			if (p && sscanf(p + 5, "%llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3]) == 4)
+				for (int k = 0; k < 4; k++)
+					busy_add(b, r, v[k], g);
+		}
+	}
+}
+
+/* Ids /etc/passwd or /etc/group give to someone (third field). */
+static void scan_file(struct busy *b, const struct host_id_range *r, const char *file, int is_gid)
+{
+	_cleanup_(fclosep) FILE *f = fopen(file, "re");
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+
+	while (f && getline(&line, &cap, f) > 0) {
+		char *p = strchr(line, ':');
+
+		if (p && (p = strchr(p + 1, ':')))
+			busy_add(b, r, strtoull(p + 1, NULL, 10), is_gid);
+	}
+}
+
+static int lock_byte(int fd, uint64_t off)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t)off,
+			    .l_len = 1 };
+
+	return fcntl(fd, F_OFD_SETLK, &fl) < 0 ? -errno : 0;
+}
+
+/* The lock file, root's alone: a directory or file another user could
+ * write would let them hold or free any id. */
+static int open_lock(char *why, size_t why_len)
+{
+	_cleanup_close_ int dir = -1;
+	struct stat st;
+	int fd;
+
+	if (mkdir(HOST_IDS_LOCK_DIR, 0755) < 0 && errno != EEXIST)
+		goto fail;
+	dir = open(HOST_IDS_LOCK_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0 || fstat(dir, &st) < 0)
+		goto fail;
+	if (st.st_uid != 0 || (st.st_mode & 022)) {
+		errno = EPERM;
+		goto fail;
+	}
+	fd = openat(dir, HOST_IDS_LOCK_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		goto fail;
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
+		close(fd);
+		errno = EPERM;
+		goto fail;
+	}
+	return fd;
+fail:
+	snprintf(why, why_len,
+		 "host ids: cannot use the lock %s/%s (%s; it must be root's and writable by "
+		 "root alone)",
+		 HOST_IDS_LOCK_DIR, HOST_IDS_LOCK_FILE, strerrorname_np(errno) ?: "?");
+	return -errno ?: -EIO;
+}
+
+/* HUTCH_HOST_IDS=START:COUNT, the caller's own (hutch(1), ENVIRONMENT):
+ * one range for uids and gids alike, in place of the files. */
+static int env_range(const char *env, struct host_id_range *ret, char *why, size_t why_len)
+{
+	_cleanup_free_ char *line = NULL;
+
+	if (asprintf(&line, "hutch:%s", env) < 0)
+		return -ENOMEM;
+	if (host_ids_parse(line, line, ret, why, why_len) == 0)
+		return 0;
+	snprintf(why, why_len,
+		 "host ids: HUTCH_HOST_IDS must be START:COUNT, from 1 to 2147483647 and "
+		 "missing 61184-65535");
+	return -EINVAL;
+}
+
+static int read_range(struct host_id_range *ret, char *why, size_t why_len)
+{
+	_cleanup_free_ char *u = NULL, *g = NULL;
+	const char *env = getenv("HUTCH_HOST_IDS");
+	size_t len;
+	int fd;
+
+	if (env)
+		return env_range(env, ret, why, why_len);
+	/* Absent is "no entry"; unreadable or too large is refused. */
+	fd = open(HOST_IDS_SUBUID, O_RDONLY | O_CLOEXEC);
+	if ((fd < 0 && errno != ENOENT) || (fd >= 0 && fd_slurp(fd, 1u << 20, &u, &len) < 0))
+		goto fail;
+	fd_close(&fd);
+	fd = open(HOST_IDS_SUBGID, O_RDONLY | O_CLOEXEC);
+	if ((fd < 0 && errno != ENOENT) || (fd >= 0 && fd_slurp(fd, 1u << 20, &g, &len) < 0))
+		goto fail;
+	fd_close(&fd);
+	return host_ids_parse(u, g, ret, why, why_len);
+fail:
+	fd_close(&fd);
+	snprintf(why, why_len, "host ids: cannot read %s and %s", HOST_IDS_SUBUID, HOST_IDS_SUBGID);
+	return -EIO;
+}
+
+/* Whether every id of [base, base + count) exists in our user namespace
+ * (/proc/self/uid_map or gid_map: "INSIDE OUTSIDE COUNT" lines): root in
+ * a container often has a few ids only, and a jail id unmapped here could
+ * never be set up. */
+static int mapped(const char *file, uint32_t base, uint32_t count)
+{
+	_cleanup_(fclosep) FILE *f = fopen(file, "re");
+	unsigned long long in, out, n;
+
+	while (f && fscanf(f, "%llu %llu %llu", &in, &out, &n) == 3)
+		if (in <= base && (uint64_t)base + count <= in + n)
+			return 1;
+	return 0;
+}
+
+/* From a random place in the range, the first free pair this open can lock. */
+static int pick(int fd, const struct host_id_range *r, const struct busy *b,
+		struct host_id_lease *ret)
+{
+	uint32_t start = 0;
+
+	if (getrandom(&start, sizeof(start), GRND_NONBLOCK) != sizeof(start))
+		start = (uint32_t)getpid();
+	for (uint32_t k = 0; k < r->count; k++) {
+		uint32_t i = (uint32_t)(((uint64_t)start + k) % r->count);
+		struct flock un = { .l_type = F_UNLCK, .l_whence = SEEK_SET,
+				    .l_start = (off_t)(r->uid_base + i), .l_len = 1 };
+
+		if (busy_has(b, i) || lock_byte(fd, r->uid_base + i) < 0)
+			continue;
+		if (lock_byte(fd, (1ull << 32) + r->gid_base + i) < 0) {
+			(void)fcntl(fd, F_OFD_SETLK, &un);
+			continue;
+		}
+		ret->uid = r->uid_base + i;
+		ret->gid = r->gid_base + i;
+		return 0;
+	}
+	return -EBUSY;
+}
+
+int host_ids_acquire(struct host_id_lease *ret, char *why, size_t why_len)
+{
+	struct host_id_range r;
+	struct busy b = { 0 };
+	_cleanup_close_ int fd = -1;
+	int rc;
+
+	if ((rc = read_range(&r, why, why_len)) < 0)
+		return rc;
+	if (!mapped("/proc/self/uid_map", r.uid_base, r.count) ||
+	    !mapped("/proc/self/gid_map", r.gid_base, r.count)) {
+		snprintf(why, why_len,
+			 "host ids: the range %u-%u (gids from %u) does not exist in hutch's user "
+			 "namespace (a container?): name mapped ids in hutch entries of %s and %s",
+			 r.uid_base, r.uid_base + (r.count - 1), r.gid_base, HOST_IDS_SUBUID,
+			 HOST_IDS_SUBGID);
+		return -ERANGE;
+	}
+	if ((fd = open_lock(why, why_len)) < 0)
+		return fd;
+	scan_processes(&b, &r);
+	scan_file(&b, &r, "/etc/passwd", 0);
+	scan_file(&b, &r, "/etc/group", 1);
+	if (b.n)
+		qsort(b.idx, b.n, sizeof(*b.idx), cmp_u32);
+	rc = pick(fd, &r, &b, ret);
+	free(b.idx);
+	if (rc < 0) {
+		snprintf(why, why_len,
+			 "host ids: all %u of the range %u-%u are in use (more jails of root "
+			 "callers at once than the range holds; see hutch(1), Host ids)",
+			 r.count, r.uid_base, r.uid_base + (r.count - 1));
+		return rc;
+	}
+	ret->lock_fd = TAKE_FD(fd);
+	return 0;
+}
+
+void host_ids_release(struct host_id_lease *l)
+{
+	fd_close(&l->lock_fd);
+}

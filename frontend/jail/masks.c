@@ -1,0 +1,322 @@
+/* masks.c: resolve hide and read_only patterns and --hide paths into the
+ * plan's masks (see masks.h). A protected path inside a writable bind
+ * also pins each of its parents below the bind's root: the helper makes
+ * them mount points, which cannot be renamed or removed, so that the
+ * protected path cannot be moved aside and recreated (helper/masks.c).
+ * Frontend only. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "spec.h"
+#include "doc/mask-pattern.h"
+#include "doc/path-util.h"
+#include "jail/masks.h"
+
+#define BAD HUTCH_ERR_INVALID_REQUEST
+
+struct walk {
+	const struct policy *pol;
+	struct plan *p;
+	const struct plan_mount *bind;	/* the bind being walked */
+	char path[HUTCH_SPEC_MAX_PATH + 1];	/* jail path of the entry */
+};
+
+static bool any_match(char *const *pats, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (mask_pattern_match(pats[i], path))
+			return true;
+	return false;
+}
+
+static bool have(const struct plan *p, const char *target, enum plan_mask_kind kind)
+{
+	for (size_t i = 0; i < p->n_masks; i++)
+		if (p->masks[i].kind == kind && strcmp(p->masks[i].target, target) == 0)
+			return true;
+	return false;
+}
+
+/* Appends (room was checked); -ENOMEM. */
+static int add(struct plan *p, const char *target, size_t len, enum plan_mask_kind kind)
+{
+	struct plan_mask *m = &p->masks[p->n_masks];
+
+	m->target = strndup(target, len);
+	if (!m->target)
+		return -ENOMEM;
+	m->kind = kind;
+	p->n_masks++;
+	if (kind == MASK_HIDE)
+		p->masks_report.hidden++;
+	else if (kind == MASK_READ_ONLY)
+		p->masks_report.read_only++;
+	else
+		p->masks_report.pinned++;
+	return 0;
+}
+
+static int hide(struct plan *p, const char *target)
+{
+	if (have(p, target, MASK_HIDE))
+		return 0;
+	if (p->n_masks >= MASKS_MAX) {
+		p->masks_report.left_out++;
+		return 0;
+	}
+	return add(p, target, strlen(target), MASK_HIDE);
+}
+
+/* target read-only, and its parents strictly below root pinned: all of
+ * them or, when they do not fit, none (a read-only path whose parent can
+ * be renamed aside protects nothing). */
+static int protect(struct plan *p, const char *target, size_t root_len)
+{
+	size_t need = 1, len = strlen(target);
+	int r;
+
+	if (have(p, target, MASK_READ_ONLY))
+		return 0;
+	for (size_t i = root_len + 1; i < len; i++) {
+		_cleanup_free_ char *parent = NULL;
+
+		if (target[i] != '/')
+			continue;
+		parent = strndup(target, i);
+		if (!parent)
+			return -ENOMEM;
+		need += !have(p, parent, MASK_PIN);
+	}
+	if (p->n_masks + need > MASKS_MAX) {
+		p->masks_report.left_out++;
+		return 0;
+	}
+	for (size_t i = root_len + 1; i < len; i++) {
+		_cleanup_free_ char *parent = NULL;
+
+		if (target[i] != '/')
+			continue;
+		parent = strndup(target, i);
+		if (!parent)
+			return -ENOMEM;
+		if (!have(p, parent, MASK_PIN) && (r = add(p, parent, i, MASK_PIN)) < 0)
+			return r;
+	}
+	return add(p, target, len, MASK_READ_ONLY);
+}
+
+/* A bind the jail may change: read_only patterns apply there. An overlay
+ * never changes its source, but what the jail leaves in its upper layer
+ * comes back as the change set, which a caller applies to the host. */
+static bool writable(const struct plan_mount *m)
+{
+	return m->rw || m->overlay;
+}
+
+/* The bind's source, opened without following a link: a passed
+ * descriptor's (serve) or the canonical path's. */
+static int open_source(const struct plan_mount *m, int flags)
+{
+	if (m->by_fd)
+		return openat(m->fd, ".", flags | O_CLOEXEC);
+	return open(m->source, flags | O_NOFOLLOW | O_CLOEXEC);
+}
+
+/* Another request bind is mounted here: its own walk covers it. */
+static bool other_bind(const struct walk *w, const char *path)
+{
+	for (size_t i = 0; i < w->p->n_mounts; i++)
+		if (&w->p->mounts[i] != w->bind && strcmp(w->p->mounts[i].target, path) == 0)
+			return true;
+	return false;
+}
+
+/* One entry at w->path. Returns 1 when a directory should be entered. */
+static int visit(struct walk *w, const struct stat *st, int *ret)
+{
+	const struct policy *pol = w->pol;
+	bool is_link = S_ISLNK(st->st_mode);
+
+	*ret = 0;
+	if (any_match(pol->hide, pol->n_hide, w->path)) {
+		if (is_link)
+			w->p->masks_report.links++;
+		else
+			*ret = hide(w->p, w->path);
+		return 0;	/* nothing below a hidden directory to look at */
+	}
+	if (writable(w->bind) && any_match(pol->read_only, pol->n_read_only, w->path)) {
+		if (is_link)
+			w->p->masks_report.links++;
+		else if ((*ret = protect(w->p, w->path, strlen(w->bind->target))) < 0)
+			return 0;
+	}
+	return S_ISDIR(st->st_mode);
+}
+
+static int walk_dir(struct walk *w, int dfd, unsigned depth);
+
+/* The directory name in dfd, depth levels below the bind's root. */
+static int enter_dir(struct walk *w, int dfd, const char *name, unsigned depth)
+{
+	int fd;
+
+	if (depth > MASKS_MAX_DEPTH) {
+		w->p->masks_report.depth_hit = true;
+		return 0;
+	}
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		w->p->masks_report.unreadable++;
+		return 0;
+	}
+	return walk_dir(w, fd, depth);
+}
+
+static int walk_dir(struct walk *w, int dfd, unsigned depth)
+{
+	size_t base = strlen(w->path);
+	DIR *d;
+	struct dirent *de;
+	int r = 0;
+
+	if (!(d = fdopendir(dfd))) {
+		close(dfd);
+		return errno == ENOMEM ? -ENOMEM : 0;
+	}
+	while (r == 0 && (de = readdir(d))) {
+		struct stat st;
+		int enter;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (++w->p->masks_report.visited > MASKS_MAX_ENTRIES) {
+			w->p->masks_report.entries_hit = true;
+			r = 1;
+			break;
+		}
+		if (base + 1 + strlen(de->d_name) >= sizeof(w->path) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		w->path[base] = '/';
+		strcpy(w->path + base + 1, de->d_name);
+		enter = visit(w, &st, &r);
+		if (enter && r == 0 && !other_bind(w, w->path))
+			r = enter_dir(w, dirfd(d), de->d_name, depth + 1);
+		w->path[base] = '\0';
+	}
+	closedir(d);
+	return r;
+}
+
+static int walk_bind(struct walk *w)
+{
+	struct stat st;
+	int fd, r = 0;
+
+	if (w->bind->by_fd && fstat(w->bind->fd, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		strcpy(w->path, w->bind->target);	/* a passed file: itself only */
+		visit(w, &st, &r);
+		return r;
+	}
+	fd = open_source(w->bind, O_RDONLY | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		if (fd >= 0)
+			close(fd);
+		w->p->masks_report.unreadable++;
+		return 0;
+	}
+	strcpy(w->path, w->bind->target);
+	/* The bind's root itself: a read-only bind of a writable root needs
+	 * no pin, the root is the bind's own mount point. */
+	if (!visit(w, &st, &r) || r != 0) {
+		close(fd);
+		return r;
+	}
+	return walk_dir(w, fd, 0);
+}
+
+/* The request's "hide" path i: inside one of its binds, no link on the
+ * way on the host. */
+static int hide_path(struct plan *p, const char *path, size_t i, struct verrors *e)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+	const struct plan_mount *in = NULL;
+	struct stat st;
+	int dfd, fd;
+
+	for (size_t k = 0; k < p->n_mounts; k++)
+		if (path_at_or_below(path, p->mounts[k].target) &&
+		    (!in || strlen(p->mounts[k].target) > strlen(in->target)))
+			in = &p->mounts[k];
+	if (!in) {
+		verror_add_index(e, BAD, "/hide", i, "not inside a bind of the request");
+		for (size_t k = 0; k < p->n_mounts; k++)
+			verror_accept(e, "%s or a path below it", p->mounts[k].target);
+		if (p->n_mounts == 0)
+			verror_accept(e, "a path inside a --ro, --rw or --overlay bind");
+		return -EINVAL;
+	}
+	if (strcmp(path, in->target) != 0) {
+		dfd = open_source(in, O_PATH | O_DIRECTORY);
+		fd = dfd < 0 ? -1
+			     : (int)syscall(SYS_openat2, dfd, path + strlen(in->target) + 1, &how,
+					    sizeof(how));
+		/* O_PATH | O_NOFOLLOW opens a link at the end as itself */
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISLNK(st.st_mode)) {
+			close(fd);
+			fd = -1;
+			errno = ELOOP;
+		}
+		if (fd < 0 && errno == ELOOP) {
+			verror_add_index(e, BAD, "/hide", i, "a symbolic link on the host");
+			verror_accept(e, "a file or directory reached without a link");
+			close(dfd);
+			return -EINVAL;
+		}
+		if (fd >= 0)
+			close(fd);
+		if (dfd >= 0)
+			close(dfd);
+		/* absent: hidden anyway, should it appear before the run */
+	}
+	return hide(p, path);
+}
+
+int masks_resolve(const struct request *req, const struct policy *pol, struct plan *p,
+		  struct verrors *e)
+{
+	struct walk w = { .pol = pol, .p = p };
+	int r = 0;
+
+	if (p->n_mounts == 0 && req->n_hide == 0)
+		return 0;
+	if (req->n_hide == 0 && pol->n_hide == 0 && pol->n_read_only == 0)
+		return 0;
+	p->masks = calloc(MASKS_MAX + 1, sizeof(*p->masks));
+	if (!p->masks)
+		return -ENOMEM;
+	p->masks_report.walked = true;
+	for (size_t i = 0; i < req->n_hide; i++)
+		if ((r = hide_path(p, req->hide[i], i, e)) < 0)
+			return r;
+	for (size_t i = 0; i < p->n_mounts && (pol->n_hide || pol->n_read_only); i++) {
+		w.bind = &p->mounts[i];
+		if ((r = walk_bind(&w)) < 0)
+			return r;
+	}
+	return 0;
+}

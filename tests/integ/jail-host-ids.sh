@@ -1,0 +1,256 @@
+#!/bin/sh
+# jail-host-ids.sh: whose ids a jail holds on the host, and whose it may
+# borrow. A root caller's jails each run as a host uid and gid of their own
+# from hutch's range (hutch(1), "Host ids"): two at once differ, and
+# neither can signal the other or read the other's private files on a
+# bind they share. A root caller's --rw bind is idmapped to its owner, so
+# a source others share (sticky, group- or world-writable) is refused
+# rather than lent: the sticky-directory attack (clear the sticky bit,
+# read the owner's 0600 file) cannot start; a directory only its owner
+# writes still works. A single file in a 0700 directory binds --rw.
+# Real attempts, checked from the host. Root and unprivileged.
+. "$(dirname "$0")/lib.sh"
+
+tap_tmpdir host-ids
+tap_stderr="$tmp/err"
+
+# ---- a single file inside a 0700 directory ----
+
+mkdir "$tmp/private"
+chmod 700 "$tmp/private"
+echo one >"$tmp/private/f"
+rc=0
+"$HUTCH" run --rw "$tmp/private/f:/f" -- /bin/sh -c 'cat /f && echo two >>/f' \
+	>"$tmp/out" 2>"$tmp/err" || rc=$?
+same "--rw of one file in a 0700 directory: the jail reads and appends to it" "0 one" \
+	"$rc $(cat "$tmp/out")"
+same "... the host's file has both lines and its owner" "one two $(id -u)" \
+	"$(tr '\n' ' ' <"$tmp/private/f")$(stat -c %u "$tmp/private/f")"
+
+# ---- the sticky-directory attack ----
+
+attack='cat /x/mine 2>/dev/null || echo unread; chmod 0777 /x 2>/dev/null || echo kept'
+if is_root; then
+	mkdir "$tmp/shared"
+	chmod 1777 "$tmp/shared"
+	echo secret >"$tmp/shared/mine"
+	chmod 600 "$tmp/shared/mine"
+	rc=0
+	"$HUTCH" run --rw "$tmp/shared:/x" -- /bin/sh -c "$attack" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	cp "$tmp/err" "$tmp/msg"
+	same "root: --rw of a sticky world-writable directory is refused before anything runs" \
+		"125 " "$rc $(cat "$tmp/out")"
+	same "... in one line naming the flag and why" \
+		"hutch: policy_violation: --rw $tmp/shared:/x: source: is a sticky directory others share (as /tmp is): a root caller's jail would act as its owner there; bind a directory below it that only its owner may write" \
+		"$(cat "$tmp/msg")"
+	same "... the directory keeps its mode (1777), the file its (600)" "1777 600" \
+		"$(stat -c %a "$tmp/shared" "$tmp/shared/mine" | tr '\n' ' ' | sed 's/ $//')"
+	# An overlay's lower layer is idmapped the same way: refused too,
+	# or the jail would read the owner's 0600 file through it.
+	rc=0
+	"$HUTCH" run --overlay "$tmp/shared:/x" -- /bin/sh -c "$attack" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	cp "$tmp/err" "$tmp/msg"
+	same "root: --overlay of a sticky world-writable directory is refused, the file unread" \
+		"125 " "$rc $(cat "$tmp/out")"
+	check "... naming the flag and why" grep -q "^hutch: policy_violation: --overlay $tmp/shared:/x: source: is a sticky directory others share" "$tmp/msg"
+	mkdir "$tmp/group"
+	chmod 2775 "$tmp/group"
+	rc=0
+	"$HUTCH" run --rw "$tmp/group:/x" -- /bin/true 2>"$tmp/err" || rc=$?
+	cp "$tmp/err" "$tmp/msg"
+	same "root: --rw of a group-writable directory is refused too" 125 "$rc"
+	check "... saying why" grep -q "source: is writable by its group or by others" "$tmp/msg"
+	rc=0
+	"$HUTCH" run --rw "$tmp/shared/mine:/m" -- /bin/true 2>/dev/null || rc=$?
+	chmod 666 "$tmp/shared/mine"
+	"$HUTCH" run --rw "$tmp/shared/mine:/m" -- /bin/true 2>/dev/null || rc="$rc $?"
+	chmod 600 "$tmp/shared/mine"
+	same "... a file of its own there binds; one others may write is refused" "0 125" "$rc"
+	# What still works: a directory of its own below the shared one.
+	mkdir "$tmp/shared/own"
+	rc=0
+	"$HUTCH" run --rw "$tmp/shared/own:/x" -- /bin/sh -c \
+		'echo made >/x/f && cat /x/f && stat -c %u:%g /x /x/f && id -u' \
+		>"$tmp/out" 2>"$tmp/err" || rc=$?
+	same "... a directory below it that only its owner writes: the jail writes there, owning it" \
+		"0 made 65534:65534 65534:65534 65534" "$rc $(tr '\n' ' ' <"$tmp/out" | sed 's/ $//')"
+	same "... as that owner on the host" "0:0" "$(stat -c %u:%g "$tmp/shared/own/f")"
+else
+	# Nothing is lent: the jail is the caller, and /var/tmp (sticky,
+	# root's) stays as the caller would find it.
+	rc=0
+	"$HUTCH" run --rw /var/tmp:/x -- /bin/sh -c 'chmod 0777 /x 2>/dev/null || echo kept' \
+		>"$tmp/out" 2>"$tmp/err" || rc=$?
+	same "unprivileged: --rw /var/tmp binds, and the jail cannot clear its sticky bit" \
+		"0 kept" "$rc $(cat "$tmp/out")"
+	same "... /var/tmp is still 1777" 1777 "$(stat -c %a /var/tmp)"
+fi
+
+if ! is_root; then
+	tap_done
+	exit
+fi
+
+# ---- root: two jails at once, two host users ----
+
+mkdir "$tmp/sig" "$tmp/pub"
+token="hutch-host-ids-$$"
+cat >"$tmp/pair.py" <<'EOF'
+import errno, os, sys, time
+me, other = sys.argv[1], sys.argv[2]
+open("/sig/ready-" + me, "w").close()
+end = time.monotonic() + 30
+while not os.path.exists("/pub/go") and time.monotonic() < end:
+    time.sleep(0.02)
+got = []
+for who in (me, other):
+    try:
+        open("/pub/secret-" + who).read()
+        got.append("read")
+    except OSError as e:
+        got.append(errno.errorcode[e.errno])
+print(" ".join(got), flush=True)
+EOF
+for j in a b; do
+	o=$([ $j = a ] && echo b || echo a)
+	"$HUTCH" run --rw "$tmp/sig:/sig" --ro "$tmp/pub:/pub" --input p.py="$tmp/pair.py" -- \
+		/usr/bin/python3 /work/p.py $j $o "$token-$j" >"$tmp/$j.out" 2>"$tmp/$j.err" &
+	eval "pid_$j=\$!"
+done
+wait_for_file() {
+	i=0
+	while [ ! -e "$1" ] && [ $i -lt 400 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+	[ -e "$1" ]
+}
+wait_for_file "$tmp/sig/ready-a" && wait_for_file "$tmp/sig/ready-b"
+check "two root-caller jails run at once" test -e "$tmp/sig/ready-a" -a -e "$tmp/sig/ready-b"
+
+# The jailed python of each, by the token in its command line (hutch's
+# own command line has it too, but starts with hutch).
+jailed() {
+	for c in /proc/[0-9]*/cmdline; do
+		if tr '\0' ' ' 2>/dev/null <"$c" | grep -q "^/usr/bin/python3 /work/p.py .* $token-$1 $"; then
+			p=${c%/cmdline}
+			echo "${p#/proc/}"
+			return
+		fi
+	done
+}
+ja=$(jailed a)
+jb=$(jailed b)
+ids() { awk '/^Uid:/ { u = $2 " " $3 " " $4 " " $5 } /^Gid:/ { g = $2 " " $3 " " $4 " " $5 } END { print u "/" g }' "/proc/$1/status"; }
+ia=$(ids "$ja")
+ib=$(ids "$jb")
+diag "jail a: pid $ja ids $ia; jail b: pid $jb ids $ib"
+ua=${ia%% *}
+ub=${ib%% *}
+ga=${ia#*/}
+ga=${ga%% *}
+gb=${ib#*/}
+gb=${gb%% *}
+same "from the host: each jail's real, effective, saved and fs uid and gid are one id each" \
+	"$ua $ua $ua $ua/$ga $ga $ga $ga $ub $ub $ub $ub/$gb $gb $gb $gb" "$ia $ib"
+check "... the two jails' host uids and gids differ" test -n "$ua" -a "$ua" != "$ub" -a "$ga" != "$gb"
+check "... and neither is root nor nobody" test "$ua" != 0 -a "$ub" != 0 -a "$ua" != 65534 -a "$ub" != 65534
+if grep -q '^hutch:' /etc/subuid 2>/dev/null; then
+	skip "... both from the default range" "/etc/subuid names a range for hutch"
+else
+	check "... both from the default range (1879048192-1879113727)" \
+		test "$ua" -ge 1879048192 -a "$ua" -le 1879113727 -a "$ub" -ge 1879048192 -a "$ub" -le 1879113727
+fi
+
+# A signal from a's host user to b's process (the pid namespaces aside):
+# refused; the control, from b's own, is allowed.
+sig=$("$py" -c 'import errno, os, sys
+def try_as(uid, gid, pid):
+    child = os.fork()
+    if child == 0:
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+        try:
+            os.kill(pid, 0)
+            os._exit(0)
+        except OSError as e:
+            os._exit(e.errno)
+    return os.waitpid(child, 0)[1] >> 8
+a, ga, b, gb, pb = map(int, sys.argv[1:])
+r = [try_as(a, ga, pb), try_as(b, gb, pb)]
+print(" ".join(errno.errorcode.get(x, "ok") if x else "ok" for x in r))' "$ua" "$ga" "$ub" "$gb" "$jb" 2>&1)
+same "jail a's host user cannot signal jail b's process; b's own can (control)" "EPERM ok" "$sig"
+
+# Each jail's private file on the bind they share, owned by its host ids.
+for j in a b; do
+	echo "secret of $j" >"$tmp/pub/secret-$j"
+	chmod 600 "$tmp/pub/secret-$j"
+done
+chown "$ua:$ga" "$tmp/pub/secret-a"
+chown "$ub:$gb" "$tmp/pub/secret-b"
+: >"$tmp/pub/go"
+wait "$pid_a"
+wait "$pid_b"
+same "on a shared bind, each jail reads its own 0600 file and not the other's" \
+	"read EACCES/read EACCES" "$(cat "$tmp/a.out")/$(cat "$tmp/b.out")"
+check "... and both are gone: no process holds either host uid" \
+	sh -c "! grep -l -E '^Uid:	($ua|$ub)	' /proc/[0-9]*/status 2>/dev/null | grep -q ."
+
+# ---- root: a range of one id, held by one jail at a time ----
+
+one=1879200000 # outside the default block: no other jail takes it
+rm -f "$tmp/sig"/*
+HUTCH_HOST_IDS="$one:1" "$HUTCH" run --rw "$tmp/sig:/sig" -- /bin/sh -c \
+	'cat /proc/self/uid_map >/sig/held.tmp && mv /sig/held.tmp /sig/held
+	while [ ! -e /sig/release ]; do sleep 0.05; done' \
+	>/dev/null 2>"$tmp/hold.err" &
+holder=$!
+wait_for_file "$tmp/sig/held"
+same "HUTCH_HOST_IDS=$one:1: the jail runs as that one id" "65534 $one 1" \
+	"$(cat "$tmp/sig/held" | tr -s ' \t' '  ' | sed 's/^ //')"
+rc=0
+HUTCH_HOST_IDS="$one:1" "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
+cp "$tmp/err" "$tmp/msg"
+same "... a second jail while it lives is refused (71), nothing run under its id" 71 "$rc"
+same "... saying so in one line" \
+	"hutch: sandbox_unavailable: a mechanism the policy requires is not available: host ids: all 1 of the range $one-$one are in use (more jails of root callers at once than the range holds; see hutch(1), Host ids)" \
+	"$(cat "$tmp/msg")"
+: >"$tmp/sig/release"
+wait "$holder"
+same "... and once that jail is gone, the id is handed out again" "65534 $one 1" \
+	"$(HUTCH_HOST_IDS="$one:1" "$HUTCH" run -- cat /proc/self/uid_map 2>"$tmp/err" | tr -s ' \t' '  ' | sed 's/^ //')"
+# A process still holding an id (a jail whose hutch was killed, dying),
+# lock or no lock, keeps it from being handed out.
+two=$((one + 1))
+mkdir "$tmp/linger"
+chown "$two:$two" "$tmp/linger"
+"$py" -c 'import os, sys, time
+os.setgroups([])
+os.setresgid(int(sys.argv[1]), int(sys.argv[1]), int(sys.argv[1]))
+os.setresuid(int(sys.argv[1]), int(sys.argv[1]), int(sys.argv[1]))
+open(sys.argv[2], "w").close()
+end = time.monotonic() + 30
+while not os.path.exists(sys.argv[3]) and time.monotonic() < end:
+    time.sleep(0.05)' "$two" "$tmp/linger/holding" "$tmp/linger/go-away" &
+lingerer=$!
+wait_for_file "$tmp/linger/holding"
+rc=0
+HUTCH_HOST_IDS="$two:1" "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
+cp "$tmp/err" "$tmp/msg"
+same "an id some process holds (no hutch's lock on it) is not handed out" "71 1" \
+	"$rc $(grep -c "all 1 of the range $two-$two are in use" "$tmp/msg")"
+: >"$tmp/linger/go-away"
+wait "$lingerer"
+same "... and is once that process is gone" "65534 $two 1" \
+	"$(HUTCH_HOST_IDS="$two:1" "$HUTCH" run -- cat /proc/self/uid_map 2>"$tmp/err" | tr -s ' \t' '  ' | sed 's/^ //')"
+for bad in 0:5 60000:2000 2147483647:2 x:1; do
+	rc=0
+	HUTCH_HOST_IDS=$bad "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
+	cp "$tmp/err" "$tmp/msg"
+	same "HUTCH_HOST_IDS=$bad: refused (71), in words" \
+		"71 hutch: sandbox_unavailable: a mechanism the policy requires is not available: host ids: HUTCH_HOST_IDS must be START:COUNT, from 1 to 2147483647 and missing 61184-65535" \
+		"$rc $(cat "$tmp/msg")"
+done
+
+tap_done
