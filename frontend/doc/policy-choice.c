@@ -68,11 +68,17 @@ static int load(const struct policy_choice *c, const char *which, struct policy 
 static int refuse_unpinned(const char *req_name, struct verrors *e)
 {
 	char msg[POLICY_NAME_MAX + 160];
+	const char *kept;
 
 	snprintf(msg, sizeof(msg),
 		 "asks for policy \"%s\"; without --policy or --allow-policies a request may "
 		 "name only \"default\" (--allow-policies %s allows it)", req_name, req_name);
-	return verror_add(e, VIOLATION, "/policy", msg);
+	/* The error keeps a pointer to its reason: the words must outlive us. */
+	kept = verror_intern(msg);
+	return verror_add(e, VIOLATION, "/policy",
+			  kept ? kept
+			       : "without --policy or --allow-policies a request may name only "
+				 "\"default\"");
 }
 
 int policy_choose(const struct policy_choice *c, const char *req_name, struct policy *ret,

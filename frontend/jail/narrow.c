@@ -182,13 +182,13 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		for (size_t k = 0; k < i; k++)
 			if (strcmp(req->mounts[k].target, m->target) == 0)
 				return verror_add_key(e, BAD, ptr, "target", "duplicate target");
+		if (m->overlay && !is_directory(real))
+			return verror_add_key(e, BAD, ptr, "source",
+					      "an overlay's source must be a directory");
 		p->mounts[i].source = strdup(real);
 		p->mounts[i].target = strdup(m->target);
 		p->mounts[i].rw = m->rw;
 		p->mounts[i].overlay = m->overlay;
-		if (m->overlay && !is_directory(real))
-			return verror_add_key(e, BAD, ptr, "source",
-					      "an overlay's source must be a directory");
 		p->mounts[i].by_fd = m->source_fd >= 0;
 		p->mounts[i].fd = m->source_fd >= 0 ? req->origin->fds[m->source_fd] : -1;
 		p->mounts[i].exec = pol->request_exec; /* false: request binds never execute */

@@ -161,6 +161,7 @@ static void test_each_kind(void)
 	CU_ASSERT_TRUE(o.changes.present);
 	CU_ASSERT_EQUAL(o.changes.omitted, 0);
 	/* /t/mod: sha256("new\n") begins 7a */
+	CU_ASSERT_FATAL(o.changes.n > 6);
 	CU_ASSERT_EQUAL(o.changes.e[6].have_sha256, true);
 	CU_ASSERT_EQUAL(o.changes.e[6].sha256[0], 0x7a);
 	CU_ASSERT_PTR_NULL(o.changes.e[6].data);

@@ -243,9 +243,13 @@ static void test_failed_accepting(void)
 	uint8_t *f = proto_failed_accepting(3, HUTCH_ERR_POLICY_VIOLATION, "r", "/network",
 					    "none\nloopback\n", &len);
 	struct json_object *ev, *failed, *acc;
+	struct json_tokener *tok;
 
 	CU_ASSERT_FATAL(f && len > FRAME_HEADER_BYTES);
-	ev = json_tokener_parse((const char *)f + FRAME_HEADER_BYTES);
+	/* a frame's body is not NUL-terminated: parse it by its length */
+	ev = json_tokener_parse_ex(tok = json_tokener_new(), (const char *)f + FRAME_HEADER_BYTES,
+				   (int)(len - FRAME_HEADER_BYTES));
+	json_tokener_free(tok);
 	CU_ASSERT_FATAL(ev && json_object_object_get_ex(ev, "failed", &failed));
 	CU_ASSERT_FATAL(json_object_object_get_ex(failed, "accepted", &acc));
 	CU_ASSERT_EQUAL(json_object_array_length(acc), 2);
