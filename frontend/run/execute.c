@@ -51,6 +51,9 @@ struct exec_run {
 	bool reaped;		/* supervise() waited for the helper */
 	bool collect_dirs;	/* eo->collect_dirs */
 	bool tty;		/* eo->tty: the spec asks pid 1 for a pty */
+	struct forkserver *fs;	/* eo->fs */
+	uint8_t *spec;		/* the encoded spec, until the watch wrote it */
+	size_t spec_len;
 	bool changes_data;	/* eo->changes_data */
 	unsigned concurrency;	/* eo->concurrency */
 	struct jail_timings tm;	/* our steps: the watch starts res afresh */
@@ -69,7 +72,8 @@ static struct exec_run *run_new(const struct plan *plan, struct outcome *res)
 	x->ids.lock_fd = -1;
 	x->so.control_fd = -1;
 	x->jp = (struct jail_proc){ .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
-				    .stdout_rd = -1, .stderr_rd = -1, .exit_rd = -1 };
+				    .stdout_rd = -1, .stderr_rd = -1, .exit_rd = -1,
+				    .spec_wr = -1 };
 	return x;
 }
 
@@ -92,6 +96,7 @@ static void run_free(struct exec_run *x)
 		close(x->control_sock);
 	run_leave_cgroup(x);
 	layout_free(&x->layout);
+	free(x->spec);
 	host_ids_release(&x->ids); /* the helper is reaped or was never started */
 	free(x);
 }
@@ -237,23 +242,16 @@ static int open_control(struct exec_run *x, int *ret_child_end)
 	return 0;
 }
 
-static struct forkserver *forkserver;
-
-void exec_use_forkserver(struct forkserver *fs)
-{
-	forkserver = fs;
-}
-
 /* The forkserver's child when there is one that works, else our own. */
-static int spawn_one(const char *helper, const uint8_t *spec, size_t spec_len,
-		     const struct spawn_stdio *io, struct jail_proc *jp)
+static int spawn_one(struct forkserver *fs, const char *helper, const uint8_t *spec,
+		     size_t spec_len, const struct spawn_stdio *io, struct jail_proc *jp)
 {
-	if (forkserver && forkserver->pid >= 0) {
-		int r = forkserver_spawn(forkserver, spec, spec_len, io, jp);
+	if (fs && fs->pid >= 0) {
+		int r = forkserver_spawn(fs, spec, spec_len, io, jp);
 
 		/* Only a forkserver that broke falls back; a refusal (no
 		 * room, clone3 refused the cgroup) is the answer. */
-		if (r == 0 || forkserver->pid >= 0)
+		if (r == 0 || fs->pid >= 0)
 			return r;
 	}
 	return spawn_helper(helper, spec, spec_len, io, jp);
@@ -264,7 +262,7 @@ static int spawn_jail(struct exec_run *x, uint8_t **spec, size_t *spec_len,
 		      struct spawn_stdio *io)
 {
 	const char *helper = execute_helper_path();
-	int r = spawn_one(helper, *spec, *spec_len, io, &x->jp);
+	int r = spawn_one(x->fs, helper, *spec, *spec_len, io, &x->jp);
 
 	if (r < 0 && x->have_cgroup && !x->plan->require_cgroup) {
 		/* The subtree would not take the helper (clone3 refused it):
@@ -277,7 +275,7 @@ static int spawn_jail(struct exec_run *x, uint8_t **spec, size_t *spec_len,
 		*spec = NULL;
 		r = spec_encode(&x->layout.sp, spec, spec_len);
 		if (r == 0)
-			r = spawn_one(helper, *spec, *spec_len, io, &x->jp);
+			r = spawn_one(x->fs, helper, *spec, *spec_len, io, &x->jp);
 	}
 	if (r < 0)
 		return start_failed(x->plan, x->res, HUTCH_ERR_SPAWN_ERROR, r, NULL);
@@ -313,7 +311,7 @@ struct exec_early *exec_early_start(void)
 	e->spec_wr = -1;
 	e->control_sock = sock[0];
 	e->jp = (struct jail_proc){ .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
-				    .stdout_rd = -1, .stderr_rd = -1 };
+				    .stdout_rd = -1, .stderr_rd = -1, .exit_rd = -1, .spec_wr = -1 };
 	io.control_sock = sock[1];
 	r = spawn_helper_early(execute_helper_path(), &io, &e->jp, &e->spec_wr);
 	close(sock[1]);
@@ -343,8 +341,7 @@ static void adopt_early(struct exec_run *x, struct exec_early *e, const uint8_t 
 {
 	x->jp = e->jp;
 	x->control_sock = e->control_sock;
-	(void)fd_write_all(e->spec_wr, spec, spec_len); /* a dead helper: its status says */
-	close(e->spec_wr);
+	spawn_spec_start(&e->spec_wr, spec, spec_len, &x->jp); /* a dead helper: its status says */
 	free(e);
 }
 
@@ -387,6 +384,8 @@ static void set_supervise_opts(struct exec_run *x, const struct exec_opts *eo)
 	so->tty = eo->tty;
 	so->proxy = plan->network == NET_PROXY ? &plan->proxy : NULL;
 	so->tty_size_fd = eo->tty ? eo->stdin_fd : -1;
+	so->spec = x->spec;	/* what of it jp.spec_wr still owes the helper */
+	so->spec_len = x->spec_len;
 }
 
 /* Everything up to a running jail, in the steps above. On failure *res
@@ -417,6 +416,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 		x->collect_dirs = eo->collect_dirs;
 		x->changes_data = eo->changes_data;
 		x->tty = eo->tty;
+		x->fs = eo->fs;
 		x->concurrency = eo->concurrency ? eo->concurrency : USER_CAPS_CLI_CONCURRENCY;
 		r = prepare_cgroup(x, &io); /* before the spec: it sets the rlimits */
 	}
@@ -446,14 +446,30 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	}
 	if (r < 0)
 		return r;
+	x->spec = TAKE_PTR(spec); /* the watch writes what the pipe did not take */
+	x->spec_len = spec_len;
 	set_supervise_opts(x, eo);
 	x->tm = res->timings;
 	*ret = TAKE_PTR(x);
 	return 0;
 }
 
+void exec_move(struct exec_run *x, const struct plan *plan, struct outcome *res)
+{
+	x->plan = plan;
+	x->res = res;
+	if (x->watch)
+		watch_move_outcome(x->watch, res);
+}
+
 struct jail_watch *exec_watch(struct exec_run *x)
 {
+	if (!x->watch && x->jp.spec_wr < 0) {
+		free(x->spec); /* written whole at the start: the usual case */
+		x->spec = NULL;
+		x->so.spec = NULL;
+		x->so.spec_len = 0;
+	}
 	if (!x->watch)
 		x->watch = watch_start(&x->jp, &x->so, x->res);
 	return x->watch;

@@ -10,6 +10,8 @@
 #include "run/collect.h"
 #include "run/supervise.h"
 
+struct forkserver;
+
 struct exec_opts {
 	bool passthrough;	/* stream output to fds 1 and 2 */
 	bool forward_stdin;	/* forward stdin_fd to the target */
@@ -20,6 +22,9 @@ struct exec_opts {
 	bool explain;		/* --explain: log what the jail withholds (run/explain.h) */
 	bool collect_dirs;	/* collect a directory whole (run/collect-host.c writes it) */
 	bool tty;		/* --tty: a pty of the jail's own, relayed to stdin_fd and fd 1 */
+	/* serve's forkserver: spawn through it while it works; NULL, the
+	 * one-shot path. It must outlive every run started with it. */
+	struct forkserver *fs;
 	bool changes_data;	/* --changes-dir: keep the overlays' changed files' bytes */
 	bool drop_privileges;	/* the last helper this process starts: then keep only
 				 * what run/least-privilege.c lists */
@@ -36,12 +41,16 @@ int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct out
 
 /* The same in steps, for an event loop running many jails (serve):
  * exec_start spawns (or fills *res and fails), exec_watch gives the watch
- * to poll, exec_finish completes *res, collects, and frees the run. */
+ * to attach to the loop, exec_finish completes *res, collects, and frees
+ * the run; it waits for nothing once watch_done said so. exec_move: the
+ * plan and outcome moved (a worker handed to serve's reaper keeps
+ * running on copies); x and its watch use them from now on. */
 struct exec_run;
 int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outcome *res,
 	       struct exec_run **ret);
 struct jail_watch *exec_watch(struct exec_run *x);
 void exec_finish(struct exec_run *x, struct collected *ret_files);
+void exec_move(struct exec_run *x, const struct plan *plan, struct outcome *res);
 
 /* hutch-exec started before the plan is made (the CLI, first thing), so
  * its exec and libc start-up run on another core while the policy is
@@ -52,11 +61,6 @@ void exec_finish(struct exec_run *x, struct collected *ret_files);
 struct exec_early;
 struct exec_early *exec_early_start(void);
 void exec_early_discard(struct exec_early *e);
-
-/* From now on, spawn through fs (serve's forkserver) while it works;
- * NULL: the one-shot path. fs must outlive every run started. */
-struct forkserver;
-void exec_use_forkserver(struct forkserver *fs);
 
 /* Where the helper is: $HUTCH_EXEC when the build allows a test override,
  * else the configured path. */

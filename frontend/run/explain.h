@@ -5,7 +5,7 @@
  * which lets the call go on exactly as the policy's filter, the mounts and
  * Landlock decide. explain-grant.c turns the record, and the run's seccomp
  * denials, into words and the policy fragment that would grant each.
- * Frontend only; supervise.c drives the listener. */
+ * Frontend only; notify.c drives the listener. */
 #ifndef HUTCH_EXPLAIN_H
 #define HUTCH_EXPLAIN_H
 

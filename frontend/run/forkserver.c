@@ -173,7 +173,7 @@ int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len
 	spawn_pipes_keep(&sp, ret);
 	ret->exit_rd = TAKE_FD(exit_p[0]);
 	/* As spawn.c: a dead helper is EPIPE here and told by its status. */
-	(void)fd_write_all(sp.spec[1], spec, spec_len);
+	spawn_spec_start(&sp.spec[1], spec, spec_len, ret);
 out:
 	spawn_pipes_close(&sp);
 	fd_close(&exit_p[0]);

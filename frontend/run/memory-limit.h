@@ -13,7 +13,7 @@
 #include "doc/outcome.h"
 #include "doc/plan.h"
 
-/* Keep the last CAPTURE_TAIL bytes the target wrote to c (supervise.c:
+/* Keep the last CAPTURE_TAIL bytes the target wrote to c (capture.c:
  * stderr always, stdout unless spliced through). */
 void memory_tail_keep(struct capture *c, const uint8_t *data, size_t n);
 

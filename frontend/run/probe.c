@@ -242,76 +242,174 @@ static int check_canary(const struct policy *pol, const struct plan *plan, const
 	return PROBE_OK;
 }
 
-int probe_canary(const struct policy *pol, char *why, size_t cap)
+/* The canary's request under pol, narrowed like any run's. */
+static int canary_plan(const struct policy *pol, struct request *req, struct plan *plan)
 {
 	struct json_object *doc = json_object_new_object(), *argv = json_object_new_array();
-	struct request req = { 0 };
-	struct plan plan = { 0 };
 	struct verrors e = { 0 };
-	struct exec_opts eo = { .kill_grace_ms = 1000 };
-	struct collected files;
-	struct outcome o;
-	int r = PROBE_FAILED;
+	int r = -EINVAL;
 
 	json_object_object_add(doc, "version", json_object_new_int(1));
 	json_object_array_add(argv, json_object_new_string("/bin/sh"));
 	json_object_array_add(argv, json_object_new_string("-c"));
 	json_object_array_add(argv, json_object_new_string(canary_script));
 	json_object_object_add(doc, "argv", argv);
-	if (request_from_json(doc, &req, &e) < 0 || narrow(&req, pol, &plan, &e) < 0) {
+	if (request_from_json(doc, req, &e) == 0 && narrow(req, pol, plan, &e) == 0)
+		r = 0;
+	json_object_put(doc);
+	if (r == 0 && plan->limits.wall_ms > 10000)
+		plan->limits.wall_ms = 10000;
+	return r;
+}
+
+/* What the canary's outcome says. */
+static int canary_verdict(const struct policy *pol, const struct plan *plan,
+			  const struct outcome *o, char *why, size_t cap)
+{
+	int r = PROBE_FAILED;
+
+	if (o->status == OUTCOME_FAILED && o->have_record && o->record.code == HUTCH_MECH_UNAVAILABLE) {
+		if (o->record.stage == STAGE_USERNS)
+			userns_reason(o->record.err, why, cap);
+		else
+			snprintf(why, cap, "%s: unavailable (%s)", status_stage_name(o->record.stage),
+				 strerrorname_np(o->record.err) ? strerrorname_np(o->record.err) : "?");
+		r = PROBE_UNAVAILABLE;
+	} else if (classify_jail_refused(o)) { /* "mounts: ...: EPERM" */
+		snprintf(why, cap, "canary: the jail was refused: %s", o->detail);
+		r = PROBE_UNAVAILABLE;
+	} else if (o->status != OUTCOME_EXITED || o->exit_code != 0) {
+		if (o->have_record) /* the record in words: "writing gid_map: EPERM" */
+			snprintf(why, cap, "canary: the jail was refused: %s", o->detail);
+		else
+			snprintf(why, cap, "canary: did not run to completion (%s)",
+				 o->status == OUTCOME_FAILED ? hutch_err_name(o->err) : "non-zero exit");
+	} else {
+		char *text = strndup((const char *)o->out.buf, o->out.len);
+
+		r = text ? check_canary(pol, plan, text, why, cap) : PROBE_FAILED;
+		free(text);
+	}
+	return r;
+}
+
+int probe_canary(const struct policy *pol, char *why, size_t cap)
+{
+	struct request req = { 0 };
+	struct plan plan = { 0 };
+	struct exec_opts eo = { .kill_grace_ms = 1000 };
+	struct collected files;
+	struct outcome o;
+	int r = PROBE_FAILED;
+
+	if (canary_plan(pol, &req, &plan) < 0) {
 		snprintf(why, cap, "canary: cannot build its request");
 		goto out;
 	}
-	if (plan.limits.wall_ms > 10000)
-		plan.limits.wall_ms = 10000;
 	execute_plan(&plan, &eo, &o, &files);
-	if (o.status == OUTCOME_FAILED && o.have_record && o.record.code == HUTCH_MECH_UNAVAILABLE) {
-		if (o.record.stage == STAGE_USERNS)
-			userns_reason(o.record.err, why, cap);
-		else
-			snprintf(why, cap, "%s: unavailable (%s)", status_stage_name(o.record.stage),
-				 strerrorname_np(o.record.err) ? strerrorname_np(o.record.err) : "?");
-		r = PROBE_UNAVAILABLE;
-	} else if (classify_jail_refused(&o)) { /* "mounts: ...: EPERM" */
-		snprintf(why, cap, "canary: the jail was refused: %s", o.detail);
-		r = PROBE_UNAVAILABLE;
-	} else if (o.status != OUTCOME_EXITED || o.exit_code != 0) {
-		if (o.have_record) /* the record in words: "writing gid_map: EPERM" */
-			snprintf(why, cap, "canary: the jail was refused: %s", o.detail);
-		else
-			snprintf(why, cap, "canary: did not run to completion (%s)",
-				 o.status == OUTCOME_FAILED ? hutch_err_name(o.err) : "non-zero exit");
-	} else {
-		char *text = strndup((const char *)o.out.buf, o.out.len);
-
-		r = text ? check_canary(pol, &plan, text, why, cap) : PROBE_FAILED;
-		free(text);
-	}
+	r = canary_verdict(pol, &plan, &o, why, cap);
 	outcome_free(&o);
 	collected_free(&files);
 out:
-	json_object_put(doc);
 	request_free(&req);
 	plan_free(&plan);
+	return r;
+}
+
+struct probe_run {
+	const struct policy *pol;
+	struct request req;
+	struct plan plan;
+	struct outcome o;
+	struct exec_run *x;
+	struct jail_watch *w;
+};
+
+static void probe_run_free(struct probe_run *pr)
+{
+	outcome_free(&pr->o);
+	request_free(&pr->req);
+	plan_free(&pr->plan);
+	free(pr);
+}
+
+int probe_cached(const char *digest)
+{
+	char name[128];
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	bool ok = false;
+
+	if (!probe_verdict_name(digest, name, sizeof(name)))
+		return PROBE_FAILED;
+	if (cache_read(name, 16, &buf, &len) == 0) {
+		ok = len == 3 && memcmp(buf, "ok\n", 3) == 0;
+		free(buf);
+	}
+	return ok ? PROBE_OK : -ENOENT;
+}
+
+int probe_start(const struct policy *pol, struct forkserver *fs, struct probe_run **ret,
+		char *why, size_t cap)
+{
+	struct exec_opts eo = { .kill_grace_ms = 1000, .fs = fs };
+	struct probe_run *pr = calloc(1, sizeof(*pr));
+
+	if (!pr)
+		return snprintf(why, cap, "canary: out of memory"), PROBE_FAILED;
+	pr->pol = pol;
+	if (canary_plan(pol, &pr->req, &pr->plan) < 0) {
+		probe_run_free(pr);
+		return snprintf(why, cap, "canary: cannot build its request"), PROBE_FAILED;
+	}
+	if (exec_start(&pr->plan, &eo, &pr->o, &pr->x) < 0) {
+		int r = canary_verdict(pol, &pr->plan, &pr->o, why, cap);
+
+		probe_run_free(pr);
+		return r < 0 ? r : PROBE_FAILED;
+	}
+	pr->w = exec_watch(pr->x);
+	if (!pr->w) {
+		struct collected files;
+
+		exec_finish(pr->x, &files);
+		collected_free(&files);
+		probe_run_free(pr);
+		return snprintf(why, cap, "canary: out of memory"), PROBE_FAILED;
+	}
+	*ret = pr;
+	return PROBE_OK;
+}
+
+struct jail_watch *probe_watch(struct probe_run *pr)
+{
+	return pr->w;
+}
+
+int probe_finish(struct probe_run *pr, const char *digest, char *why, size_t cap)
+{
+	struct collected files;
+	char name[128];
+	int r;
+
+	exec_finish(pr->x, &files);
+	collected_free(&files);
+	r = canary_verdict(pr->pol, &pr->plan, &pr->o, why, cap);
+	if (r == PROBE_OK && probe_verdict_name(digest, name, sizeof(name)))
+		cache_write(name, "ok\n", 3);
+	probe_run_free(pr);
 	return r;
 }
 
 int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t cap)
 {
 	char name[128];
-	uint8_t *buf = NULL;
-	size_t len = 0;
 	int r;
 
 	if (!probe_verdict_name(digest, name, sizeof(name)))
 		return snprintf(why, cap, "canary: bad digest"), PROBE_FAILED;
-	if (cache_read(name, 16, &buf, &len) == 0) {
-		bool ok = len == 3 && memcmp(buf, "ok\n", 3) == 0;
-
-		free(buf);
-		if (ok)
-			return PROBE_OK;
-	}
+	if (probe_cached(digest) == PROBE_OK)
+		return PROBE_OK;
 	r = probe_canary(pol, why, cap);
 	if (r < 0)
 		return r; /* not cached: the next run tries again */

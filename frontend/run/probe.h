@@ -37,6 +37,22 @@ int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t
 /* Run the canary now, uncached: as probe_ensure. */
 int probe_canary(const struct policy *pol, char *why, size_t cap);
 
+/* The canary in steps, for an event loop (serve) that must not wait on
+ * it: probe_cached says whether a verdict is cached (PROBE_OK, else
+ * -ENOENT); probe_start starts the canary through fs (or not, NULL)
+ * and gives *ret (PROBE_OK), or fails as probe_ensure with why filled;
+ * probe_watch is its watch to attach to the loop; once watch_done says
+ * so, probe_finish frees *ret and returns the verdict (cached when it
+ * passed), with why filled when it did not. */
+struct probe_run;
+struct forkserver;
+struct jail_watch;
+int probe_cached(const char *digest);
+int probe_start(const struct policy *pol, struct forkserver *fs, struct probe_run **ret,
+		char *why, size_t cap);
+struct jail_watch *probe_watch(struct probe_run *pr);
+int probe_finish(struct probe_run *pr, const char *digest, char *why, size_t cap);
+
 /* One row of `hutch probe`'s report. */
 struct probe_mech {
 	const char *name;

@@ -29,6 +29,34 @@ void jail_proc_close(struct jail_proc *jp)
 	fd_close(&jp->stdout_rd);
 	fd_close(&jp->stderr_rd);
 	fd_close(&jp->exit_rd);
+	fd_close(&jp->spec_wr);
+}
+
+void spawn_spec_start(int *spec_wr, const uint8_t *spec, size_t spec_len, struct jail_proc *ret)
+{
+	size_t off = 0;
+
+	ret->spec_wr = -1;
+	ret->spec_off = 0;
+	if (fcntl(*spec_wr, F_SETFL, O_NONBLOCK) < 0) {
+		fd_close(spec_wr); /* the helper reads EOF and refuses: its status says */
+		return;
+	}
+	while (off < spec_len) {
+		ssize_t n = write(*spec_wr, spec + off, spec_len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			ret->spec_wr = TAKE_FD(*spec_wr);
+			ret->spec_off = off;
+			return;
+		}
+		if (n < 0)
+			break; /* EPIPE: a dead helper, told by its status */
+		off += (size_t)n;
+	}
+	fd_close(spec_wr);
 }
 
 #define CHILD_FDS (HUTCH_BIND_FD_FIRST + HUTCH_BIND_FDS_MAX)
@@ -189,6 +217,15 @@ void spawn_pipes_keep(struct spawn_pipes *sp, struct jail_proc *ret)
 	ret->stdout_rd = TAKE_FD(sp->out[0]);
 	ret->stderr_rd = TAKE_FD(sp->err[0]);
 	fd_close(&sp->spec[0]);
+
+	/* Our ends never block an event loop, whatever a watch asks of them
+	 * (issue 18: a read on a stale readiness would have hung serve). The
+	 * flag is on our descriptions only: the helper's ends are others. */
+	int *ours[] = { &ret->status_rd, &ret->stdin_wr, &ret->stdout_rd, &ret->stderr_rd };
+
+	for (size_t i = 0; i < sizeof(ours) / sizeof(ours[0]); i++)
+		if (*ours[i] >= 0)
+			fcntl(*ours[i], F_SETFL, fcntl(*ours[i], F_GETFL) | O_NONBLOCK);
 }
 
 void spawn_pipes_close(struct spawn_pipes *sp)
@@ -242,13 +279,14 @@ static int spawn(const char *helper_path, const uint8_t *spec, size_t spec_len,
 
 	ret->pid = pid;
 	ret->exit_rd = -1;
+	ret->spec_wr = -1;
 	spawn_pipes_keep(&sp, ret);
 	/* One write for the usual small spec; a dead helper is EPIPE (we
 	 * ignore SIGPIPE) and is then told by its status record. */
 	if (ret_spec_wr)
 		*ret_spec_wr = TAKE_FD(sp.spec[1]);
 	else
-		(void)fd_write_all(sp.spec[1], spec, spec_len);
+		spawn_spec_start(&sp.spec[1], spec, spec_len, ret);
 	spawn_pipes_close(&sp);
 	return 0;
 }

@@ -17,7 +17,17 @@ struct jail_proc {
 	int stderr_rd;
 	int exit_rd;	/* -1, or a forkserver's child: its wait status comes
 			 * here (run/forkserver.h), as only a parent can wait */
+	int spec_wr;	/* -1, or the spec's pipe while spec_off of it is
+			 * written: the run's watch writes the rest */
+	size_t spec_off;
 };
+
+/* The spec to the helper without blocking: what the pipe takes now is
+ * written, and when some is left *spec_wr (made non-blocking) moves to
+ * ret->spec_wr with ret->spec_off, for the run's watch to finish as the
+ * helper reads (a spec is up to 64 MiB; a helper that stops reading
+ * must not stop an event loop). Otherwise *spec_wr is closed. */
+void spawn_spec_start(int *spec_wr, const uint8_t *spec, size_t spec_len, struct jail_proc *ret);
 
 struct spawn_stdio {
 	bool pipe_stdin;	/* else the target inherits our fd 0 */
@@ -47,7 +57,8 @@ int spawn_pipes_stdin(const struct spawn_pipes *sp, const struct spawn_stdio *io
 /* Fork and exec helper_path with the spec on fd 3 and the status pipe on
  * fd 4; stdout and stderr always come back through pipes. The child asks
  * for SIGKILL when we die, so even a SIGKILLed frontend takes the jail
- * down. Writes the whole spec before returning. Returns 0 or -errno. */
+ * down. Starts the spec (spawn_spec_start); spec must stay valid until
+ * the watch has written it. Returns 0 or -errno. */
 int spawn_helper(const char *helper_path, const uint8_t *spec, size_t spec_len,
 		 const struct spawn_stdio *io, struct jail_proc *ret);
 

@@ -1,7 +1,9 @@
-/* supervise.h: the one event loop of a run: the helper's pidfd, the
- * target's stdout and stderr (drained concurrently, capped), stdin
- * forwarding, the status pipe, signals sent to us, and the deadlines.
- * Every wait in it is bounded. Frontend only. */
+/* supervise.h: the watch of a run (watch.c, capture.c, notify.c) on an
+ * event loop (run/event-loop.h): the helper's pidfd, the target's stdout
+ * and stderr (drained concurrently, capped), stdin forwarding, the rest
+ * of the spec, the status pipe and the deadlines; and supervise(), a run
+ * on a loop of its own with the signals sent to us. Nothing in it blocks.
+ * Frontend only. */
 #ifndef HUTCH_SUPERVISE_H
 #define HUTCH_SUPERVISE_H
 
@@ -36,28 +38,50 @@ struct supervise_opts {
 	 * from tty_size_fd, the caller's terminal. */
 	bool tty;
 	int tty_size_fd;
+	/* The spec, of which jp->spec_wr still owes the helper the bytes
+	 * from jp->spec_off (spawn_spec_start); the watch writes them. */
+	const uint8_t *spec;
+	size_t spec_len;
 	/* network proxy: pid 1 sends the proxy's listening socket; the
 	 * watch runs run/proxy.c on it under these rules (the plan's). */
 	const struct plan_proxy *proxy;
 };
 
-/* The watch of one run, for callers with their own event loop (serve):
- * start, then each turn add its fds to a poll set, poll with its timeout,
- * dispatch, until done; finish kills what is left and completes the
- * outcome, and frees the watch. */
+/* The watch of one run on an event loop (run/event-loop.h), serve's or
+ * supervise()'s own: start, attach, and the loop does the rest; after
+ * every event or deadline the watch handled, hooks->after runs (and
+ * hooks->before ahead of it), where its owner asks watch_done. finish
+ * kills what is left (without waiting once watch_done said true),
+ * completes the outcome, leaves the loop and frees the watch. */
 struct jail_watch;
-struct pollfd;
+struct evloop;
+struct watch_hooks {
+	void (*before)(void *data);
+	void (*after)(void *data);
+	void *data;
+};
 struct jail_watch *watch_start(struct jail_proc *jp, const struct supervise_opts *o,
 				struct outcome *res);
-int watch_pollfds(struct jail_watch *w, struct pollfd *p, int n);	/* fills from p[n], returns new n */
-void watch_dispatch(struct jail_watch *w, const struct pollfd *p);
-int watch_timeout_ms(struct jail_watch *w);				/* -1: none */
+/* 0, or -errno (the watch could not register: kill it and finish). */
+int watch_attach(struct jail_watch *w, struct evloop *loop, const struct watch_hooks *hooks);
+/* The watch stops forwarding stdin_src_fd (the caller is about to
+ * close it; its number may come back at once) and closes the target's
+ * stdin. */
+void watch_drop_stdin(struct jail_watch *w);
+/* The loop the watch is attached to, NULL before watch_attach: where
+ * what belongs to the run (a per-run listener, its connections, their
+ * timers) registers, to leave it before watch_finish. */
+struct evloop *watch_loop(const struct jail_watch *w);
+/* Another owner's hooks (NULL: none). */
+void watch_set_hooks(struct jail_watch *w, const struct watch_hooks *hooks);
+/* The outcome moved (exec_move, a run being torn down): the watch fills
+ * res from now on, and its network proxy, if any, stops. */
+void watch_move_outcome(struct jail_watch *w, struct outcome *res);
 bool watch_done(struct jail_watch *w);
 void watch_kill(struct jail_watch *w, enum hutch_err why);
 void watch_forward_signal(struct jail_watch *w, int sig);
 void watch_tty_resize(struct jail_watch *w);	/* --tty: SIGWINCH */
 void watch_finish(struct jail_watch *w);
-#define WATCH_MAX_FDS 9
 
 /* Run the loop until the jail is gone and its output drained. Always
  * leaves the jail dead, whatever happens. Fills *ret (free with

@@ -11,6 +11,22 @@
 #include "serve/serve-budget.h"
 #include "serve/serve.h"
 
+/* Readable unless a request of it is parked or it is closing; writable
+ * while frames are queued. */
+void conn_watch_update(struct conn *c)
+{
+	uint32_t ev = 0;
+
+	if (!c->ev)
+		return;
+	if (!c->parked && !c->dead)
+		ev |= EPOLLIN;
+	if (c->out_off < c->out_len)
+		ev |= EPOLLOUT;
+	if (evwatch_set_events(c->ev, ev) < 0)
+		c->dead = true;	/* unwatched, it would never be served */
+}
+
 /* Queued frames count against the output budget until they are sent. */
 void conn_drop_queue(struct conn *c)
 {
@@ -29,11 +45,11 @@ void conn_flush(struct conn *c)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
+			break;	/* EPOLLOUT says when it takes more */
 		if (n < 0) {
 			c->dead = true;
 			conn_drop_queue(c);
-			return;
+			break;
 		}
 		c->out_off += (size_t)n;
 		budget_give(&c->srv->budget, (uint64_t)n);
@@ -41,6 +57,7 @@ void conn_flush(struct conn *c)
 	/* All sent: a large result's buffer goes now, not with the next one. */
 	if (c->out_off == c->out_len)
 		conn_drop_queue(c);
+	conn_watch_update(c);
 }
 
 void conn_send(struct conn *c, uint8_t *frame, size_t len)

@@ -25,9 +25,10 @@ static const char serve_usage[] =
 	"  --max-runs N           runs in flight per connection (default 8)\n"
 	"  --max-total N          runs in flight overall (default 64)\n"
 	"  --max-sessions N       sessions per connection (default 4)\n"
+	"  --max-workers N        session workers overall, 1 to 1024 (default 64)\n"
 	"  --max-frame SIZE       largest request frame (default 96M)\n"
 	"  --grace DURATION       how long jails get after a disconnect or SIGTERM (default 5s)\n"
-	"  --lifetime DURATION    absolute cap on any run, whatever its policy (default 1h)\n"
+	"  --lifetime DURATION    absolute cap on any run, 1ms to 720h (default 1h)\n"
 	"  --max-buffered SIZE    output held in memory for all runs together (default 256M)\n"
 	"  --idle-timeout DURATION  close a socket client idle this long; 0: never (default 60s)\n"
 	"  --max-conn-per-uid N   socket connections per client user (default 32)\n"
@@ -56,6 +57,7 @@ static const struct option opts[] = {
 	{ "max-runs", required_argument, NULL, 'r' },
 	{ "max-total", required_argument, NULL, 't' },
 	{ "max-sessions", required_argument, NULL, 'S' },
+	{ "max-workers", required_argument, NULL, 'W' },
 	{ "max-frame", required_argument, NULL, 'F' },
 	{ "grace", required_argument, NULL, 'g' },
 	{ "lifetime", required_argument, NULL, 'l' },
@@ -82,9 +84,13 @@ static const struct bound {
 	{ 'r', COUNT, 1, 4096, "--max-runs", "not a number from 1 to 4096" },
 	{ 't', COUNT, 1, 4096, "--max-total", "not a number from 1 to 4096" },
 	{ 'S', COUNT, 0, 256, "--max-sessions", "not a number from 0 to 256" },
+	{ 'W', COUNT, 1, 1024, "--max-workers", "not a number from 1 to 1024" },
 	{ 'F', SIZE, 1024, 1u << 30, "--max-frame", "not a size from 1K to 1G" },
 	{ 'g', DURATION, 0, 3600 * 1000, "--grace", "not a duration up to 1h" },
-	{ 'l', DURATION, 1, UINT64_MAX, "--lifetime", "not a duration" },
+	/* Added to a clock: time_add_ms saturates anyway, and a bound a
+	 * person can read says what is meant. */
+	{ 'l', DURATION, 1, 30ull * 24 * 3600 * 1000, "--lifetime",
+	  "not a duration from 1ms to 720h (30 days)" },
 	{ 'B', SIZE, 1u << 20, 1ull << 40, "--max-buffered", "not a size from 1M to 1T" },
 	{ 'I', DURATION, 0, 24 * 3600 * 1000, "--idle-timeout",
 	  "not a duration up to 24h (0: never)" },
@@ -97,6 +103,7 @@ static void bound_store(struct srv *s, int opt, uint64_t v)
 	case 'r': s->max_runs_conn = v; break;
 	case 't': s->max_runs_total = v; break;
 	case 'S': s->max_sessions = v; break;
+	case 'W': s->max_workers = v; break;
 	case 'F': s->max_frame = (uint32_t)v; break;	/* at most 1G */
 	case 'g': s->grace_ms = v; break;
 	case 'l': s->lifetime_ms = v; break;
@@ -198,7 +205,7 @@ int serve_options_parse(int argc, char **argv, struct srv *s, struct serve_optio
 	struct serve_options o = { .policy = "default", .fd = -1, .mode = 0600 };
 	int opt, r;
 
-	*s = (struct srv){ .max_runs_conn = 8, .max_runs_total = 64, .max_sessions = 4,
+	*s = (struct srv){ .max_runs_conn = 8, .max_runs_total = 64, .max_sessions = 4, .max_workers = 64,
 			   .grace_ms = 5000, .lifetime_ms = 3600 * 1000, .max_frame = 96u << 20,
 			   .budget = { .max = 256ull << 20 }, .idle_ms = 60000,
 			   .max_conn_uid = 32, .sock = { .fd = -1 }, .log = { .level = SERVE_LOG_INFO },

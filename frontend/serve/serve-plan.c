@@ -84,10 +84,58 @@ void serve_refuse(struct conn *c, uint64_t id, const struct serve_refusal *rf)
 	conn_send(c, frame, len);
 }
 
+static size_t jails(const struct srv *s)
+{
+	return s->n_runs_total + s->n_sessions_total + s->n_reaping + (s->probe ? 1 : 0);
+}
+
+bool serve_fd_room(const struct srv *s, size_t more)
+{
+	uint64_t est = (uint64_t)s->base_fds + s->n_conns + (uint64_t)jails(s) * FDS_PER_JAIL;
+
+	return est + more <= s->nofile;
+}
+
+/* Start the canary on the loop: true when it runs (requests wait for
+ * it); false with the verdict recorded when it could not start. */
+static bool probe_begin(struct srv *s)
+{
+	int r = probe_start(&s->pol, s->fs.pid >= 0 ? &s->fs : NULL, &s->probe, s->probe_why,
+			    sizeof(s->probe_why));
+
+	if (r == PROBE_OK && watch_attach(probe_watch(s->probe), s->loop, NULL) == 0)
+		return true;
+	if (r == PROBE_OK) { /* the loop could not take it: it is killed */
+		watch_kill(probe_watch(s->probe), HUTCH_ERR_INTERNAL);
+		snprintf(s->probe_why, sizeof(s->probe_why), "canary: cannot be watched");
+		return true;	/* settles as failed once it is reaped */
+	}
+	s->probe_code = r == PROBE_UNAVAILABLE ? HUTCH_ERR_SANDBOX_UNAVAILABLE
+					       : HUTCH_ERR_SANDBOX_PROBE_FAILED;
+	s->probe_fresh = true;
+	return false;
+}
+
+bool serve_ready(struct srv *s)
+{
+	char why[320];
+
+	if (s->probe)
+		return false;	/* the canary runs: everything waits for its verdict */
+	/* A run or worker ends first; with none, try (EMFILE then fails the
+	 * one run, spawn_error, rather than every request waiting for ever). */
+	if (!serve_fd_room(s, FDS_PER_JAIL + FDS_SPAWN) && jails(s) > 0)
+		return false;
+	if ((s->probe_ok && s->probe_gen == probe_generation()) || s->probe_fresh)
+		return true;
+	if (probe_requirements(&s->pol, why, sizeof(why)) < 0 || probe_cached(s->digest) == PROBE_OK)
+		return true;	/* the gate says which */
+	return !probe_begin(s);
+}
+
 bool serve_probe_gate(struct srv *s, uint64_t id, struct conn *c)
 {
 	char why[320] = "";
-	int r;
 
 	if (s->probe_ok && s->probe_gen == probe_generation())
 		return true; /* no jail was refused since it passed */
@@ -95,14 +143,14 @@ bool serve_probe_gate(struct srv *s, uint64_t id, struct conn *c)
 		conn_fail(c, id, HUTCH_ERR_SANDBOX_UNAVAILABLE, why);
 		return false;
 	}
-	r = probe_ensure(&s->pol, s->digest, why, sizeof(why));
-	if (r < 0) {
-		conn_fail(c, id, r == PROBE_UNAVAILABLE ? HUTCH_ERR_SANDBOX_UNAVAILABLE
-						       : HUTCH_ERR_SANDBOX_PROBE_FAILED,
-			  why);
-		return false;
+	if (probe_cached(s->digest) == PROBE_OK) {
+		s->probe_ok = true;
+		s->probe_gen = probe_generation();
+		return true;
 	}
-	s->probe_ok = true;
-	s->probe_gen = probe_generation();
-	return true;
+	/* The canary ran for the requests that waited on it, and failed;
+	 * or it could not start (serve_ready). */
+	conn_fail(c, id, s->probe_code ? s->probe_code : HUTCH_ERR_SANDBOX_PROBE_FAILED,
+		  s->probe_why[0] ? s->probe_why : "canary: did not run");
+	return false;
 }

@@ -1,8 +1,9 @@
 /* serve.h: `hutch serve`, the framed channel for daemons
  * (hutch-protocol(7)), and the state its parts share: the server, its
  * connections, the runs and the sessions of each connection. One event
- * loop (poll) drives everything; nothing blocks without a bound.
- * Frontend only. */
+ * loop (run/event-loop.h) drives everything: each connection, listener,
+ * jail and worker pipe is a watch of its own with its own handler;
+ * nothing in a handler blocks. Frontend only. */
 #ifndef HUTCH_SERVE_H
 #define HUTCH_SERVE_H
 
@@ -21,6 +22,7 @@
 #include "doc/request.h"
 #include "doc/verror.h"
 #include "run/collect.h"
+#include "run/event-loop.h"
 #include "run/execute.h"
 #include "run/forkserver.h"
 #include "run/supervise.h"
@@ -28,12 +30,18 @@
 #include "serve/serve-log.h"
 #include "serve/serve-socket.h"
 
-#define SESSIONS_TOTAL_MAX 64
-#define CONNS_MAX 256		/* connections polled; more wait in the backlog */
+#define CONNS_MAX 256		/* connections served; more wait in the backlog */
+/* Descriptors one jail holds (pidfd, status, stdout, stderr, control,
+ * exit pipe, stdin, the rest of its spec, the seccomp listener, its work
+ * dir), and what starting one takes for a moment besides: a run or a
+ * connection is taken only with room for them below RLIMIT_NOFILE, so
+ * the descriptor limit slows the server down and never fails a run. */
+#define FDS_PER_JAIL 10
+#define FDS_SPAWN 8
 
 struct srv;
 struct conn;
-struct pollfd;
+struct probe_run;
 
 /* Descriptors passed with the frame being read (serve-fds.c). */
 #define SERVE_FDS_MAX REQ_MAX_SOURCE_FDS
@@ -72,7 +80,7 @@ struct session {
 	struct exec_run *x;
 	struct jail_watch *w;
 	int stdin_rd, stdin_wr;	/* frames to the worker */
-	int pidx;		/* stdin_wr in this turn's poll set, or -1 */
+	struct evwatch *in_ev;	/* stdin_wr while a frame is pending */
 	uint8_t *pending;	/* frame bytes not yet written to the worker */
 	size_t pending_len, pending_off;
 	size_t out_used;	/* worker stdout bytes already taken as replies */
@@ -86,12 +94,21 @@ struct conn {
 	struct conn *next;
 	struct srv *srv;
 	int fd;
-	int pidx;		/* its place in this turn's poll set, or -1 */
+	struct evwatch *ev;	/* fd on the loop; NULL once closed */
 	bool dead;		/* read side gone, protocol broken or stuck: closing */
 	bool timed;		/* accepted from a listening socket: idle timeout applies */
 	uid_t uid;		/* the peer's, from SO_PEERCRED when accepted */
 	uint64_t idle_since;	/* last frame in, or the end of its last request */
 	struct frame_reader rd;
+	uint64_t rd_charged;	/* the frame being read, charged to the budget */
+	/* A run or session request that waits (the probe runs, or no
+	 * descriptors are left for a jail); the connection is not read
+	 * meanwhile, so at most one waits per connection. */
+	uint8_t *parked;
+	size_t parked_len;
+	uint64_t parked_id;
+	uint8_t *held_in;	/* bytes read after the parked frame */
+	size_t held_len;
 	struct frame_fds fds;	/* passed with the frame being read (serve-fds.c) */
 	struct req_origin origin;	/* of the frame being handled: serve_origin() */
 	uint8_t *out;
@@ -103,16 +120,45 @@ struct conn {
 	struct conn_log log;	/* its number and peer in the log (serve-log.c) */
 };
 
+/* A jail being torn down after its owner let go (a worker's session
+ * closed, reset or lost): killed, then reaped when its watch says so,
+ * while everything else goes on (serve-reap.c). */
+struct reaping {
+	struct reaping *next;
+	struct request req;
+	struct plan plan;
+	struct outcome o;
+	struct exec_run *x;
+	struct jail_watch *w;
+};
+
 struct srv {
 	struct policy pol;
 	char digest[72];
+	struct evloop *loop;
 	bool probe_ok;
 	unsigned probe_gen;	/* probe_generation() when it passed */
+	struct probe_run *probe;	/* the canary in flight, or NULL */
+	/* A probe that failed: its verdict, for the requests that waited
+	 * on it (probe_fresh while they are handled) or that could not
+	 * start it. */
+	enum hutch_err probe_code;
+	char probe_why[320];
+	bool probe_fresh;
 	int listen_fds[16];
+	struct evwatch *listen_ev[16];
 	size_t n_listen;
+	bool accepting;		/* the listeners are watched */
+	uint64_t accept_resume;	/* after EMFILE/ENFILE: not before then */
+	uint64_t nofile;	/* RLIMIT_NOFILE */
+	size_t base_fds;	/* open when the loop started */
+	size_t n_conns;
+	struct reaping *reaping;
+	size_t n_reaping;
 	struct conn *conns;
 	size_t max_runs_conn, max_runs_total, max_sessions, n_runs_total;
-	size_t n_sessions_total;	/* bounded by SESSIONS_TOTAL_MAX */
+	size_t max_workers;	/* --max-workers: sessions overall */
+	size_t n_sessions_total;	/* bounded by max_workers */
 	uint64_t grace_ms, lifetime_ms;
 	uint32_t max_frame;
 	size_t max_out;
@@ -128,11 +174,11 @@ struct srv {
 	struct serve_log log;	/* --log-level, and the lines it let through */
 };
 
-/* How many jails the server may hold at once (runs and session workers):
+/* How many jails the server may hold at once (runs and --max-workers):
  * what its jails' per-user caps are sized for (jail/user-caps.h). */
 static inline unsigned serve_concurrency(const struct srv *s)
 {
-	return (unsigned)(s->max_runs_total + SESSIONS_TOTAL_MAX);
+	return (unsigned)(s->max_runs_total + s->max_workers);
 }
 
 int cmd_serve(int argc, char **argv);
@@ -181,6 +227,7 @@ void serve_fds_close(struct conn *c);
 void serve_discard_input(int fd);
 
 /* serve-conn.c, for serve.c, serve-plan.c and session.c */
+void conn_watch_update(struct conn *c);	/* the loop's events for c's socket */
 void conn_send(struct conn *c, uint8_t *frame, size_t len);	/* takes frame */
 void conn_fail(struct conn *c, uint64_t id, enum hutch_err code, const char *reason);
 /* The same, with pointer (a JSON pointer into the request, or NULL) as the
@@ -212,16 +259,55 @@ int serve_plan(struct srv *s, struct json_object *doc, const struct req_origin *
 /* Its failed event, pointer included. */
 void serve_refuse(struct conn *c, uint64_t id, const struct serve_refusal *rf);
 /* The sandbox probe of the pinned policy, once per server until it
- * passes: true to go on; false after sending request id its failed event. */
+ * passes: true to go on; false after sending request id its failed event.
+ * Only after serve_ready said true. */
 bool serve_probe_gate(struct srv *s, uint64_t id, struct conn *c);
+/* Whether a jail may start now: the probe has settled (else it is
+ * started on the loop, and false) and descriptors are left for one.
+ * false: the request waits, parked (serve-read.c). */
+bool serve_ready(struct srv *s);
+/* Descriptors the server may hold now, by its own count. */
+bool serve_fd_room(const struct srv *s, size_t more);
+
 
 /* session.c */
 void session_call(struct conn *c, struct proto_msg *m);
 void session_close(struct conn *c, uint64_t id, const char *name);
-int session_pollfds(struct session *se, struct pollfd *p, int n);
-void session_dispatch(struct session *se, const struct pollfd *p);
 uint64_t session_deadline(struct session *se);
 void session_tick(struct session *se);
-void session_destroy(struct session *se);	/* kills the worker, frees */
+void session_destroy(struct session *se);	/* hands the worker to the reaper, frees */
+
+/* serve-reap.c: jails torn down without waiting. reap_later takes the
+ * jail (x and its watch, already attached) with the request, plan and
+ * outcome it runs on, kills it, and empties the caller's copies.
+ * reap_tick finishes those whose watch is done; reap_count says how
+ * many are left (the server exits only when none is). */
+void reap_later(struct srv *s, struct exec_run *x, struct jail_watch *w, struct request *req,
+		struct plan *plan, struct outcome *o);
+void reap_tick(struct srv *s);
+
+/* serve-run.c: runs, from request to final event */
+bool run_id_in_flight(struct conn *c, uint64_t id);
+void run_start(struct conn *c, struct proto_msg *m);
+bool run_cancel(struct conn *c, uint64_t target);
+void runs_tick(struct conn *c, uint64_t now, uint64_t *next);
+void runs_kill(struct conn *c, enum hutch_err why);
+
+/* serve-read.c: a connection's way in */
+struct conn *conn_new(struct srv *s, int fd, bool timed, uid_t uid);
+void conn_unpark(struct conn *c);	/* its parked request, handled now */
+/* What the client sent before a drain closes it, read and answered
+ * (runs and sessions busy), a bounded number of reads. */
+void conn_read_pending(struct conn *c);
+void conn_sweep(struct srv *s);
+void conn_idle_check(struct srv *s, uint64_t now, uint64_t *next);
+uid_t conn_peer_uid(int fd);
+bool conn_hung_up(struct conn *c);	/* EOF waits on its socket */
+
+/* serve-listen.c: where clients come from */
+int listen_take_activated(struct srv *s);	/* socket activation; as take_listen_fds */
+int listen_watch(struct srv *s);		/* the listeners join the loop: 0 or -errno */
+void listen_tick(struct srv *s, uint64_t now, uint64_t *next);
+void listen_close(struct srv *s);
 
 #endif

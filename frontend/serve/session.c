@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,22 +31,19 @@ static struct session *find(struct conn *c, const char *name)
 	return NULL;
 }
 
-/* Kill and reap the worker; the session object stays. */
+/* The worker goes to the reaper (serve-reap.c), killed but not waited
+ * for; the session object stays. */
 static void stop_worker(struct session *se)
 {
-	struct collected files;
-
 	if (!se->x)
 		return;
+	evwatch_del(se->in_ev);	/* before stdin_wr closes below */
+	se->in_ev = NULL;
 	if (se->w)
-		watch_kill(se->w, HUTCH_ERR_CANCELLED);
-	exec_finish(se->x, &files); /* bounded: SIGKILL after the grace */
-	collected_free(&files);
-	outcome_free(&se->o);
+		watch_drop_stdin(se->w);	/* stdin_rd too: the reaper keeps the watch */
 	held_release(&se->c->srv->budget, &se->h_out);
 	held_release(&se->c->srv->budget, &se->h_err);
-	plan_free(&se->plan);
-	request_free(&se->req);
+	reap_later(se->c->srv, se->x, se->w, &se->req, &se->plan, &se->o);
 	se->x = NULL;
 	se->w = NULL;
 	if (se->stdin_wr >= 0)
@@ -81,6 +77,9 @@ static void drop(struct conn *c, struct session *se)
 		}
 }
 
+static void worker_before(void *data);
+static void worker_after(void *data);
+
 static void lose(struct session *se, enum hutch_err code, const char *why)
 {
 	if (se->state == SESSION_INFLIGHT)
@@ -97,7 +96,9 @@ static int start_worker(struct session *se, struct json_object *worker,
 {
 	struct srv *s = se->c->srv;
 	struct exec_opts eo = { .kill_grace_ms = s->grace_ms, .forward_stdin = true,
-				.unbounded_stdout = true, .concurrency = serve_concurrency(s) };
+				.unbounded_stdout = true, .concurrency = serve_concurrency(s),
+				.fs = s->fs.pid >= 0 ? &s->fs : NULL };
+	struct watch_hooks hooks = { worker_before, worker_after, se };
 	int p[2], r;
 
 	r = serve_plan(s, worker, serve_origin(se->c), &se->req, &se->plan, ret_refusal);
@@ -135,17 +136,19 @@ static int start_worker(struct session *se, struct json_object *worker,
 		return r;
 	}
 	se->w = exec_watch(se->x);	/* NULL: out of memory; stop_worker reaps */
-	if (!se->w) {
+	if (!se->w || watch_attach(se->w, s->loop, &hooks) < 0) {
 		*ret_refusal = (struct serve_refusal){ .code = HUTCH_ERR_INTERNAL };
 		stop_worker(se);
 		return -ENOMEM;
 	}
 	held_init(&se->h_out, &se->o.out);
 	held_init(&se->h_err, &se->o.errc);
-	se->lifetime_deadline = time_now_ms() + s->lifetime_ms;
+	se->lifetime_deadline = time_add_ms(time_now_ms(), s->lifetime_ms);
 	memcpy(se->digest, s->digest, sizeof(se->digest));
 	return 0;
 }
+
+static void on_stdin(struct evwatch *w, uint32_t events, void *data);
 
 static void send_input(struct session *se)
 {
@@ -155,17 +158,33 @@ static void send_input(struct session *se)
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && errno == EAGAIN)
+		if (n < 0 && errno == EAGAIN) {
+			/* The rest when the pipe takes it. */
+			if (!se->in_ev)
+				se->in_ev = evwatch_add(se->c->srv->loop, se->stdin_wr, EPOLLOUT,
+							on_stdin, NULL, se);
+			if (!se->in_ev)
+				lose(se, HUTCH_ERR_INTERNAL, "the worker's input cannot be watched");
 			return;
+		}
 		if (n < 0) {
 			lose(se, HUTCH_ERR_STATE_LOST, "the worker stopped reading");
 			return;
 		}
 		se->pending_off += (size_t)n;
 	}
+	evwatch_del(se->in_ev);
+	se->in_ev = NULL;
 	free(se->pending);
 	se->pending = NULL;
 	se->pending_len = se->pending_off = 0;
+}
+
+static void on_stdin(struct evwatch *w, uint32_t events, void *data)
+{
+	(void)w;
+	(void)events;
+	send_input(data);
 }
 
 /* A new, empty session on c, within the per-connection and the server's
@@ -180,8 +199,8 @@ static struct session *session_open(struct conn *c, uint64_t id, const char *nam
 		conn_fail(c, id, HUTCH_ERR_BUSY, "too many sessions on this connection");
 		return NULL;
 	}
-	if (s->n_sessions_total >= SESSIONS_TOTAL_MAX) {
-		conn_fail(c, id, HUTCH_ERR_BUSY, "too many sessions on this server");
+	if (s->n_sessions_total >= s->max_workers) {
+		conn_fail(c, id, HUTCH_ERR_BUSY, "too many sessions on this server (--max-workers)");
 		return NULL;
 	}
 	se = calloc(1, sizeof(*se));
@@ -190,7 +209,6 @@ static struct session *session_open(struct conn *c, uint64_t id, const char *nam
 		return NULL;
 	}
 	se->c = c;
-	se->pidx = -1;
 	se->stdin_rd = se->stdin_wr = -1;
 	snprintf(se->name, sizeof(se->name), "%s", name);
 	se->next = c->sessions;
@@ -276,7 +294,7 @@ static void call_send(struct session *se, const struct proto_msg *m)
 	se->pending_off = 0;
 	se->state = SESSION_INFLIGHT;
 	se->call_id = m->id;
-	se->call_deadline = time_now_ms() + m->timeout_ms;
+	se->call_deadline = time_add_ms(time_now_ms(), m->timeout_ms);
 	send_input(se);
 }
 
@@ -327,19 +345,6 @@ void session_close(struct conn *c, uint64_t id, const char *name)
 	conn_fail(c, id, HUTCH_ERR_INVALID_REQUEST, "no such session");
 }
 
-int session_pollfds(struct session *se, struct pollfd *p, int n)
-{
-	se->pidx = -1;
-	if (!se->x)
-		return n;
-	n = watch_pollfds(se->w, p, n);
-	if (se->pending && se->stdin_wr >= 0) {
-		se->pidx = n;
-		p[n++] = (struct pollfd){ .fd = se->stdin_wr, .events = POLLOUT };
-	}
-	return n;
-}
-
 /* One reply frame, taken from the worker's stdout as it arrives. */
 static void take_reply(struct session *se)
 {
@@ -387,38 +392,37 @@ static void take_reply(struct session *se)
 	held_release(&se->c->srv->budget, &se->h_out);
 }
 
-/* The worker's watch, within the output budget (serve-budget.h): a
- * worker whose output the budget cannot hold loses its session. */
-static void watch_budgeted(struct session *se, const struct pollfd *p)
+/* Around each event of the worker's watch, within the output budget
+ * (serve-budget.h): a worker whose output the budget cannot hold loses
+ * its session; a whole reply frame is taken as it arrives. */
+static void worker_before(void *data)
 {
+	struct session *se = data;
 	struct budget *b = &se->c->srv->budget;
 
 	held_clamp(b, &se->h_out, &se->o.out);
 	held_clamp(b, &se->h_err, &se->o.errc);
-	watch_dispatch(se->w, p);
-	held_charge(b, &se->h_out, &se->o.out);
-	held_charge(b, &se->h_err, &se->o.errc);
-	if (held_overflowed(&se->h_out, &se->o.out) || held_overflowed(&se->h_err, &se->o.errc))
-		lose(se, HUTCH_ERR_OUTPUT_OVERFLOW, "the server's output budget (--max-buffered) is spent");
 }
 
-void session_dispatch(struct session *se, const struct pollfd *p)
+static void worker_after(void *data)
 {
+	struct session *se = data;
+	struct budget *b = &se->c->srv->budget;
+
 	if (!se->x)
 		return;
-	watch_budgeted(se, p);
-	if (!se->x)
+	held_charge(b, &se->h_out, &se->o.out);
+	held_charge(b, &se->h_err, &se->o.errc);
+	if (held_overflowed(&se->h_out, &se->o.out) || held_overflowed(&se->h_err, &se->o.errc)) {
+		lose(se, HUTCH_ERR_OUTPUT_OVERFLOW, "the server's output budget (--max-buffered) is spent");
 		return;
-	if (se->pidx >= 0 && (p[se->pidx].revents & (POLLOUT | POLLERR | POLLHUP)))
-		send_input(se);
-	if (se->x)
-		take_reply(se);
+	}
+	take_reply(se);
 }
 
 uint64_t session_deadline(struct session *se)
 {
 	uint64_t next = UINT64_MAX;
-	int t;
 
 	if (!se->x)
 		return next;
@@ -426,9 +430,6 @@ uint64_t session_deadline(struct session *se)
 		next = se->call_deadline;
 	if (se->lifetime_deadline < next)
 		next = se->lifetime_deadline;
-	t = watch_timeout_ms(se->w);
-	if (t >= 0 && time_now_ms() + (uint64_t)t < next)
-		next = time_now_ms() + (uint64_t)t;
 	return next;
 }
 

@@ -2,7 +2,7 @@
 # serve-bind-fd.sh: binds by descriptor in `hutch serve` (hutch-protocol(7),
 # "DESCRIPTORS"), against a real server. A directory passed with the frame
 # reads (ro) and writes (rw) in the jail, and in a session worker started
-# by the call that passed it; a path bind is refused without
+# by the call that passed it, and after waiting for the probe's canary; a path bind is refused without
 # --allow-path-binds and taken with it; a socket, a /proc directory, a
 # FIFO, a device, a directory outside the policy's prefixes, a removed
 # directory, an O_PATH descriptor, a read-only file asked rw, an index out
@@ -122,6 +122,27 @@ def read_with(c):
     expect(res["exit_code"] != 0 and not os.path.exists(os.path.join(DATA, "new")),
            "a ro bind of a descriptor was writable")
     c.close()
+
+
+def case_parked():
+    """The first request of a server with a fresh probe cache waits for
+    the canary (parked, the connection unread): the descriptors that came
+    with it wait too, and the jail reads through them once it may start.
+    The cache holding a verdict afterwards shows the canary ran."""
+    import shutil
+    import tempfile
+    rt = tempfile.mkdtemp(dir="/dev/shm")    # the cache is read from below /dev/shm only
+    try:
+        c = spawn(env=dict(os.environ, XDG_RUNTIME_DIR=rt))
+        fd = dir_fd(DATA)
+        res = exited(final(c, req("cat /data/in.txt", [ro(0)]), [fd]), "parked")
+        os.close(fd)
+        expect(res["exit_code"] == 0 and res["stdout"]["text"] == "hello from the host\n",
+               "the parked request read %s" % res)
+        expect(os.listdir(os.path.join(rt, "hutch")), "no probe verdict: the canary never ran")
+        c.close()
+    finally:
+        shutil.rmtree(rt, ignore_errors=True)
 
 
 def case_masks():
@@ -487,6 +508,7 @@ tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "a descriptor bind reads (forkserver or not); nothing of the client's reaches the jail; ro stays ro" tc read
 check "a descriptor bind writes (rw dir) and a file binds (ro)" tc write
+check "a request parked while the probe runs keeps its descriptors" tc parked
 check "a request's hide masks a file inside a passed descriptor's tree" tc masks
 check "a path bind: refused without --allow-path-binds, taken with it" tc path_binds
 check "socket, /proc, FIFO, device, outside the prefixes, O_PATH, ro file asked rw, bad index: refused" tc attacks
