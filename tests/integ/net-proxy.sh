@@ -56,15 +56,21 @@ with open(sys.argv[2] + ".tmp", "w") as f:
 os.rename(sys.argv[2] + ".tmp", sys.argv[2])
 srv.serve_forever()
 EOF
-start_server() { # PORTFILE [CERT KEY]: the port it listens on
+# start_server PORTFILE [CERT KEY]: in this shell, not in a $(...): the
+# kill registered in a subshell was lost with it, and every run of this
+# script left its two servers running.
+start_server() {
 	$py "$tmp/serve.py" "$www" "$@" </dev/null >/dev/null 2>&1 &
 	tap_cleanup_add "kill $! 2>/dev/null"
 	i=0
 	while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-	cat "$1"
 }
-http_port=$(start_server "$tmp/http.port")
-tls_port=$(start_server "$tmp/tls.port" "$tmp/cert.pem" "$tmp/key.pem")
+start_server "$tmp/http.port"
+start_server "$tmp/tls.port" "$tmp/cert.pem" "$tmp/key.pem"
+http_port=$(cat "$tmp/http.port" 2>/dev/null)
+tls_port=$(cat "$tmp/tls.port" 2>/dev/null)
+same "the test's two servers are killed at its exit (nothing left running)" "2" \
+	"$(printf '%s' "$tap_cleanups" | grep -c '^kill [0-9]')"
 if [ -z "$http_port" ] || [ -z "$tls_port" ]; then
 	not_ok "the test's HTTP and TLS servers start"
 	tap_done
