@@ -131,6 +131,9 @@ if [ -n "$hostip" ]; then
 	run --allow-host '*' -- $curl_ -o /dev/null -w '%{http_code}' "http://$hostip:$http_port/"
 	same "the host's own address ($hostip) is refused as the host's, never connected" \
 		"403 refused address_host" "$(field "d['stdout']['text'], $conn0['verdict'], $conn0['reason']" | tr -d '(),'"'")"
+	run --allow-host '*' -- $curl_ -o /dev/null -w '%{http_code}' "http://[::ffff:$hostip]:$http_port/"
+	same "... and so is it written as IPv4-mapped IPv6 ([::ffff:$hostip])" \
+		"403 refused address_host" "$(field "d['stdout']['text'], $conn0['verdict'], $conn0['reason']" | tr -d '(),'"'")"
 else
 	skip "the host's own address is refused" "hostname -I gives no address beyond loopback"
 fi
