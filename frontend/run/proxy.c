@@ -29,6 +29,12 @@
  * clients, runs and spawns need them more than one jail's connections. */
 #define FD_RESERVE 64
 
+/* Connections of every proxy of this process: hutch serve runs many at
+ * once, and each may take FDS_PER_CONN descriptors per connection later,
+ * so the reserve holds only if each proxy counts them all. The loop is
+ * one thread: no lock. */
+static size_t conns_all;
+
 void proxy_watch(struct proxy *px, int fd, void *tag, uint32_t *cur, uint32_t want)
 {
 	struct epoll_event ev = { .events = want, .data.ptr = tag };
@@ -148,6 +154,7 @@ static void reap_dead(struct proxy *px)
 			continue;
 		unlink_conn(px, c);
 		px->n_conns--;
+		conns_all--;
 		free_conn(c);
 	}
 }
@@ -209,15 +216,15 @@ static void take_jobs(struct proxy *px, uint64_t now)
 
 /* Room for one more connection above the reserve? The lowest free
  * descriptor says how many are taken (they are handed out lowest first),
- * and each connection of ours may still take FDS_PER_CONN more (its
- * upstream's socket, two pipes): counted for all of them, as those that
- * hold theirs already cannot be told apart cheaply. */
+ * and each connection of any proxy here may still take FDS_PER_CONN more
+ * (its upstream's socket, two pipes): counted for all of them, as those
+ * that hold theirs already cannot be told apart cheaply. */
 #define FDS_PER_CONN 6
 static bool fd_headroom(const struct proxy *px)
 {
 	int probe = fcntl(px->listen_fd, F_DUPFD_CLOEXEC, 0);
 	bool ok = probe >= 0 &&
-		  (uint64_t)probe + FD_RESERVE + FDS_PER_CONN * (px->n_conns + 1) < px->nofile;
+		  (uint64_t)probe + FD_RESERVE + FDS_PER_CONN * (conns_all + 1) < px->nofile;
 
 	if (probe >= 0)
 		close(probe);
@@ -259,6 +266,7 @@ static void accept_some(struct proxy *px, uint64_t now)
 			px->conns->prev = c;
 		px->conns = c;
 		px->n_conns++;
+		conns_all++;
 	}
 }
 

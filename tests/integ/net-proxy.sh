@@ -412,4 +412,58 @@ same "hutch serve: ten proxy runs of 40 connections at once, each logged; a ping
 same "hutch serve: descriptors and memory come back after them" "fds True rss True" "$(sed -n 2p "$tmp/serve.out")"
 [ -s "$tmp/err" ] && diag "$(tail -5 "$tmp/err")"
 
+# Twelve proxy runs under one server whose RLIMIT_NOFILE is 400, each
+# jail opening 16 connections that sit in their head state (one
+# descriptor each) and then all turning into tunnels at once (six each):
+# every proxy must count the others' connections, or together they take
+# the server's last descriptors (EMFILE for its accepts and spawns, and
+# for their own tunnels' sockets and pipes).
+cat >"$tmp/serve-fds.py" <<'EOF'
+import os, resource, sys, threading, time
+sys.path.insert(0, sys.argv[1])
+from hutch_client import HutchClient
+hutch, pol, port = sys.argv[2], sys.argv[3], int(sys.argv[4])
+NOFILE, RUNS = 400, 12
+jail = ("import socket, time\n"
+        "ss = [socket.create_connection(('127.0.0.1', 3128)) for _ in range(16)]\n"
+        "time.sleep(1)\n"
+        "for s in ss: s.sendall(b'CONNECT 127.0.0.1:%d HTTP/1.1\\r\\n\\r\\n')\n"
+        "for s in ss:\n"
+        "    s.settimeout(5)\n"
+        "    try: s.recv(100)\n"
+        "    except OSError: pass\n"
+        "time.sleep(0.5)\n" % port)
+req = {"version": 1, "network": "proxy", "allow_hosts": ["127.0.0.1:%d" % port],
+       "allow_private": True, "argv": ["/usr/bin/python3", "-c", jail]}
+resource.setrlimit(resource.RLIMIT_NOFILE, (NOFILE, NOFILE))
+with HutchClient.spawn([hutch, "serve", "--policy", pol, "--max-runs", str(RUNS + 1)]) as c:
+    pid, peak, done = c.proc.pid, [0], threading.Event()
+    def sample():
+        while not done.is_set():
+            try:
+                peak[0] = max(peak[0], len(os.listdir("/proc/%d/fd" % pid)))
+            except OSError:
+                pass
+            time.sleep(0.01)
+    t = threading.Thread(target=sample, daemon=True)
+    t.start()
+    ids = [c.start(req) for _ in range(RUNS)]
+    time.sleep(1.5)  # the tunnels are up: a jail started now needs descriptors
+    try:
+        late = c.result(c.start({"version": 1, "argv": ["/bin/true"]}))
+    except Exception as e:  # a failed event: "internal" when out of descriptors
+        late = {"exit_code": str(e)}
+    docs = [c.result(i) for i in ids]
+    done.set()
+    t.join()
+    print("limit reached %s, runs %d, a run started meanwhile %s" % (peak[0] >= NOFILE,
+          sum(d.get("exit_code") == 0 for d in docs), late.get("exit_code")))
+    print("peak: %d descriptors of %d" % (peak[0], NOFILE), file=sys.stderr)
+EOF
+chmod 644 "$tmp/serve-fds.py"
+$py "$tmp/serve-fds.py" "$client_dir" "$HUTCH" "$pol" "$http_port" >"$tmp/serve.out" 2>"$tmp/err"
+same "hutch serve: twelve proxy runs' tunnels together never take the server's last descriptors; a jail starts meanwhile" \
+	"limit reached False, runs 12, a run started meanwhile 0" "$(cat "$tmp/serve.out")"
+[ -s "$tmp/err" ] && diag "$(grep -v 'hutch serve:' "$tmp/err" | tail -5)"
+
 tap_done
