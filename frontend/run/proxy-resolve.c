@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <resolv.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,12 @@ static void lookup(struct resolve_job *j)
 				  .ai_flags = AI_ADDRCONFIG };
 	struct addrinfo *res = NULL;
 
+	/* The name the allow-list checked is the name asked: none of the
+	 * host's search domains appended (x.allowed.org.corp.example when
+	 * x.allowed.org does not exist). The resolver state is the thread's
+	 * own, and this thread is this lookup's. */
+	if (res_init() == 0)
+		_res.options &= ~(unsigned long)(RES_DEFNAMES | RES_DNSRCH);
 	j->gai_err = getaddrinfo(j->host, NULL, &hints, &res);
 	for (struct addrinfo *ai = res; ai && j->n_addr < RESOLVE_MAX_ADDRS; ai = ai->ai_next) {
 		if ((ai->ai_family != AF_INET && ai->ai_family != AF_INET6) ||

@@ -143,6 +143,58 @@ for lit in 10.0.0.1 192.168.1.1 172.16.0.1 169.254.169.254 100.64.0.1 '[::1]' '[
 		"$(field "d['stdout']['text'], $conn0['verdict']" | tr -d '(),'"'")"
 done
 
+# --- the name checked is the name looked up: no search domain appended ------
+# Root only: the host's resolver gets a search domain and a DNS server of
+# the test's in a mount namespace of its own (/etc/resolv.conf bound over).
+# The server answers x.allowed.test.evil.test only; the allow-list takes
+# *.allowed.test, so x.allowed.test must fail to resolve rather than reach
+# the search domain's name.
+if is_root && command -v unshare >/dev/null 2>&1 && command -v getent >/dev/null 2>&1; then
+	cat >"$tmp/dns.py" <<'EOF'
+import socket, struct, sys
+name, addr, log = sys.argv[1], sys.argv[2], sys.argv[3]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 53))
+open(log, "w").close()
+while True:
+    q, peer = s.recvfrom(512)
+    i, labels = 12, []
+    while q[i]:
+        labels.append(q[i + 1:i + 1 + q[i]].decode().lower())
+        i += 1 + q[i]
+    qtype = struct.unpack(">H", q[i + 1:i + 3])[0]
+    hit = ".".join(labels) == name
+    with open(log, "a") as f:
+        f.write(".".join(labels) + "\n")
+    ans = b""
+    if hit and qtype == 1:
+        ans = b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 60, 4) + socket.inet_aton(addr)
+    s.sendto(q[:2] + struct.pack(">HHHHH", 0x8180 if hit else 0x8183, 1, 1 if ans else 0, 0, 0)
+             + q[12:i + 5] + ans, peer)
+EOF
+	printf 'nameserver 127.0.0.1\nsearch evil.test\n' >"$tmp/resolv.conf"
+	cat >"$tmp/search.sh" <<EOF
+mount --bind "$tmp/resolv.conf" /etc/resolv.conf || exit 1
+$py "$tmp/dns.py" x.allowed.test.evil.test 127.0.0.1 "$tmp/dns.log" & dns=\$!
+i=0; while [ ! -e "$tmp/dns.log" ] && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i + 1)); done
+getent ahosts x.allowed.test | head -1 | cut -d' ' -f1 >"$tmp/getent.out"
+: >"$tmp/dns.log"
+"$HUTCH" run --json --policy "$pol" --allow-host '*.allowed.test' --allow-private -- \
+	/usr/bin/env -u NO_PROXY -u no_proxy /usr/bin/curl -sS -o /dev/null -w '%{http_code}' \
+	"http://x.allowed.test:$http_port/hello.txt" >"$tmp/doc.json" 2>"$tmp/err"
+kill \$dns
+EOF
+	unshare -m sh "$tmp/search.sh"
+	same "control: in that namespace the host's own lookups append the search domain" \
+		"127.0.0.1" "$(cat "$tmp/getent.out" 2>/dev/null)"
+	same "an allowed name is looked up as itself, never with the host's search domain appended" \
+		"502 resolve_failed 0" \
+		"$(field "d['stdout']['text'], $conn0['reason']" | tr -d '(),'"'") $(grep -c evil "$tmp/dns.log")"
+else
+	skip "no search domain appended to an allowed name" \
+		"needs root (a mount namespace to give the resolver a search domain and a DNS server of the test's)"
+fi
+
 # --- CONNECT: TLS end to end, the proxy never inside -----------------------
 run --allow-host "127.0.0.1:$tls_port" --allow-private --ro "$tmp:/t" -- \
 	$curl_ --cacert /t/cert.pem "https://127.0.0.1:$tls_port/hello.txt"
