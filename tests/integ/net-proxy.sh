@@ -518,4 +518,52 @@ same "hutch serve: twelve proxy runs' tunnels together never take the server's l
 	"limit reached False, runs 12, a run started meanwhile 0" "$(cat "$tmp/serve.out")"
 [ -s "$tmp/err" ] && diag "$(grep -v 'hutch serve:' "$tmp/err" | tail -5)"
 
+# Lookups that never end (a DNS server that never answers) from runs that
+# do: their threads outlive them, and hutch serve starts runs without end.
+# Ten runs of eight such lookups each, one after the other: the server's
+# lookup threads stay within RESOLVE_THREADS_MAX (64), not 80 and growing.
+if is_root && command -v unshare >/dev/null 2>&1 && [ -n "$client_dir" ]; then
+	cat >"$tmp/blackhole.py" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 53))
+open(sys.argv[1], "w").close()
+while True:
+    s.recvfrom(512)
+EOF
+	cat >"$tmp/threads.py" <<'EOF'
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from hutch_client import HutchClient
+hutch, pol = sys.argv[2], sys.argv[3]
+jail = ("import socket, time\n"
+        "ss = [socket.create_connection(('127.0.0.1', 3128)) for _ in range(8)]\n"
+        "for i, s in enumerate(ss): s.sendall(b'CONNECT n%d.slow.test:443 HTTP/1.1\\r\\n\\r\\n' % i)\n"
+        "time.sleep(0.3)\n")
+req = {"version": 1, "network": "proxy", "allow_hosts": ["*.slow.test:443"],
+       "argv": ["/usr/bin/python3", "-c", jail]}
+with HutchClient.spawn([hutch, "serve", "--policy", pol, "--log-level", "none"]) as c:
+    base = len(os.listdir("/proc/%d/task" % c.proc.pid))
+    ok = sum(c.run(req).get("exit_code") == 0 for _ in range(10))
+    extra = len(os.listdir("/proc/%d/task" % c.proc.pid)) - base
+    print("runs %d, lookup threads within 64 %s" % (ok, extra <= 64))
+    print("lookup threads after the runs: %d" % extra, file=sys.stderr)
+EOF
+	printf 'nameserver 127.0.0.1\n' >"$tmp/resolv-hole.conf"
+	cat >"$tmp/threads.sh" <<EOF
+mount --bind "$tmp/resolv-hole.conf" /etc/resolv.conf || exit 1
+$py "$tmp/blackhole.py" "$tmp/hole.up" & hole=\$!
+i=0; while [ ! -e "$tmp/hole.up" ] && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i + 1)); done
+$py "$tmp/threads.py" "$client_dir" "$HUTCH" "$pol" >"$tmp/threads.out" 2>"$tmp/err"
+kill \$hole
+EOF
+	unshare -m sh "$tmp/threads.sh"
+	same "hutch serve: lookups that never end, of ten runs that did, hold at most 64 threads" \
+		"runs 10, lookup threads within 64 True" "$(cat "$tmp/threads.out")"
+	diag "$(grep -v 'hutch serve:' "$tmp/err" | tail -3)"
+else
+	skip "lookup threads of ended runs are bounded" \
+		"needs root (a mount namespace to give the resolver a DNS server that never answers)"
+fi
+
 tap_done
