@@ -105,8 +105,16 @@ static const char *v6_class(const uint8_t *a)
 	return NULL;
 }
 
+/* Is a the host's address b? An IPv6 address carrying an IPv4 one is
+ * that IPv4 address here too: ::ffff:HOST-IP reaches the host's IPv4
+ * address through a dual-stack socket as HOST-IP does. */
 static bool same_ip(const struct sockaddr *a, const struct sockaddr_storage *b)
 {
+	uint32_t v4;
+
+	if (a->sa_family == AF_INET6 && b->ss_family == AF_INET &&
+	    v6_embedded_v4(((const struct sockaddr_in6 *)a)->sin6_addr.s6_addr, &v4))
+		return v4 == be32((const uint8_t *)&((const struct sockaddr_in *)b)->sin_addr);
 	if (a->sa_family != b->ss_family)
 		return false;
 	if (a->sa_family == AF_INET)

@@ -211,7 +211,7 @@ void pconn_start_resolve(struct conn *c, uint64_t now)
 	int r = proxy_job_start(c->px, c);
 
 	if (r == -EAGAIN)
-		return; /* waits for a slot (proxy.c's take_jobs) */
+		return; /* waits for a slot (proxy.c's start_waiting) */
 	if (r < 0)
 		refuse(c, 502, "Bad Gateway", "resolve_failed", now);
 }

@@ -72,6 +72,7 @@ struct proxy {
 	size_t n_conns;
 	struct resolve_job *jobs[PROXY_RESOLVING_MAX];	/* started, not yet taken */
 	size_t n_jobs;
+	bool lookup_waiting;		/* a connection waits for a lookup slot */
 };
 
 /* proxy-conn.c */

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <resolv.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@ int resolve_open(int ret[2])
 	return 0;
 }
 
+static atomic_int threads;	/* lookup threads running, process-wide */
+
 void resolve_release(struct resolve_job *j)
 {
 	if (j && atomic_fetch_sub(&j->refs, 1) == 1)
@@ -47,6 +50,12 @@ static void lookup(struct resolve_job *j)
 				  .ai_flags = AI_ADDRCONFIG };
 	struct addrinfo *res = NULL;
 
+	/* The name the allow-list checked is the name asked: none of the
+	 * host's search domains appended (x.allowed.org.corp.example when
+	 * x.allowed.org does not exist). The resolver state is the thread's
+	 * own, and this thread is this lookup's. */
+	if (res_init() == 0)
+		_res.options &= ~(unsigned long)(RES_DEFNAMES | RES_DNSRCH);
 	j->gai_err = getaddrinfo(j->host, NULL, &hints, &res);
 	for (struct addrinfo *ai = res; ai && j->n_addr < RESOLVE_MAX_ADDRS; ai = ai->ai_next) {
 		if ((ai->ai_family != AF_INET && ai->ai_family != AF_INET6) ||
@@ -74,6 +83,7 @@ static void *resolve_thread(void *arg)
 	while (n < 0 && errno == EINTR);
 	close(j->notify_fd);
 	resolve_release(j);
+	atomic_fetch_sub(&threads, 1);
 	return NULL;
 }
 
@@ -87,12 +97,18 @@ int resolve_start(int notify_wr, const char *host, void *owner, struct resolve_j
 
 	if (!j)
 		return -ENOMEM;
+	if (atomic_fetch_add(&threads, 1) >= RESOLVE_THREADS_MAX) {
+		atomic_fetch_sub(&threads, 1);
+		free(j);
+		return -EAGAIN;
+	}
 	atomic_init(&j->refs, 2);
 	strcpy(j->host, host); /* normalized: at most HOST_NAME_MAX_LEN */
 	j->owner = owner;
 	j->notify_fd = fcntl(notify_wr, F_DUPFD_CLOEXEC, 3);
 	if (j->notify_fd < 0) {
 		r = -errno;
+		atomic_fetch_sub(&threads, 1);
 		free(j);
 		return r;
 	}
@@ -106,9 +122,10 @@ int resolve_start(int notify_wr, const char *host, void *owner, struct resolve_j
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r < 0) {
+		atomic_fetch_sub(&threads, 1);
 		close(j->notify_fd);
 		free(j);
-		return r;
+		return r; /* -EAGAIN too: the connection waits, as for the cap */
 	}
 	*ret = j;
 	return 0;

@@ -14,6 +14,11 @@
 #include "doc/host-pattern.h"
 
 #define RESOLVE_MAX_ADDRS 8
+/* Lookup threads of the whole process at once: those of runs that ended
+ * live on until their lookup does (as long as the host's resolver waits
+ * on a server that never answers), and hutch serve starts runs without
+ * end. */
+#define RESOLVE_THREADS_MAX 64
 
 struct resolve_job {
 	atomic_int refs;
@@ -30,8 +35,9 @@ struct resolve_job {
  * the write end the threads copy. -errno on failure. */
 int resolve_open(int ret[2]);
 
-/* Start looking host up; *ret is the proxy's reference. -errno when no
- * thread could be made (nothing to release then). */
+/* Start looking host up; *ret is the proxy's reference. -EAGAIN when
+ * RESOLVE_THREADS_MAX run already, another -errno when no thread could be
+ * made (nothing to release then). */
 int resolve_start(int notify_wr, const char *host, void *owner, struct resolve_job **ret);
 
 /* A finished job from rd, or NULL when none is waiting. */

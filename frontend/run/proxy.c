@@ -25,9 +25,16 @@
 #define EVENTS_PER_TURN 64
 #define ACCEPTS_PER_TURN 32
 #define ACCEPT_BACKOFF_MS 100
+#define LOOKUP_POLL_MS 50
 /* Descriptors the proxy never takes from its process: hutch serve's other
  * clients, runs and spawns need them more than one jail's connections. */
 #define FD_RESERVE 64
+
+/* Connections of every proxy of this process: hutch serve runs many at
+ * once, and each may take FDS_PER_CONN descriptors per connection later,
+ * so the reserve holds only if each proxy counts them all. The loop is
+ * one thread: no lock. */
+static size_t conns_all;
 
 void proxy_watch(struct proxy *px, int fd, void *tag, uint32_t *cur, uint32_t want)
 {
@@ -148,6 +155,7 @@ static void reap_dead(struct proxy *px)
 			continue;
 		unlink_conn(px, c);
 		px->n_conns--;
+		conns_all--;
 		free_conn(c);
 	}
 }
@@ -181,7 +189,7 @@ int proxy_job_start(struct proxy *px, struct conn *c)
 }
 
 /* Finished lookups: to their connection if it still waits, then ours
- * let go; a slot freed starts a connection that waited for one. */
+ * let go (the slot is start_waiting's to fill). */
 static void take_jobs(struct proxy *px, uint64_t now)
 {
 	struct resolve_job *j;
@@ -202,22 +210,34 @@ static void take_jobs(struct proxy *px, uint64_t now)
 		}
 		resolve_release(j);
 	}
-	for (struct conn *c = px->conns; c && px->n_jobs < PROXY_RESOLVING_MAX; c = c->next)
-		if (!c->dead && c->st == CS_RESOLVE && !c->job)
+}
+
+/* Connections waiting for a lookup slot: ours (a job of this run ended)
+ * or the process's (RESOLVE_THREADS_MAX, freed by any run's thread, so
+ * polled: proxy_timeout_ms). */
+static void start_waiting(struct proxy *px, uint64_t now)
+{
+	px->lookup_waiting = false;
+	for (struct conn *c = px->conns; c; c = c->next) {
+		if (c->dead || c->st != CS_RESOLVE || c->job)
+			continue;
+		if (px->n_jobs < PROXY_RESOLVING_MAX)
 			pconn_start_resolve(c, now);
+		px->lookup_waiting |= !c->dead && c->st == CS_RESOLVE && !c->job;
+	}
 }
 
 /* Room for one more connection above the reserve? The lowest free
  * descriptor says how many are taken (they are handed out lowest first),
- * and each connection of ours may still take FDS_PER_CONN more (its
- * upstream's socket, two pipes): counted for all of them, as those that
- * hold theirs already cannot be told apart cheaply. */
+ * and each connection of any proxy here may still take FDS_PER_CONN more
+ * (its upstream's socket, two pipes): counted for all of them, as those
+ * that hold theirs already cannot be told apart cheaply. */
 #define FDS_PER_CONN 6
 static bool fd_headroom(const struct proxy *px)
 {
 	int probe = fcntl(px->listen_fd, F_DUPFD_CLOEXEC, 0);
 	bool ok = probe >= 0 &&
-		  (uint64_t)probe + FD_RESERVE + FDS_PER_CONN * (px->n_conns + 1) < px->nofile;
+		  (uint64_t)probe + FD_RESERVE + FDS_PER_CONN * (conns_all + 1) < px->nofile;
 
 	if (probe >= 0)
 		close(probe);
@@ -259,6 +279,7 @@ static void accept_some(struct proxy *px, uint64_t now)
 			px->conns->prev = c;
 		px->conns = c;
 		px->n_conns++;
+		conns_all++;
 	}
 }
 
@@ -299,6 +320,7 @@ void proxy_dispatch(struct proxy *px)
 		}
 	}
 	expire(px, now);
+	start_waiting(px, now);
 	reap_dead(px);
 	update_listen(px, now);
 }
@@ -312,6 +334,8 @@ int proxy_timeout_ms(struct proxy *px)
 			next = c->deadline;
 	if (px->accept_after > now && px->accept_after < next)
 		next = px->accept_after;
+	if (px->lookup_waiting && now + LOOKUP_POLL_MS < next)
+		next = now + LOOKUP_POLL_MS;
 	if (next == UINT64_MAX)
 		return -1;
 	return next <= now ? 0 : (int)(next - now > 60000 ? 60000 : next - now);

@@ -244,6 +244,29 @@ same "an id some process holds (no hutch's lock on it) is not handed out" "71 1"
 wait "$lingerer"
 same "... and is once that process is gone" "65534 $two 1" \
 	"$(HUTCH_HOST_IDS="$two:1" "$HUTCH" run -- cat /proc/self/uid_map 2>"$tmp/err" | tr -s ' \t' '  ' | sed 's/^ //')"
+# hutch killed outright (SIGKILL: no cleanup of its own) while its jail
+# has set off a daemon of its own (setsid, reparented to the jail's pid 1):
+# pid 1 dies with hutch, the kernel kills the rest of its pid namespace,
+# and no process is left holding the id when it is handed out again.
+three=$((one + 2))
+HUTCH_HOST_IDS="$three:1" "$HUTCH" run --rw "$tmp/sig:/sig" -- /bin/sh -c \
+	'(setsid /bin/sleep 300 </dev/null >/dev/null 2>&1 &); : >/sig/daemon; /bin/sleep 300' \
+	>/dev/null 2>&1 &
+victim=$!
+wait_for_file "$tmp/sig/daemon"
+held_by() { grep -l -E "^Uid:	$1	" /proc/[0-9]*/status 2>/dev/null | wc -l; }
+n=$(held_by "$three")
+kill -9 "$victim"
+wait "$victim" 2>/dev/null
+i=0
+while [ "$(held_by "$three")" != 0 ] && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+same "SIGKILL of hutch: its jail and the daemon it set off (pid 1, the command, the daemon: 3 or more processes of its id) are gone" \
+	"yes 0" "$([ "$n" -ge 3 ] && echo yes) $(held_by "$three")"
+same "... and the id is handed out again" "65534 $three 1" \
+	"$(HUTCH_HOST_IDS="$three:1" "$HUTCH" run -- cat /proc/self/uid_map 2>"$tmp/err" | tr -s ' \t' '  ' | sed 's/^ //')"
 for bad in 0:5 60000:2000 2147483647:2 x:1; do
 	rc=0
 	HUTCH_HOST_IDS=$bad "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?

@@ -56,15 +56,21 @@ with open(sys.argv[2] + ".tmp", "w") as f:
 os.rename(sys.argv[2] + ".tmp", sys.argv[2])
 srv.serve_forever()
 EOF
-start_server() { # PORTFILE [CERT KEY]: the port it listens on
+# start_server PORTFILE [CERT KEY]: in this shell, not in a $(...): the
+# kill registered in a subshell was lost with it, and every run of this
+# script left its two servers running.
+start_server() {
 	$py "$tmp/serve.py" "$www" "$@" </dev/null >/dev/null 2>&1 &
 	tap_cleanup_add "kill $! 2>/dev/null"
 	i=0
 	while [ ! -s "$1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-	cat "$1"
 }
-http_port=$(start_server "$tmp/http.port")
-tls_port=$(start_server "$tmp/tls.port" "$tmp/cert.pem" "$tmp/key.pem")
+start_server "$tmp/http.port"
+start_server "$tmp/tls.port" "$tmp/cert.pem" "$tmp/key.pem"
+http_port=$(cat "$tmp/http.port" 2>/dev/null)
+tls_port=$(cat "$tmp/tls.port" 2>/dev/null)
+same "the test's two servers are killed at its exit (nothing left running)" "2" \
+	"$(printf '%s' "$tap_cleanups" | grep -c '^kill [0-9]')"
 if [ -z "$http_port" ] || [ -z "$tls_port" ]; then
 	not_ok "the test's HTTP and TLS servers start"
 	tap_done
@@ -125,6 +131,9 @@ if [ -n "$hostip" ]; then
 	run --allow-host '*' -- $curl_ -o /dev/null -w '%{http_code}' "http://$hostip:$http_port/"
 	same "the host's own address ($hostip) is refused as the host's, never connected" \
 		"403 refused address_host" "$(field "d['stdout']['text'], $conn0['verdict'], $conn0['reason']" | tr -d '(),'"'")"
+	run --allow-host '*' -- $curl_ -o /dev/null -w '%{http_code}' "http://[::ffff:$hostip]:$http_port/"
+	same "... and so is it written as IPv4-mapped IPv6 ([::ffff:$hostip])" \
+		"403 refused address_host" "$(field "d['stdout']['text'], $conn0['verdict'], $conn0['reason']" | tr -d '(),'"'")"
 else
 	skip "the host's own address is refused" "hostname -I gives no address beyond loopback"
 fi
@@ -133,6 +142,58 @@ for lit in 10.0.0.1 192.168.1.1 172.16.0.1 169.254.169.254 100.64.0.1 '[::1]' '[
 	same "IP literal $lit is refused (never connected)" "403 refused" \
 		"$(field "d['stdout']['text'], $conn0['verdict']" | tr -d '(),'"'")"
 done
+
+# --- the name checked is the name looked up: no search domain appended ------
+# Root only: the host's resolver gets a search domain and a DNS server of
+# the test's in a mount namespace of its own (/etc/resolv.conf bound over).
+# The server answers x.allowed.test.evil.test only; the allow-list takes
+# *.allowed.test, so x.allowed.test must fail to resolve rather than reach
+# the search domain's name.
+if is_root && command -v unshare >/dev/null 2>&1 && command -v getent >/dev/null 2>&1; then
+	cat >"$tmp/dns.py" <<'EOF'
+import socket, struct, sys
+name, addr, log = sys.argv[1], sys.argv[2], sys.argv[3]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 53))
+open(log, "w").close()
+while True:
+    q, peer = s.recvfrom(512)
+    i, labels = 12, []
+    while q[i]:
+        labels.append(q[i + 1:i + 1 + q[i]].decode().lower())
+        i += 1 + q[i]
+    qtype = struct.unpack(">H", q[i + 1:i + 3])[0]
+    hit = ".".join(labels) == name
+    with open(log, "a") as f:
+        f.write(".".join(labels) + "\n")
+    ans = b""
+    if hit and qtype == 1:
+        ans = b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 60, 4) + socket.inet_aton(addr)
+    s.sendto(q[:2] + struct.pack(">HHHHH", 0x8180 if hit else 0x8183, 1, 1 if ans else 0, 0, 0)
+             + q[12:i + 5] + ans, peer)
+EOF
+	printf 'nameserver 127.0.0.1\nsearch evil.test\n' >"$tmp/resolv.conf"
+	cat >"$tmp/search.sh" <<EOF
+mount --bind "$tmp/resolv.conf" /etc/resolv.conf || exit 1
+$py "$tmp/dns.py" x.allowed.test.evil.test 127.0.0.1 "$tmp/dns.log" & dns=\$!
+i=0; while [ ! -e "$tmp/dns.log" ] && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i + 1)); done
+getent ahosts x.allowed.test | head -1 | cut -d' ' -f1 >"$tmp/getent.out"
+: >"$tmp/dns.log"
+"$HUTCH" run --json --policy "$pol" --allow-host '*.allowed.test' --allow-private -- \
+	/usr/bin/env -u NO_PROXY -u no_proxy /usr/bin/curl -sS -o /dev/null -w '%{http_code}' \
+	"http://x.allowed.test:$http_port/hello.txt" >"$tmp/doc.json" 2>"$tmp/err"
+kill \$dns
+EOF
+	unshare -m sh "$tmp/search.sh"
+	same "control: in that namespace the host's own lookups append the search domain" \
+		"127.0.0.1" "$(cat "$tmp/getent.out" 2>/dev/null)"
+	same "an allowed name is looked up as itself, never with the host's search domain appended" \
+		"502 resolve_failed 0" \
+		"$(field "d['stdout']['text'], $conn0['reason']" | tr -d '(),'"'") $(grep -c evil "$tmp/dns.log")"
+else
+	skip "no search domain appended to an allowed name" \
+		"needs root (a mount namespace to give the resolver a search domain and a DNS server of the test's)"
+fi
 
 # --- CONNECT: TLS end to end, the proxy never inside -----------------------
 run --allow-host "127.0.0.1:$tls_port" --allow-private --ro "$tmp:/t" -- \
@@ -402,5 +463,107 @@ same "hutch serve: ten proxy runs of 40 connections at once, each logged; a ping
 	"runs 10 logged 10 pong True session hello through the proxy True" "$(head -1 "$tmp/serve.out")"
 same "hutch serve: descriptors and memory come back after them" "fds True rss True" "$(sed -n 2p "$tmp/serve.out")"
 [ -s "$tmp/err" ] && diag "$(tail -5 "$tmp/err")"
+
+# Twelve proxy runs under one server whose RLIMIT_NOFILE is 400, each
+# jail opening 16 connections that sit in their head state (one
+# descriptor each) and then all turning into tunnels at once (six each):
+# every proxy must count the others' connections, or together they take
+# the server's last descriptors (EMFILE for its accepts and spawns, and
+# for their own tunnels' sockets and pipes).
+cat >"$tmp/serve-fds.py" <<'EOF'
+import os, resource, sys, threading, time
+sys.path.insert(0, sys.argv[1])
+from hutch_client import HutchClient
+hutch, pol, port = sys.argv[2], sys.argv[3], int(sys.argv[4])
+NOFILE, RUNS = 400, 12
+jail = ("import socket, time\n"
+        "ss = [socket.create_connection(('127.0.0.1', 3128)) for _ in range(16)]\n"
+        "time.sleep(1)\n"
+        "for s in ss: s.sendall(b'CONNECT 127.0.0.1:%d HTTP/1.1\\r\\n\\r\\n')\n"
+        "for s in ss:\n"
+        "    s.settimeout(5)\n"
+        "    try: s.recv(100)\n"
+        "    except OSError: pass\n"
+        "time.sleep(0.5)\n" % port)
+req = {"version": 1, "network": "proxy", "allow_hosts": ["127.0.0.1:%d" % port],
+       "allow_private": True, "argv": ["/usr/bin/python3", "-c", jail]}
+resource.setrlimit(resource.RLIMIT_NOFILE, (NOFILE, NOFILE))
+with HutchClient.spawn([hutch, "serve", "--policy", pol, "--max-runs", str(RUNS + 1)]) as c:
+    pid, peak, done = c.proc.pid, [0], threading.Event()
+    def sample():
+        while not done.is_set():
+            try:
+                peak[0] = max(peak[0], len(os.listdir("/proc/%d/fd" % pid)))
+            except OSError:
+                pass
+            time.sleep(0.01)
+    t = threading.Thread(target=sample, daemon=True)
+    t.start()
+    ids = [c.start(req) for _ in range(RUNS)]
+    time.sleep(1.5)  # the tunnels are up: a jail started now needs descriptors
+    try:
+        late = c.result(c.start({"version": 1, "argv": ["/bin/true"]}))
+    except Exception as e:  # a failed event: "internal" when out of descriptors
+        late = {"exit_code": str(e)}
+    docs = [c.result(i) for i in ids]
+    done.set()
+    t.join()
+    print("limit reached %s, runs %d, a run started meanwhile %s" % (peak[0] >= NOFILE,
+          sum(d.get("exit_code") == 0 for d in docs), late.get("exit_code")))
+    print("peak: %d descriptors of %d" % (peak[0], NOFILE), file=sys.stderr)
+EOF
+chmod 644 "$tmp/serve-fds.py"
+$py "$tmp/serve-fds.py" "$client_dir" "$HUTCH" "$pol" "$http_port" >"$tmp/serve.out" 2>"$tmp/err"
+same "hutch serve: twelve proxy runs' tunnels together never take the server's last descriptors; a jail starts meanwhile" \
+	"limit reached False, runs 12, a run started meanwhile 0" "$(cat "$tmp/serve.out")"
+[ -s "$tmp/err" ] && diag "$(grep -v 'hutch serve:' "$tmp/err" | tail -5)"
+
+# Lookups that never end (a DNS server that never answers) from runs that
+# do: their threads outlive them, and hutch serve starts runs without end.
+# Ten runs of eight such lookups each, one after the other: the server's
+# lookup threads stay within RESOLVE_THREADS_MAX (64), not 80 and growing.
+if is_root && command -v unshare >/dev/null 2>&1 && [ -n "$client_dir" ]; then
+	cat >"$tmp/blackhole.py" <<'EOF'
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.1", 53))
+open(sys.argv[1], "w").close()
+while True:
+    s.recvfrom(512)
+EOF
+	cat >"$tmp/threads.py" <<'EOF'
+import os, sys
+sys.path.insert(0, sys.argv[1])
+from hutch_client import HutchClient
+hutch, pol = sys.argv[2], sys.argv[3]
+jail = ("import socket, time\n"
+        "ss = [socket.create_connection(('127.0.0.1', 3128)) for _ in range(8)]\n"
+        "for i, s in enumerate(ss): s.sendall(b'CONNECT n%d.slow.test:443 HTTP/1.1\\r\\n\\r\\n' % i)\n"
+        "time.sleep(0.3)\n")
+req = {"version": 1, "network": "proxy", "allow_hosts": ["*.slow.test:443"],
+       "argv": ["/usr/bin/python3", "-c", jail]}
+with HutchClient.spawn([hutch, "serve", "--policy", pol, "--log-level", "none"]) as c:
+    base = len(os.listdir("/proc/%d/task" % c.proc.pid))
+    ok = sum(c.run(req).get("exit_code") == 0 for _ in range(10))
+    extra = len(os.listdir("/proc/%d/task" % c.proc.pid)) - base
+    print("runs %d, lookup threads within 64 %s" % (ok, extra <= 64))
+    print("lookup threads after the runs: %d" % extra, file=sys.stderr)
+EOF
+	printf 'nameserver 127.0.0.1\n' >"$tmp/resolv-hole.conf"
+	cat >"$tmp/threads.sh" <<EOF
+mount --bind "$tmp/resolv-hole.conf" /etc/resolv.conf || exit 1
+$py "$tmp/blackhole.py" "$tmp/hole.up" & hole=\$!
+i=0; while [ ! -e "$tmp/hole.up" ] && [ \$i -lt 100 ]; do sleep 0.05; i=\$((i + 1)); done
+$py "$tmp/threads.py" "$client_dir" "$HUTCH" "$pol" >"$tmp/threads.out" 2>"$tmp/err"
+kill \$hole
+EOF
+	unshare -m sh "$tmp/threads.sh"
+	same "hutch serve: lookups that never end, of ten runs that did, hold at most 64 threads" \
+		"runs 10, lookup threads within 64 True" "$(cat "$tmp/threads.out")"
+	diag "$(grep -v 'hutch serve:' "$tmp/err" | tail -3)"
+else
+	skip "lookup threads of ended runs are bounded" \
+		"needs root (a mount namespace to give the resolver a DNS server that never answers)"
+fi
 
 tap_done

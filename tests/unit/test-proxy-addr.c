@@ -95,6 +95,13 @@ static void test_host_addresses(void)
 	CU_ASSERT_STRING_EQUAL(judge("203.0.113.7", &own, false), "address_host");
 	CU_ASSERT_STRING_EQUAL(judge("2001:db8::7", &own, false), "address_host");
 	CU_ASSERT_PTR_NULL(judge("203.0.113.8", &own, false));
+	/* The host's IPv4 address inside IPv6: a dual-stack socket reaches
+	 * it all the same. */
+	CU_ASSERT_STRING_EQUAL(judge("::ffff:203.0.113.7", &own, false), "address_host");
+	CU_ASSERT_STRING_EQUAL(judge("::ffff:cb00:7107", &own, false), "address_host");
+	CU_ASSERT_STRING_EQUAL(judge("64:ff9b::203.0.113.7", &own, false), "address_host");
+	CU_ASSERT_PTR_NULL(judge("::ffff:203.0.113.8", &own, false));
+	CU_ASSERT_PTR_NULL(judge("::ffff:203.0.113.7", &own, true));
 	CU_ASSERT_PTR_NULL(judge("203.0.113.7", &own, true));
 	CU_ASSERT_TRUE(proxy_addr_reason_private("address_host"));
 	CU_ASSERT_FALSE(proxy_addr_reason_private("address_multicast"));
