@@ -37,6 +37,17 @@ tap_done() {
 	[ "$tap_failed" = 0 ]
 }
 
+# tap_serve_done: tap_done, after the last 40 lines of the servers'
+# stderr when a case failed ($tmp/serve.log, where tapcase.py's servers
+# write).
+tap_serve_done() {
+	if [ "$tap_failed" != 0 ] && [ -s "$tmp/serve.log" ]; then
+		diag "hutch serve stderr:"
+		sed 's/^/# /' "$tmp/serve.log" | tail -n 40
+	fi
+	tap_done
+}
+
 # skip DESCRIPTION REASON: a test that cannot run here, for a reason other
 # than a missing kernel feature (so HUTCH_MUST_WORK does not fail it).
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }

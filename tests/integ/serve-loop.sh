@@ -297,8 +297,4 @@ check "a stopped worker's teardown holds no other client; the worker is gone aft
 check "a helper slow to read its 2 MiB spec holds no other client" tc slow_spec
 check "half-sent 32 MiB frames are charged to --max-buffered: VmHWM within it + 32 MiB" tc partial_frames
 
-if [ "$tap_failed" != 0 ] && [ -s "$tmp/serve.log" ]; then
-	diag "hutch serve stderr:"
-	sed 's/^/# /' "$tmp/serve.log" | tail -n 40
-fi
-tap_done
+tap_serve_done

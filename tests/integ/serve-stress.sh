@@ -345,8 +345,4 @@ check "SIGTERM at random moments (probe, spec write, worker teardown): exit with
 check "50 clients with half of a 100 MiB frame each: VmHWM within --max-buffered + 32 MiB" tc frames
 check "a stopped worker and helper delay no other client" tc stopped
 
-if [ "$tap_failed" != 0 ] && [ -s "$tmp/serve.log" ]; then
-	diag "hutch serve stderr:"
-	sed 's/^/# /' "$tmp/serve.log" | tail -n 40
-fi
-tap_done
+tap_serve_done
