@@ -186,33 +186,42 @@ static int on_signal(int fd, int sig_fd, bool *cancelled)
 	return -1;
 }
 
+int client_next_frame(struct frame_reader *fr, const uint8_t *p, size_t n, size_t *off,
+		      uint8_t **ret_frame, size_t *ret_len)
+{
+	while (*off < n) {
+		size_t used = 0;
+		enum frame_state st = frame_reader_feed(fr, p + *off, n - *off, &used);
+
+		*off += used;
+		if (st == FRAME_MORE)
+			continue;
+		if (st != FRAME_DONE) {
+			fprintf(stderr, "hutch-client: bad frame from the server\n");
+			return -1;
+		}
+		*ret_frame = frame_reader_take(fr, ret_len);
+		return 1;
+	}
+	return 0;
+}
+
 /* Bytes from the server fed to the frame reader, each whole event
  * handled. -1 to go on, else the exit status. */
 static int on_bytes(struct frame_reader *fr, const uint8_t *p, size_t n, bool json,
 		    struct shown *sh)
 {
-	size_t off = 0;
+	size_t off = 0, len = 0;
+	uint8_t *frame;
+	int got, r;
 
-	while (off < n) {
-		size_t used = 0, len = 0;
-		enum frame_state st = frame_reader_feed(fr, p + off, n - off, &used);
-		uint8_t *frame;
-		int r;
-
-		off += used;
-		if (st == FRAME_MORE)
-			continue;
-		if (st != FRAME_DONE) {
-			fprintf(stderr, "hutch-client: bad frame from the server\n");
-			return CLIENT_EXIT_FAILURE;
-		}
-		frame = frame_reader_take(fr, &len);
+	while ((got = client_next_frame(fr, p, n, &off, &frame, &len)) > 0) {
 		r = on_event((const char *)frame, len, json, sh);
 		free(frame);
 		if (r >= 0)
 			return r;
 	}
-	return -1;
+	return got < 0 ? CLIENT_EXIT_FAILURE : -1;
 }
 
 int client_run_wait(int fd, int sig_fd, bool json)

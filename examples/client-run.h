@@ -6,6 +6,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+struct frame_reader;
 
 /* Exit statuses for what went wrong on the client's side: hutch(1)'s
  * "any other failure" (usage, the connection, an impostor). */
@@ -24,6 +27,13 @@ int client_block_signals(void);
  * 0 once the final event was printed; else hutch(1)'s for it (the
  * command's status, 128+N, 124, 126, 127, 71, or 125). */
 int client_run_wait(int fd, int sig_fd, bool json);
+
+/* The next whole frame of p[*off, n) fed to fr (*off moved past what
+ * was used): 1 with it in *ret_frame (the caller frees it) and *ret_len;
+ * 0 once all of p is used without one; -1 after saying on stderr that
+ * the server sent a bad frame. Both hutch-client's loops read with it. */
+int client_next_frame(struct frame_reader *fr, const uint8_t *p, size_t n, size_t *off,
+		      uint8_t **ret_frame, size_t *ret_len);
 
 /* hutch(1)'s exit status for one final event's text [t, t+len). */
 int client_exit_status(const char *t, size_t len);

@@ -159,7 +159,9 @@ static int read_events(struct batch *bt)
 
 	while (bt->finals < bt->count) {
 		ssize_t n = read(bt->fd, chunk, sizeof(chunk));
-		size_t off = 0;
+		size_t off = 0, len = 0;
+		uint8_t *frame;
+		int got, r;
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -168,28 +170,16 @@ static int read_events(struct batch *bt)
 			frame_reader_reset(&fr);
 			return CLIENT_EXIT_FAILURE;
 		}
-		while (off < (size_t)n) {
-			size_t used = 0, len = 0;
-			enum frame_state st = frame_reader_feed(&fr, chunk + off, (size_t)n - off,
-								&used);
-			uint8_t *frame;
-			int r;
-
-			off += used;
-			if (st == FRAME_MORE)
-				continue;
-			if (st != FRAME_DONE) {
-				fprintf(stderr, "hutch-client: bad frame from the server\n");
-				frame_reader_reset(&fr);
-				return CLIENT_EXIT_FAILURE;
-			}
-			frame = frame_reader_take(&fr, &len);
+		while ((got = client_next_frame(&fr, chunk, (size_t)n, &off, &frame, &len)) > 0) {
 			r = on_event(bt, (const char *)frame, len);
 			free(frame);
-			if (r != 0) {
-				frame_reader_reset(&fr);
-				return CLIENT_EXIT_FAILURE;
-			}
+			if (r != 0)
+				break;
+		}
+		if (got != 0) {
+			/* a bad frame, or an event that ends the batch */
+			frame_reader_reset(&fr);
+			return CLIENT_EXIT_FAILURE;
 		}
 	}
 	return fflush(stdout) == 0 ? 0 : CLIENT_EXIT_FAILURE;

@@ -168,7 +168,7 @@ static int run_open_changes_dir(struct run_cli *c, const struct run_job *j)
 		any = any || j->plan.mounts[i].overlay;
 	if (!any)
 		return run_usage_error("--changes-dir", "the run has no --overlay whose changes to write");
-	return run_changes_dir_open(c->changes_dir, &c->changes_dir_fd);
+	return file_open_dir("--changes-dir", c->changes_dir, &c->changes_dir_fd);
 }
 
 /* Step 5b, outputs to the host: without --json, --collect writes into
@@ -182,7 +182,8 @@ static int job_open_output_dir(struct run_cli *c, const struct run_job *j)
 		return -EINVAL;
 	if (c->json || (!c->output_dir && j->plan.n_collect == 0))
 		return 0;
-	return run_output_dir_open(c->output_dir ? c->output_dir : ".", &c->output_dir_fd);
+	return file_open_dir("--output-dir", c->output_dir ? c->output_dir : ".",
+			     &c->output_dir_fd);
 }
 
 /* Step 5c, interactive use: --tty needs our stdin to be a terminal and

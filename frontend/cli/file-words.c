@@ -1,5 +1,6 @@
 /* file-words.c: the files the caller names (see file-words.h): errors
- * about them in words, and reading --request's. Frontend only. */
+ * about them in words, reading --request's, and opening the directories
+ * `hutch run` writes into. Frontend only. */
 #include "config.h"
 
 #include <errno.h>
@@ -89,4 +90,21 @@ int file_read_request(const char *file, struct request *req, struct verrors *e)
 	if (r < 0)
 		return request_file_error(e, is_stdin ? "standard input" : file, -r, "cannot read", 0);
 	return request_parse(text, len, req, e);
+}
+
+int file_open_dir(const char *flag, const char *dir, int *ret_fd)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	const char *why;
+
+	if (fd >= 0) {
+		*ret_fd = fd;
+		return 0;
+	}
+	why = errno == ELOOP	 ? "is a symbolic link; name the directory itself"
+	      : errno == ENOTDIR ? "not a directory; name an existing directory"
+	      : errno == ENOENT	 ? "no such directory; create it first"
+				 : "cannot open the directory";
+	fprintf(stderr, "hutch run: %s: %s\nTry 'hutch run --help'.\n", flag, why);
+	return -EINVAL;
 }

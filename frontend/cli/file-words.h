@@ -1,7 +1,8 @@
 /* file-words.h: the files the caller names on the command line
  * (--request, --input): errors about them in words (the file, the errno
  * in words and its name, the limit where one applies), and reading
- * --request's document. Frontend only. */
+ * --request's document; and the directories `hutch run` writes into
+ * (--output-dir, --changes-dir), opened. Frontend only. */
 #ifndef HUTCH_FILE_WORDS_H
 #define HUTCH_FILE_WORDS_H
 
@@ -22,5 +23,10 @@ void file_words_size(const char *path, uint64_t size, uint64_t limit, char *buf,
 /* --request FILE (or "-", standard input): the document, parsed into
  * *req; -EINVAL with e filled, its message naming the file and why. */
 int file_read_request(const char *file, struct request *req, struct verrors *e);
+
+/* `hutch run`'s --output-dir and --changes-dir (flag, as typed): the
+ * existing directory dir, its final component not a symbolic link. 0
+ * with *ret_fd, or -EINVAL after saying why on stderr. */
+int file_open_dir(const char *flag, const char *dir, int *ret_fd);
 
 #endif

@@ -19,23 +19,6 @@
 #include "doc/json-util.h"
 #include "run/collect-host.h"
 
-int run_changes_dir_open(const char *dir, int *ret_fd)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	const char *why;
-
-	if (fd >= 0) {
-		*ret_fd = fd;
-		return 0;
-	}
-	why = errno == ELOOP	 ? "is a symbolic link; name the directory itself"
-	      : errno == ENOTDIR ? "not a directory; name an existing directory"
-	      : errno == ENOENT	 ? "no such directory; create it first"
-				 : "cannot open the directory";
-	fprintf(stderr, "hutch run: --changes-dir: %s\nTry 'hutch run --help'.\n", why);
-	return -EINVAL;
-}
-
 static void say_not_written(const char *path, const char *why)
 {
 	char shown[1100];

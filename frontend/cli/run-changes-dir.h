@@ -10,10 +10,6 @@
 
 #include "doc/outcome.h"
 
-/* The existing directory, its final component not a symbolic link. 0
- * with *ret_fd, or -EINVAL after saying why on stderr. */
-int run_changes_dir_open(const char *dir, int *ret_fd);
-
 /* Write o's change set (nothing of a run whose outputs are withheld but
  * the manifest) and say on stderr which entries were not written.
  * Returns how many were not. */

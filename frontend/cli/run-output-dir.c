@@ -4,7 +4,6 @@
  * Frontend only. */
 #include "config.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,23 +12,6 @@
 
 #include "cli/run-output-dir.h"
 #include "run/collect-host.h"
-
-int run_output_dir_open(const char *dir, int *ret_fd)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	const char *why;
-
-	if (fd >= 0) {
-		*ret_fd = fd;
-		return 0;
-	}
-	why = errno == ELOOP	 ? "is a symbolic link; name the directory itself"
-	      : errno == ENOTDIR ? "not a directory; name an existing directory"
-	      : errno == ENOENT	 ? "no such directory; create it first"
-				 : "cannot open the directory";
-	fprintf(stderr, "hutch run: --output-dir: %s\nTry 'hutch run --help'.\n", why);
-	return -EINVAL;
-}
 
 static const char *collect_reason(const char *error)
 {

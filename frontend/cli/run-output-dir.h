@@ -10,10 +10,6 @@
 #include "doc/outcome.h"
 #include "doc/plan.h"
 
-/* The directory (default "."), its final component not a symbolic link.
- * 0 with *ret_fd, or -EINVAL after saying why on stderr. */
-int run_output_dir_open(const char *dir, int *ret_fd);
-
 /* Write what was collected (nothing when the outcome withholds output)
  * and say which entries were not written. Returns how many were not. */
 size_t run_output_dir_write(int out_fd, const struct plan *plan, const struct outcome *o,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "jail/bind-fd.h"
+#include "jail/bind-source.h"
 
 /* What the open mode says the client proved: read access always (an
  * O_RDONLY open of a directory needs it); write access to a file only
@@ -86,14 +87,8 @@ const char *bind_fd_refusal(int fd, bool rw, uid_t peer_uid, char *ret_path)
 	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_UID | STATX_MNT_ID,
 		  &stx) < 0)
 		return "is not an open descriptor";
-	if (S_ISSOCK(stx.stx_mode))
-		return "is a socket";
-	if (S_ISFIFO(stx.stx_mode))
-		return "is a FIFO";
-	if (!S_ISREG(stx.stx_mode) && !S_ISDIR(stx.stx_mode))
-		return "is not a regular file or directory";
-	if (!(stx.stx_mask & STATX_MNT_ID))
-		return "cannot be checked: the kernel does not report mount ids";
+	if ((why = bind_source_type_refusal(&stx)))
+		return why;
 	if ((why = open_mode_refusal(fd, rw, &stx)) || (why = authority_refusal(rw, peer_uid, &stx)))
 		return why;
 	/* Read-only where the client has it stays so, whichever mount of the

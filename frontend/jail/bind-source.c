@@ -93,6 +93,19 @@ static const char *scan_mounts(FILE *f, const char *real, unsigned long long own
 	return found ? NULL : "cannot be checked: its mount is not in /proc/self/mountinfo";
 }
 
+const char *bind_source_type_refusal(const struct statx *stx)
+{
+	if (S_ISSOCK(stx->stx_mode))
+		return "is a socket";
+	if (S_ISFIFO(stx->stx_mode))
+		return "is a FIFO";
+	if (!S_ISREG(stx->stx_mode) && !S_ISDIR(stx->stx_mode))
+		return "is not a regular file or directory";
+	if (!(stx->stx_mask & STATX_MNT_ID))
+		return "cannot be checked: the kernel does not report mount ids";
+	return NULL;
+}
+
 const char *bind_source_refusal(const char *real)
 {
 	struct statx stx;
@@ -101,14 +114,8 @@ const char *bind_source_refusal(const char *real)
 
 	if (statx(AT_FDCWD, real, AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_MNT_ID, &stx) < 0)
 		return "cannot be examined";
-	if (S_ISSOCK(stx.stx_mode))
-		return "is a socket";
-	if (S_ISFIFO(stx.stx_mode))
-		return "is a FIFO";
-	if (!S_ISREG(stx.stx_mode) && !S_ISDIR(stx.stx_mode))
-		return "is not a regular file or directory";
-	if (!(stx.stx_mask & STATX_MNT_ID))
-		return "cannot be checked: the kernel does not report mount ids";
+	if ((why = bind_source_type_refusal(&stx)))
+		return why;
 	if (cache_overlaps(real))
 		return "would reach hutch's cache of security decisions (/dev/shm, /run/user)";
 	f = fopen("/proc/self/mountinfo", "re");

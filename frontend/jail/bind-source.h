@@ -7,6 +7,14 @@
 #ifndef HUTCH_BIND_SOURCE_H
 #define HUTCH_BIND_SOURCE_H
 
+struct statx;
+
+/* NULL when stx (with STATX_TYPE and STATX_MNT_ID asked) is of a regular
+ * file or a directory whose mount the kernel names, else why not: the
+ * type rules of bind_source_refusal(), which bind_fd_refusal() applies
+ * to a descriptor too. */
+const char *bind_source_type_refusal(const struct statx *stx);
+
 /* NULL when the canonical host path real may be a bind source, else why
  * not (a fixed phrase for an error message). */
 const char *bind_source_refusal(const char *real);

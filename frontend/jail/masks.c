@@ -77,42 +77,52 @@ static int hide(struct plan *p, const char *target)
 	return add(p, target, strlen(target), MASK_HIDE);
 }
 
+/* The parents of target strictly below root not yet pinned: counted
+ * into *need or, need NULL, pinned. */
+static int unpinned_parents(struct plan *p, const char *target, size_t root_len, size_t *need)
+{
+	size_t len = strlen(target);
+	int r;
+
+	for (size_t i = root_len + 1; i < len; i++) {
+		_cleanup_free_ char *parent = NULL;
+
+		if (target[i] != '/')
+			continue;
+		parent = strndup(target, i);
+		if (!parent)
+			return -ENOMEM;
+		if (have(p, parent, MASK_PIN))
+			continue;
+		if (need)
+			(*need)++;
+		else if ((r = add(p, parent, i, MASK_PIN)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* target read-only, and its parents strictly below root pinned: all of
  * them or, when they do not fit, none (a read-only path whose parent can
  * be renamed aside protects nothing). */
 static int protect(struct plan *p, const char *target, size_t root_len)
 {
-	size_t need = 1, len = strlen(target);
+	size_t need = 1;
 	int r;
 
 	if (have(p, target, MASK_READ_ONLY))
 		return 0;
-	for (size_t i = root_len + 1; i < len; i++) {
-		_cleanup_free_ char *parent = NULL;
-
-		if (target[i] != '/')
-			continue;
-		parent = strndup(target, i);
-		if (!parent)
-			return -ENOMEM;
-		need += !have(p, parent, MASK_PIN);
-	}
+	r = unpinned_parents(p, target, root_len, &need);
+	if (r < 0)
+		return r;
 	if (p->n_masks + need > MASKS_MAX) {
 		p->masks_report.left_out++;
 		return 0;
 	}
-	for (size_t i = root_len + 1; i < len; i++) {
-		_cleanup_free_ char *parent = NULL;
-
-		if (target[i] != '/')
-			continue;
-		parent = strndup(target, i);
-		if (!parent)
-			return -ENOMEM;
-		if (!have(p, parent, MASK_PIN) && (r = add(p, parent, i, MASK_PIN)) < 0)
-			return r;
-	}
-	return add(p, target, len, MASK_READ_ONLY);
+	r = unpinned_parents(p, target, root_len, NULL);
+	if (r < 0)
+		return r;
+	return add(p, target, strlen(target), MASK_READ_ONLY);
 }
 
 /* A bind the jail may change: read_only patterns apply there. An overlay

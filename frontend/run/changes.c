@@ -308,18 +308,26 @@ static void upper_entry(struct walker *w, int up_fd, int low_fd, const char *nam
 			&us);
 }
 
+/* A directory stream of dir_fd, which stays the caller's: on a
+ * duplicate, which closedir() closes. NULL when none can be had. */
+static DIR *dir_stream(int dir_fd)
+{
+	int fd = fcntl(dir_fd, F_DUPFD_CLOEXEC, 3);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
 /* The lower's entries an opaque upper directory hides: each deleted. */
 static void hidden_entries(struct walker *w, int up_fd, int low_fd, char *path, size_t plen)
 {
-	int fd = fcntl(low_fd, F_DUPFD_CLOEXEC, 3);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = dir_stream(low_fd);
 	struct dirent *de;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while (w->err == 0 && (de = readdir(d))) {
 		struct stat us, ls;
 
@@ -337,15 +345,11 @@ static void hidden_entries(struct walker *w, int up_fd, int low_fd, char *path, 
 static void walk_dir(struct walker *w, int up_fd, int low_fd, bool opaque, char *path,
 		     size_t plen, unsigned depth)
 {
-	int fd = fcntl(up_fd, F_DUPFD_CLOEXEC, 3);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = dir_stream(up_fd);
 	struct dirent *de;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while (w->err == 0 && (de = readdir(d))) {
 		size_t n = strlen(de->d_name);
 

@@ -37,6 +37,17 @@ tap_done() {
 	[ "$tap_failed" = 0 ]
 }
 
+# tap_serve_done: tap_done, after the last 40 lines of the servers'
+# stderr when a case failed ($tmp/serve.log, where tapcase.py's servers
+# write).
+tap_serve_done() {
+	if [ "$tap_failed" != 0 ] && [ -s "$tmp/serve.log" ]; then
+		diag "hutch serve stderr:"
+		sed 's/^/# /' "$tmp/serve.log" | tail -n 40
+	fi
+	tap_done
+}
+
 # skip DESCRIPTION REASON: a test that cannot run here, for a reason other
 # than a missing kernel feature (so HUTCH_MUST_WORK does not fail it).
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
@@ -142,15 +153,16 @@ tap_client_dir() {
 	done
 }
 
-# tap_pycases DIR: write DIR/tapcase.py, what the cases.py of serve.sh,
-# serve-sessions.sh, serve-limits.sh and serve-load.sh share (they import
-# it from their own directory).
+# tap_pycases DIR: write DIR/tapcase.py, what the cases.py of the serve*.sh
+# scripts share (they import it from their own directory): the server on
+# a socket or a socketpair, a client, waits, and the case runner.
 tap_pycases() {
 	cat >"$1/tapcase.py" <<'PYEOF'
 # tapcase.py (written by lib.sh): one test case per run of a cases.py
 # (argv[1]); exit 0 when it passed, diagnostics as TAP comments. Every
 # wait is bounded. CLIENT_DIR, HUTCH and TMPD come from the environment.
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -165,6 +177,7 @@ HUTCH = os.environ["HUTCH"]
 TMP = os.environ["TMPD"]
 T = 30  # bound on any one wait, in seconds
 LOG = os.path.join(TMP, "serve.log")
+TICK = os.sysconf("SC_CLK_TCK")
 
 
 class Fail(Exception):
@@ -257,11 +270,15 @@ def spawn(*opts, env=None):
     return HutchClient(ours, proc)
 
 
-def serve_socket(path, *opts, env=None):
-    """hutch serve --socket PATH, once it answers there."""
+def serve_socket(path, *opts, env=None, nofile=None):
+    """hutch serve --socket PATH (with RLIMIT_NOFILE nofile), once it
+    answers there."""
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
     with open(LOG, "ab") as log:
         proc = subprocess.Popen([HUTCH, "serve", "--socket", path, *opts],
-                                stdout=log, stderr=log, env=env)
+                                stdout=log, stderr=log, env=env,
+                                preexec_fn=limit if nofile else None)
 
     def up():
         if proc.poll() is not None:
@@ -274,9 +291,24 @@ def serve_socket(path, *opts, env=None):
             return False
         finally:
             s.close()
-    wait_until(up, 10)
+    expect(wait_until(up, 10), "serve --socket %s never listened" % path)
     expect(proc.poll() is None, "serve --socket %s exited %s" % (path, proc.returncode))
     return proc
+
+
+def connect(path, timeout=T):
+    """A client of the server at path, its waits bounded by timeout."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect(path)
+    return HutchClient(s)
+
+
+def cpu_s(pid):
+    """The CPU seconds (user + system) process pid has used."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def stop(proc, sig=signal.SIGTERM):

@@ -534,8 +534,4 @@ else
 	skip "a server in its own mount namespace" "needs root to make one without a user namespace"
 fi
 
-if [ "$tap_failed" != 0 ] && [ -s "$tmp/serve.log" ]; then
-	diag "hutch serve stderr:"
-	sed 's/^/# /' "$tmp/serve.log" | tail -n 40
-fi
-tap_done
+tap_serve_done

@@ -43,7 +43,6 @@ tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one case per invocation (argv[1]), run by tapcase.main.
 import os
-import resource
 import signal
 import socket
 import struct
@@ -52,48 +51,10 @@ import sys
 import threading
 import time
 
-from tapcase import (HUTCH, LOG, T, TMP, Fail, HutchClient, diag, expect, gone, main, now,
-                     procs_with, sanitized, stop, vm_kb, wait_until)
+from tapcase import (HUTCH, T, TMP, Fail, connect, cpu_s, diag, expect, gone, main, now,
+                     procs_with, sanitized, serve_socket, stop, vm_kb, wait_until)
 
 MiB = 1 << 20
-TICK = os.sysconf("SC_CLK_TCK")
-
-
-def serve(path, *opts, nofile=None, env=None):
-    """hutch serve --socket PATH (with RLIMIT_NOFILE nofile), once it answers."""
-    def limit():
-        if nofile:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
-    with open(LOG, "ab") as log:
-        proc = subprocess.Popen([HUTCH, "serve", "--socket", path, *opts], stdout=log,
-                                stderr=log, env=env, preexec_fn=limit)
-    def up():
-        if proc.poll() is not None:
-            return True
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            s.connect(path)
-            return True
-        except OSError:
-            return False
-        finally:
-            s.close()
-    expect(wait_until(up, 10), "serve --socket never listened")
-    expect(proc.poll() is None, "serve exited %s" % proc.returncode)
-    return proc
-
-
-def connect(path, timeout=T):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    s.connect(path)
-    return HutchClient(s)
-
-
-def cpu_s(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def ping_ms(path):
@@ -107,7 +68,7 @@ def ping_ms(path):
 
 def case_emfile():
     path = os.path.join(TMP, "emfile.sock")
-    proc = serve(path, nofile=24)
+    proc = serve_socket(path, nofile=24)
     clients, lock, served = [], threading.Lock(), []
     release = threading.Event()
 
@@ -152,7 +113,7 @@ def case_sigterm_probe():
         os.mkdir(rt, 0o700)    # a fresh probe cache: the first request probes
         env = dict(os.environ, XDG_RUNTIME_DIR=rt)
         path = os.path.join(TMP, "probe%d.sock" % delay_ms)
-        proc = serve(path, "--grace", "1s", env=env)
+        proc = serve_socket(path, "--grace", "1s", env=env)
         try:
             c = connect(path)
             expect(c.ping(), "no pong")    # accepted: SIGTERM closes only the backlog
@@ -192,7 +153,7 @@ def case_lifetime():
     expect(len(lines) == 1 and "--lifetime" in lines[0] and "720h" in lines[0],
            "not one line naming the flag and the range: %r" % r.stderr)
     path = os.path.join(TMP, "life.sock")
-    proc = serve(path, "--lifetime", "720h")
+    proc = serve_socket(path, "--lifetime", "720h")
     try:
         c = connect(path)
         res = c.run({"version": 1, "argv": ["/bin/sh", "-c", "sleep 0.1; echo ok"]})
@@ -232,7 +193,7 @@ def jail_chain(pid, server):
 
 def case_stopped_worker():
     path = os.path.join(TMP, "stop.sock")
-    proc = serve(path, "--grace", "3s")
+    proc = serve_socket(path, "--grace", "3s")
     try:
         a = connect(path)
         mark = "hutch-stopped-%d" % os.getpid()
@@ -266,7 +227,7 @@ def case_slow_spec():
     env = dict(os.environ, HUTCH_EXEC=os.path.join(TMP, "slow-exec"),
                XDG_RUNTIME_DIR=os.path.join(TMP, "rt-spec"))
     os.mkdir(env["XDG_RUNTIME_DIR"], 0o700)
-    proc = serve(path, "--no-forkserver", env=env)
+    proc = serve_socket(path, "--no-forkserver", env=env)
     try:
         a = connect(path)
         expect(a.run({"version": 1, "argv": ["/bin/true"]})["status"] == "exited",
@@ -287,7 +248,7 @@ def case_slow_spec():
 
 def case_partial_frames():
     path = os.path.join(TMP, "frames.sock")
-    proc = serve(path, "--max-buffered", "40M", "--max-frame", "64M")
+    proc = serve_socket(path, "--max-buffered", "40M", "--max-frame", "64M")
     try:
         time.sleep(0.2)
         base = vm_kb(proc.pid, "VmHWM")
@@ -336,8 +297,4 @@ check "a stopped worker's teardown holds no other client; the worker is gone aft
 check "a helper slow to read its 2 MiB spec holds no other client" tc slow_spec
 check "half-sent 32 MiB frames are charged to --max-buffered: VmHWM within it + 32 MiB" tc partial_frames
 
-if [ "$tap_failed" != 0 ] && [ -s "$tmp/serve.log" ]; then
-	diag "hutch serve stderr:"
-	sed 's/^/# /' "$tmp/serve.log" | tail -n 40
-fi
-tap_done
+tap_serve_done

@@ -40,7 +40,6 @@ cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one case per invocation (argv[1]), run by tapcase.main.
 import os
 import random
-import resource
 import signal
 import socket
 import struct
@@ -49,49 +48,11 @@ import sys
 import threading
 import time
 
-from tapcase import (HUTCH, LOG, T, TMP, Fail, HutchClient, diag, expect, gone, main, now,
-                     procs_with, sanitized, stop, vm_kb, wait_until)
+from tapcase import (T, TMP, Fail, connect, cpu_s, diag, expect, gone, main, now, procs_with,
+                     sanitized, serve_socket, stop, vm_kb)
 
 MiB = 1 << 20
-TICK = os.sysconf("SC_CLK_TCK")
 TAG = "hutch-stress-%d" % os.getpid()
-
-
-def serve(path, *opts, nofile=None, env=None):
-    def limit():
-        if nofile:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
-    with open(LOG, "ab") as log:
-        proc = subprocess.Popen([HUTCH, "serve", "--socket", path, *opts], stdout=log,
-                                stderr=log, env=env, preexec_fn=limit)
-
-    def up():
-        if proc.poll() is not None:
-            return True
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            s.connect(path)
-            return True
-        except OSError:
-            return False
-        finally:
-            s.close()
-    expect(wait_until(up, 10), "serve --socket never listened")
-    expect(proc.poll() is None, "serve exited %s" % proc.returncode)
-    return proc
-
-
-def connect(path, timeout=T):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(timeout)
-    s.connect(path)
-    return HutchClient(s)
-
-
-def cpu_s(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
 
 
 def threads(n, fn):
@@ -123,7 +84,7 @@ def worker(mark):
 
 def case_nofile():
     path = os.path.join(TMP, "nofile.sock")
-    proc = serve(path, "--max-conn-per-uid", "256", nofile=64)
+    proc = serve_socket(path, "--max-conn-per-uid", "256", nofile=64)
     ok, bad, lock = [], [], threading.Lock()
 
     def client(i):
@@ -154,7 +115,7 @@ def case_nofile():
 
 def case_many():
     path = os.path.join(TMP, "many.sock")
-    proc = serve(path, "--max-total", "720", "--max-workers", "100", "--max-conn-per-uid", "128")
+    proc = serve_socket(path, "--max-total", "720", "--max-workers", "100", "--max-conn-per-uid", "128")
     errors, lock = [], threading.Lock()
     started = threading.Barrier(90 + 25 + 1, timeout=60)
 
@@ -271,7 +232,7 @@ def case_sigterm():
             opts.append("--no-forkserver")
         path = os.path.join(TMP, "term%d.sock" % n)
         mark = "%s-term%d" % (TAG, n)
-        proc = serve(path, *opts, env=env)
+        proc = serve_socket(path, *opts, env=env)
         try:
             c = connect(path)
             expect(c.ping(), "no pong")    # accepted: SIGTERM closes only the backlog
@@ -295,7 +256,7 @@ def case_sigterm():
 
 def case_frames():
     path = os.path.join(TMP, "frames.sock")
-    proc = serve(path, "--max-frame", "128M")
+    proc = serve_socket(path, "--max-frame", "128M")
     budget_kb = 256 * 1024
     try:
         time.sleep(0.2)
@@ -331,7 +292,7 @@ def case_frames():
 
 def case_stopped():
     path = os.path.join(TMP, "stopped.sock")
-    proc = serve(path, "--grace", "3s")
+    proc = serve_socket(path, "--grace", "3s")
     lat, stop_flag = [], threading.Event()
     try:
         a = connect(path)
@@ -384,8 +345,4 @@ check "SIGTERM at random moments (probe, spec write, worker teardown): exit with
 check "50 clients with half of a 100 MiB frame each: VmHWM within --max-buffered + 32 MiB" tc frames
 check "a stopped worker and helper delay no other client" tc stopped
 
-if [ "$tap_failed" != 0 ] && [ -s "$tmp/serve.log" ]; then
-	diag "hutch serve stderr:"
-	sed 's/^/# /' "$tmp/serve.log" | tail -n 40
-fi
-tap_done
+tap_serve_done
