@@ -210,9 +210,11 @@ def wait_until(pred, timeout, step=0.02):
 
 def hutch_for_all():
     """A copy of hutch (and of hutch-exec and the policies when the
-    environment names them) that any user may run, for a server started
-    as another uid: the build tree may sit where that uid cannot enter
-    (tests/ci.sh's is 0700). The path to run and the environment."""
+    environment names them, and of the Python client) that any user may
+    run, for a server or client started as another uid: the build and
+    source trees may sit where that uid cannot enter (tests/ci.sh's build
+    tree is 0700, and so is distcheck's). The path to run and the
+    environment (CLIENT_DIR names the client's copy)."""
     d = os.path.join(TMP, "hutch-for-all")
     env = dict(os.environ)
     if not os.path.isdir(d):
@@ -227,7 +229,11 @@ def hutch_for_all():
                 if f.endswith(".json"):
                     subprocess.run(["cp", os.path.join(pol, f), os.path.join(d, "policy")],
                                    check=True)
+        client = os.path.join(os.environ.get("CLIENT_DIR", ""), "hutch_client.py")
+        if os.path.isfile(client):
+            subprocess.run(["cp", client, d], check=True)
         subprocess.run(["chmod", "-R", "a+rX", d], check=True)
+    env["CLIENT_DIR"] = d
     if os.environ.get("HUTCH_EXEC"):
         env["HUTCH_EXEC"] = os.path.join(d, "hutch-exec")
     if os.environ.get("HUTCH_POLICY_PATH"):

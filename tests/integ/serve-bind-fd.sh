@@ -395,8 +395,10 @@ print(json.dumps(c.wait_final(rid)))
 
 
 def as_user(uid, sock, server_uid, kind, src, mode):
+    env = hutch_for_all()[1]  # a client module that uid can read
     p = subprocess.run([sys.executable, "-c", FOREIGN, sock, str(server_uid), kind, src, mode],
-                       user=uid, group=uid, extra_groups=[], capture_output=True, timeout=T)
+                       user=uid, group=uid, extra_groups=[], capture_output=True, timeout=T,
+                       env=env)
     expect(p.returncode == 0, "client as %d: %s" % (uid, p.stderr.decode()[-600:]))
     return json.loads(p.stdout)
 
