@@ -295,37 +295,34 @@ show("http", answer(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
 show("tls", answer(b"\x16\x03\x01\x02\x00\x01"))
 show("json", answer(b'{"version":1,"id":1,"ping":{}}'))
 show("big", answer(struct.pack(">I", 1 << 20), "--max-frame", "1K"))
-req = json.dumps({"version": 1, "id": 5, "run": {"version": 1, "argv": ["/bin/true"],
-                  "network": "host"}}).encode()
-ours, theirs = socket.socketpair()
-p = subprocess.Popen([sys.argv[1], "serve", "--fd", str(theirs.fileno())],
-                     pass_fds=(theirs.fileno(),), stderr=subprocess.DEVNULL)
-theirs.close()
-ours.settimeout(20)
-ours.sendall(struct.pack(">I", len(req)) + req)
-(n,) = struct.unpack(">I", ours.recv(4, socket.MSG_WAITALL))
-ev = json.loads(ours.recv(n, socket.MSG_WAITALL))
-ours.close()
-p.wait(20)
+
+def final_event(run):
+    """A server of its own for one run request: its first event that is
+    not a live one."""
+    req = json.dumps({"version": 1, "id": 5, "run": run}).encode()
+    ours, theirs = socket.socketpair()
+    p = subprocess.Popen([sys.argv[1], "serve", "--fd", str(theirs.fileno())],
+                         pass_fds=(theirs.fileno(),), stderr=subprocess.DEVNULL)
+    theirs.close()
+    ours.settimeout(20)
+    ours.sendall(struct.pack(">I", len(req)) + req)
+    while True:
+        (n,) = struct.unpack(">I", ours.recv(4, socket.MSG_WAITALL))
+        ev = json.loads(ours.recv(n, socket.MSG_WAITALL))
+        if "live" not in ev:
+            break
+    ours.close()
+    p.wait(20)
+    return ev
+
+
+ev = final_event({"version": 1, "argv": ["/bin/true"], "network": "host"})
 print("refusal", json.dumps(ev["failed"]))
 
 # keep_partial through serve: the exit event's document keeps "before".
-req = json.dumps({"version": 1, "id": 6, "run": {"version": 1, "keep_partial": True,
+ev = final_event({"version": 1, "keep_partial": True,
                   "argv": ["/bin/sh", "-c", "echo before; sleep 10"],
-                  "limits": {"wall_ms": 1000}}}).encode()
-ours, theirs = socket.socketpair()
-p = subprocess.Popen([sys.argv[1], "serve", "--fd", str(theirs.fileno())],
-                     pass_fds=(theirs.fileno(),), stderr=subprocess.DEVNULL)
-theirs.close()
-ours.settimeout(20)
-ours.sendall(struct.pack(">I", len(req)) + req)
-while True:
-    (n,) = struct.unpack(">I", ours.recv(4, socket.MSG_WAITALL))
-    ev = json.loads(ours.recv(n, socket.MSG_WAITALL))
-    if "live" not in ev:
-        break
-ours.close()
-p.wait(20)
+                  "limits": {"wall_ms": 1000}})
 print("partial", json.dumps(ev.get("exit", ev)))
 PYEOF
 line() { sed -n "s/^$1 //p" "$tmp/serve"; }
