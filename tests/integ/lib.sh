@@ -153,6 +153,19 @@ tap_client_dir() {
 	done
 }
 
+# tap_need_mechanism NAME WHAT: $probe_row is hutch probe's row (JSON) for
+# the mechanism NAME; when that is not available, the script is one
+# skip_feature naming WHAT with probe's line for NAME, and ends.
+tap_need_mechanism() {
+	probe_row=$("$HUTCH" probe --json 2>/dev/null | json_get \
+		"[m for m in d['mechanisms'] if m['mechanism'] == '$1'][0]")
+	if ! printf '%s' "$probe_row" | grep -q '"available": true'; then
+		skip_feature "$2" "$("$HUTCH" probe 2>&1 | grep "^$1")"
+		tap_done
+		exit
+	fi
+}
+
 # tap_serve_setup WHAT [c]: the start the serve*.sh scripts share, after
 # tap_tmpdir. $client_dir is the Python client's folder (tap_client_dir);
 # without it or without $py the script is one skip naming WHAT, and ends.

@@ -23,13 +23,7 @@
 tap_tmpdir npm-overlay
 tap_stderr="$tmp/err"
 
-row=$("$HUTCH" probe --json 2>/dev/null | json_get \
-	'[m for m in d["mechanisms"] if m["mechanism"] == "overlay"][0]')
-if ! printf '%s' "$row" | grep -q '"available": true'; then
-	skip_feature "npm on an overlay" "$("$HUTCH" probe 2>&1 | grep '^overlay')"
-	tap_done
-	exit
-fi
+tap_need_mechanism overlay "npm on an overlay"
 for c in node npm; do
 	if ! command -v $c >/dev/null 2>&1; then
 		skip "npm on an overlay" "$c is not installed (tests/ci.sh installs Debian's nodejs and npm)"
