@@ -102,11 +102,15 @@ mkdir "$tmp/home"
 
 # The tree the jail gets (src) and the host's copy (host): the package,
 # and beside it the dependency packed into a tarball.
+# Copies, writable by their owner: the fixtures may lie in a read-only
+# tree (distcheck's).
 mkdir "$tmp/src"
 cp -R "$fixtures/cov" "$tmp/src/cov"
-(cd "$tmp/src" && hostnpm pack --silent "$fixtures/dep" >/dev/null 2>"$tmp/err")
+cp -R "$fixtures/dep" "$tmp/dep"
+chmod -R u+w,a+rX "$tmp/src" "$tmp/dep"
+(cd "$tmp/src" && hostnpm pack --silent "$tmp/dep" >/dev/null 2>"$tmp/err")
 check "npm pack made the dependency's tarball" test -f "$tmp/src/hutch-fixture-dep-1.0.0.tgz"
-chmod -R a+rX "$tmp/src"
+chmod a+r "$tmp/src/hutch-fixture-dep-1.0.0.tgz"
 cp -Rp "$tmp/src" "$tmp/host"
 tree "$tmp/src" >"$tmp/before"
 
