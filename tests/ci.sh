@@ -44,7 +44,12 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	# memory limit without a cgroup (memory-limit.sh); npm's test and
 	# install on an overlay of a package (npm-overlay.sh).
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-		nodejs npm default-jre-headless golang-go >/dev/null
+		nodejs default-jre-headless golang-go >/dev/null
+	# Debian's npm, unless the nodejs installed brings its own (a
+	# nodesource nodejs conflicts with Debian's npm package).
+	command -v npm >/dev/null 2>&1 ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			npm >/dev/null
 	# jobs-convert.sh checks that gs in the jail honours /etc/papersize:
 	# A4, unlike what gs falls back to without the file.
 	[ -f /etc/papersize ] || echo a4 >/etc/papersize
