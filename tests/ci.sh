@@ -41,9 +41,15 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		curl git python3-pip openssl ca-certificates >/dev/null
 	# Runtimes that reserve address space they never touch, under the
-	# memory limit without a cgroup (memory-limit.sh).
+	# memory limit without a cgroup (memory-limit.sh); npm's test and
+	# install on an overlay of a package (npm-overlay.sh).
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		nodejs default-jre-headless golang-go >/dev/null
+	# Debian's npm, unless the nodejs installed brings its own (a
+	# nodesource nodejs conflicts with Debian's npm package).
+	command -v npm >/dev/null 2>&1 ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			npm >/dev/null
 	# jobs-convert.sh checks that gs in the jail honours /etc/papersize:
 	# A4, unlike what gs falls back to without the file.
 	[ -f /etc/papersize ] || echo a4 >/etc/papersize
@@ -123,6 +129,8 @@ cp "$top/README" "$prefix/tests/README"
 for p in tests/progs/*; do
 	[ -f "$p" ] && [ -x "$p" ] && cp "$p" "$prefix/tests/progs/"
 done
+# npm-overlay.sh's fixture packages.
+cp -R "$top/tests/npm" "$prefix/tests/npm"
 # The serve tests drive the server with both example clients.
 cp "$top/examples/hutch_client.py" examples/hutch-client "$prefix/examples/"
 cp "$top"/tests/escape/run.sh "$top"/tests/escape/escape.py "$top"/tests/escape/probes*.c \

@@ -70,6 +70,20 @@ static const char *found_any(const struct outcome *o)
 	return w ? w : found(&o->out);
 }
 
+/* AddressSanitizer reserves its shadow memory at start: one private
+ * writable MAP_NORESERVE mapping of terabytes (0xdfff0001000 bytes on
+ * x86_64, gcc 12), which RLIMIT_DATA counts whole. When that reservation
+ * fails it says this, and no --memory accepted (1T at most) would let it
+ * start: the advice to raise --memory would send a caller round in a
+ * circle. */
+static bool sanitizer_shadow(const struct outcome *o)
+{
+	static const char w[] = "ReserveShadowMemoryRange";
+
+	return memmem(o->errc.tail, o->errc.tail_len, w, sizeof(w) - 1) ||
+	       memmem(o->out.tail, o->out.tail_len, w, sizeof(w) - 1);
+}
+
 static bool ended_badly(const struct outcome *o)
 {
 	if (o->status == OUTCOME_EXITED)
@@ -96,7 +110,13 @@ void settle_memory_limit(const struct plan *plan, struct outcome *o)
 	o->memory_limit = true;
 	units_format_size(plan->limits.memory_bytes, lim, sizeof(lim));
 	units_format_size(plan->memory_max, max, sizeof(max));
-	if (w)
+	if (w && sanitizer_shadow(o))
+		snprintf(o->memory_detail, sizeof(o->memory_detail),
+			 "the command is built with AddressSanitizer: its shadow memory, terabytes "
+			 "reserved at start, fits under no RLIMIT_DATA that --memory can set (here %s "
+			 "per process), so no --memory SIZE helps; run it where hutch has a delegated "
+			 "cgroup (hutch(1), cgroup)", lim);
+	else if (w)
 		snprintf(o->memory_detail, sizeof(o->memory_detail),
 			 "the command ended after an allocation failed (its output says \"%s\") "
 			 "under the memory limit of %s per process (RLIMIT_DATA); raise it with "

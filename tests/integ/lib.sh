@@ -153,6 +153,48 @@ tap_client_dir() {
 	done
 }
 
+# tap_need_mechanism NAME WHAT: $probe_row is hutch probe's row (JSON) for
+# the mechanism NAME; when that is not available, the script is one
+# skip_feature naming WHAT with probe's line for NAME, and ends.
+tap_need_mechanism() {
+	probe_row=$("$HUTCH" probe --json 2>/dev/null | json_get \
+		"[m for m in d['mechanisms'] if m['mechanism'] == '$1'][0]")
+	if ! printf '%s' "$probe_row" | grep -q '"available": true'; then
+		skip_feature "$2" "$("$HUTCH" probe 2>&1 | grep "^$1")"
+		tap_done
+		exit
+	fi
+}
+
+# tap_serve_setup WHAT [c]: the start the serve*.sh scripts share, after
+# tap_tmpdir. $client_dir is the Python client's folder (tap_client_dir);
+# without it or without $py the script is one skip naming WHAT, and ends.
+# With "c", $cclient is the C client: $HUTCH_CLIENT, or the build tree's
+# examples/ (next to tests/progs), or an installed copy next to the tests;
+# empty when there is none (the cases that need it skip). Then tapcase.py
+# in $tmp (tap_pycases); CLIENT_DIR, TMPD and CCLIENT exported for the
+# cases; and tc CASE [ARG...] runs one case of $tmp/cases.py, which the
+# script writes next.
+tap_serve_setup() {
+	client_dir=$(tap_client_dir)
+	cclient=
+	if [ "${2:-}" = c ]; then
+		cclient=${HUTCH_CLIENT:-}
+		for f in ${HUTCH_PROGS:+"$HUTCH_PROGS/../../examples/hutch-client"} \
+			"$here/../../examples/hutch-client" "$here/hutch-client"; do
+			[ -z "$cclient" ] && [ -x "$f" ] && cclient=$f
+		done
+	fi
+	if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
+		skip "$1" "no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
+		tap_done
+		exit
+	fi
+	tap_pycases "$tmp"
+	export CLIENT_DIR="$client_dir" TMPD="$tmp" CCLIENT="$cclient"
+	tc() { "$py" "$tmp/cases.py" "$@"; }
+}
+
 # tap_pycases DIR: write DIR/tapcase.py, what the cases.py of the serve*.sh
 # scripts share (they import it from their own directory): the server on
 # a socket or a socketpair, a client, waits, and the case runner.

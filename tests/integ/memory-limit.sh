@@ -3,7 +3,9 @@
 # RLIMIT_DATA with RLIMIT_AS HUTCH_AS_HEADROOM (16 GiB) above it (hutch(1),
 # LIMITS): node, java and Go programs start under the default policy's
 # limit, an allocation past it fails, and the run that died of it says so
-# ("limit": "memory" in the result, a line on stderr). Root and
+# ("limit": "memory" in the result, a line on stderr). An AddressSanitizer
+# program cannot start under it at any --memory, and the run says a
+# delegated cgroup is the way (with one in force, it starts). Root and
 # unprivileged. node, java and go are packages of their own (tests/ci.sh
 # installs them); a missing one is a skip naming it.
 . "$(dirname "$0")/lib.sh"
@@ -11,13 +13,54 @@ tap_tmpdir memory-limit
 
 "$HUTCH" run --json -- cat /proc/self/limits >"$tmp/doc"
 cg=$(json_get 'd["jail"]["cgroup"]' <"$tmp/doc")
+mem=$("$HUTCH" run --dry-run -- true | json_get 'd["limits"]["memory_bytes"]')
+
+# AddressSanitizer reserves its shadow memory at start, one private
+# writable mapping of terabytes: RLIMIT_DATA counts it whole, so without
+# a cgroup an ASan program cannot start under any --memory (hutch(1),
+# LIMITS), and the run says the cgroup is the way; with the cgroup it
+# starts. The program runs from a request bind, which default mounts
+# without exec: build, at default's memory_bytes, is the same limit.
+asan_case() {
+	printf '#include <stdio.h>\n#include <stdlib.h>\n%s\n' \
+		'int main(void) { char *p = malloc(16); p[0] = 1; printf("ok %d\n", p[0]); free(p); return 0; }' \
+		>"$tmp/asan.c"
+	if ! command -v gcc >/dev/null 2>&1 ||
+		! gcc -fsanitize=address -o "$tmp/asan" "$tmp/asan.c" 2>"$tmp/err" ||
+		! gcc -o "$tmp/plain" "$tmp/asan.c" 2>>"$tmp/err"; then
+		skip "an AddressSanitizer program under the memory limit" \
+			"gcc -fsanitize=address does not build here (gcc and libasan: tests/ci.sh installs them)"
+		return
+	fi
+	chmod a+rx "$tmp/asan" "$tmp/plain"
+	"$HUTCH" run --json --policy build --memory "$mem" --ro "$tmp:/t" -- /t/asan >"$tmp/doc"
+	if [ "$cg" = applied ]; then
+		check "an ASan program starts under the cgroup's memory.max ($mem bytes)" \
+			test "$(json_get '[d["status"], d["exit_code"], d["stdout"]["text"]]' <"$tmp/doc")" = '["exited", 0, "ok 1\n"]'
+		return
+	fi
+	same "an ASan program does not start under RLIMIT_DATA $mem: SIGABRT, \"limit\": \"memory\"" \
+		'["signaled", "SIGABRT", "memory"]' \
+		"$(json_get '[d["status"], d["signal"]["name"], d.get("limit")]' <"$tmp/doc")"
+	check "... its limit_detail names AddressSanitizer's shadow and the delegated cgroup, not --memory" \
+		has "$(json_get 'd["limit_detail"]' <"$tmp/doc")" \
+		'AddressSanitizer: its shadow memory.*no --memory SIZE helps; run it where hutch has a delegated cgroup'
+	"$HUTCH" run --policy build --memory 16G --ro "$tmp:/t" -- /t/asan >"$tmp/out" 2>"$tmp/err"
+	check "... nor under --memory 16G, build's maximum: exit 134, one line hutch: memory limit: ... cgroup" \
+		test $? = 134 -a "$(grep -c '^hutch: memory limit: .*AddressSanitizer.*delegated cgroup' "$tmp/err")" = 1
+	"$HUTCH" run --json --policy build --memory "$mem" --ro "$tmp:/t" -- /t/plain >"$tmp/doc"
+	same "control: the same program without ASan runs under the same limit" \
+		'[0, "ok 1\n", false]' "$(json_get '[d["exit_code"], d["stdout"]["text"], "limit" in d]' <"$tmp/doc")"
+}
+asan_case
+
 if [ "$cg" = applied ]; then
 	skip "the rlimit fallback" "a delegated cgroup is in force here: memory.max is the limit"
 	tap_done
 	exit
 fi
+"$HUTCH" run --json -- cat /proc/self/limits >"$tmp/doc"
 lim=$(json_get 'd["stdout"]["text"]' <"$tmp/doc")
-mem=$("$HUTCH" run --dry-run -- true | json_get 'd["limits"]["memory_bytes"]')
 check "RLIMIT_DATA is the default policy's memory_bytes ($mem)" \
 	has "$lim" "^Max data size +$mem +$mem +bytes"
 check "RLIMIT_AS is 16 GiB above it" \

@@ -18,17 +18,11 @@
 tap_tmpdir overlay
 tap_stderr="$tmp/err"
 
-row=$("$HUTCH" probe --json 2>/dev/null | json_get \
-	'[m for m in d["mechanisms"] if m["mechanism"] == "overlay"][0]')
-if ! printf '%s' "$row" | grep -q '"available": true'; then
-	skip_feature "overlayfs in a user namespace" "$("$HUTCH" probe 2>&1 | grep '^overlay')"
-	tap_done
-	exit
-fi
+tap_need_mechanism overlay "overlayfs in a user namespace"
 # Before Linux 6.6 a tmpfs holds no user xattrs: overlayfs then cannot
 # mark a directory the jail removed and made again (hutch probe says so).
 replace_dir=yes
-case $row in *"lacks user xattrs"*)
+case $probe_row in *"lacks user xattrs"*)
 	replace_dir=
 	skip_feature "a directory removed and made again on an overlay" "tmpfs without user xattrs"
 	;;

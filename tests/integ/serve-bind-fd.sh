@@ -20,13 +20,7 @@
 # whatever TMPDIR says.
 tap_tmpdir serve-bind-fd /tmp
 
-client_dir=$(tap_client_dir)
-if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
-	skip "hutch serve descriptor binds" \
-		"no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
-	tap_done
-	exit
-fi
+tap_serve_setup "hutch serve descriptor binds"
 
 mkdir "$tmp/data" "$tmp/out" "$tmp/many"
 echo "hello from the host" >"$tmp/data/in.txt"
@@ -56,7 +50,6 @@ while [ $i -lt 16 ]; do
 done
 chmod -R a+rX "$tmp/many"
 
-tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one case per invocation (argv[1]), run by tapcase.main.
 import json
@@ -504,9 +497,6 @@ def case_user_server():
 
 sys.exit(main(globals()))
 EOF
-
-export CLIENT_DIR="$client_dir" TMPD="$tmp"
-tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "a descriptor bind reads (forkserver or not); nothing of the client's reaches the jail; ro stays ro" tc read
 check "a descriptor bind writes (rw dir) and a file binds (ro)" tc write

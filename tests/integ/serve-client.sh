@@ -11,25 +11,8 @@
 
 tap_tmpdir serve-client
 
-client_dir=$(tap_client_dir)
-cclient=${HUTCH_CLIENT:-}
-if [ -z "$cclient" ]; then
-	for f in ${HUTCH_PROGS:+"$HUTCH_PROGS/../../examples/hutch-client"} \
-		"$here/../../examples/hutch-client" "$here/hutch-client"; do
-		if [ -x "$f" ]; then
-			cclient=$f
-			break
-		fi
-	done
-fi
+tap_serve_setup "hutch serve clients" c
 
-if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
-	skip "hutch serve clients" "no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
-	tap_done
-	exit
-fi
-
-tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one test case per invocation (argv[1], the client as argv[2]:
 # c or py), run by tapcase.main; every wait is bounded.
@@ -271,9 +254,6 @@ def case_fake_codes():
 
 sys.exit(main(globals()))
 EOF
-
-export CLIENT_DIR="$client_dir" TMPD="$tmp" CCLIENT="$cclient"
-tc() { "$py" "$tmp/cases.py" "$@"; }
 
 cg=$("$HUTCH" probe --json 2>/dev/null | "$py" -c 'import json, sys
 print([m["available"] for m in json.load(sys.stdin)["mechanisms"] if m["mechanism"] == "cgroup"][0])')

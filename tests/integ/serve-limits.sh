@@ -10,25 +10,8 @@
 
 tap_tmpdir serve-limits
 
-client_dir=$(tap_client_dir)
-cclient=${HUTCH_CLIENT:-}
-if [ -z "$cclient" ]; then
-	for f in ${HUTCH_PROGS:+"$HUTCH_PROGS/../../examples/hutch-client"} \
-		"$here/../../examples/hutch-client" "$here/hutch-client"; do
-		if [ -x "$f" ]; then
-			cclient=$f
-			break
-		fi
-	done
-fi
+tap_serve_setup "hutch serve limits" c
 
-if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
-	skip "hutch serve limits" "no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
-	tap_done
-	exit
-fi
-
-tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one test case per invocation (argv[1]); see tapcase.py.
 import json
@@ -544,9 +527,6 @@ def case_client_expect_uid():
 
 sys.exit(main(globals()))
 EOF
-
-export CLIENT_DIR="$client_dir" TMPD="$tmp" CCLIENT="$cclient"
-tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "--max-buffered: runs that overflow the budget are killed, the server stays near it" tc budget_kill
 check "--max-buffered: under a truncating policy runs go on truncated, the server stays near it" tc budget_truncate

@@ -17,14 +17,8 @@
 . "$(dirname "$0")/lib.sh"
 
 tap_tmpdir serve-load
-client_dir=$(tap_client_dir)
-if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
-	skip "hutch serve load" "no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
-	tap_done
-	exit
-fi
+tap_serve_setup "hutch serve load"
 
-tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one case per invocation (argv[1]), run by tapcase.main.
 import os
@@ -250,9 +244,6 @@ def case_dies_with_server():
 
 sys.exit(main(globals()))
 EOF
-
-export CLIENT_DIR="$client_dir" TMPD="$tmp"
-tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "serve: jails from the forkserver have fresh namespaces, no capabilities, seccomp" tc fresh_jails
 check "serve: a SIGKILLed server takes its forkserver and every jail with it" tc dies_with_server

@@ -12,14 +12,8 @@
 
 tap_tmpdir serve-log
 
-client_dir=$(tap_client_dir)
-if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
-	skip "hutch serve logging" "no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
-	tap_done
-	exit
-fi
+tap_serve_setup "hutch serve logging"
 
-tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one test case per invocation (argv[1]), run by tapcase.main;
 # every wait is bounded.
@@ -281,9 +275,6 @@ def case_bad_level():
 
 sys.exit(main(globals()))
 EOF
-
-export CLIENT_DIR="$client_dir" TMPD="$tmp"
-tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "info: open, exit (digest, status, wall, bytes), failed, close, stop; no secret" tc info
 check "info: a client over --max-conn-per-uid is logged as turned away" tc turned_away

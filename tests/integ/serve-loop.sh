@@ -22,12 +22,7 @@
 . "$(dirname "$0")/lib.sh"
 
 tap_tmpdir serve-loop
-client_dir=$(tap_client_dir)
-if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
-	skip "hutch serve loop" "no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
-	tap_done
-	exit
-fi
+tap_serve_setup "hutch serve loop"
 
 # Item 6: a hutch-exec that waits before it reads its spec. Readable and
 # executable by any user (the tests also run as nobody).
@@ -39,7 +34,6 @@ EOF
 chmod 755 "$tmp/slow-exec"
 chmod 755 "$tmp"
 
-tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one case per invocation (argv[1]), run by tapcase.main.
 import os
@@ -286,9 +280,6 @@ def case_partial_frames():
 
 sys.exit(main(globals()))
 EOF
-
-export CLIENT_DIR="$client_dir" TMPD="$tmp"
-tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "RLIMIT_NOFILE 24, 30 clients: no spin at the limit, all served once descriptors free" tc emfile
 check "SIGTERM 0, 5, 10 ms into the first request's probe: the server drains and exits" tc sigterm_probe

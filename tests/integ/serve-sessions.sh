@@ -13,13 +13,7 @@
 # (/tmp), whatever TMPDIR says.
 tap_tmpdir serve-sessions /tmp
 
-client_dir=$(tap_client_dir)
-if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
-	skip "hutch serve session tests" \
-		"no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
-	tap_done
-	exit
-fi
+tap_serve_setup "hutch serve session tests"
 
 # The worker, bound read-only into its jail at /opt/w. The state directory
 # is bound read-write at /state: the jail is its owner there (idmapped when
@@ -80,7 +74,6 @@ while True:
 EOF
 chmod 644 "$tmp/w/worker.py"
 
-tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one session test case per invocation (argv[1]), run by
 # tapcase.main; exit 0 when it passed, diagnostics as TAP comments. Every
@@ -430,9 +423,6 @@ def case_disconnect():
 
 sys.exit(main(globals()))
 EOF
-
-export CLIENT_DIR="$client_dir" TMPD="$tmp"
-tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "a session keeps state across calls (1, 2, 3)" tc counter
 check "timeout: failed, tombstone (state_lost), ran once, reset starts afresh" tc timeout

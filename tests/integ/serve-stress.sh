@@ -19,12 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 
 tap_tmpdir serve-stress
-client_dir=$(tap_client_dir)
-if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
-	skip "hutch serve stress" "no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
-	tap_done
-	exit
-fi
+tap_serve_setup "hutch serve stress"
 
 # A hutch-exec that waits before it reads its spec (as serve-loop.sh).
 cat >"$tmp/slow-exec" <<EOF
@@ -35,7 +30,6 @@ exec "${HUTCH_EXEC:-hutch-exec}" "\$@"
 EOF
 chmod 755 "$tmp/slow-exec" "$tmp"
 
-tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one case per invocation (argv[1]), run by tapcase.main.
 import os
@@ -335,9 +329,6 @@ def case_stopped():
 
 sys.exit(main(globals()))
 EOF
-
-export CLIENT_DIR="$client_dir" TMPD="$tmp"
-tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "100 clients at RLIMIT_NOFILE 64: low CPU, every one served exit 0" tc nofile
 check "720 runs and 100 workers in flight at once: all answered right, a ping meanwhile" tc many

@@ -11,29 +11,8 @@
 
 tap_tmpdir serve
 
-# The Python client: the source tree's, or one installed next to the tests.
-client_dir=$(tap_client_dir)
-# The C client: $HUTCH_CLIENT, or the build tree's examples/ (next to
-# tests/progs), or an installed copy next to the tests.
-cclient=${HUTCH_CLIENT:-}
-if [ -z "$cclient" ]; then
-	for f in ${HUTCH_PROGS:+"$HUTCH_PROGS/../../examples/hutch-client"} \
-		"$here/../../examples/hutch-client" "$here/hutch-client"; do
-		if [ -x "$f" ]; then
-			cclient=$f
-			break
-		fi
-	done
-fi
+tap_serve_setup "hutch serve integration tests" c
 
-if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
-	skip "hutch serve integration tests" \
-		"no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
-	tap_done
-	exit
-fi
-
-tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one test case per invocation (argv[1]), run by tapcase.main;
 # exit 0 when it passed, diagnostics as TAP comments. Every wait is bounded.
@@ -763,9 +742,6 @@ def case_c_client_fd():
 
 sys.exit(main(globals()))
 EOF
-
-export CLIENT_DIR="$client_dir" TMPD="$tmp" CCLIENT="$cclient"
-tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "ping gets pong, any id up to 2^53-1" tc ping
 check "run: exit event with the result document" tc run_exit

@@ -1,0 +1,3 @@
+'use strict';
+
+exports.greet = (who) => `hello, ${who}`;
