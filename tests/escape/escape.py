@@ -626,6 +626,13 @@ class Harness:
             bad += self.ws_changed()
         if probe in ABSENT_PROBES:
             bad += self.ws2_changed()
+        if probe == "mask-read":
+            try:
+                with open(os.path.join(self.ws, ".env")) as f:
+                    if f.read() != self.ws_files[".env"]:
+                        bad.append("the host's .env changed")
+            except OSError as e:
+                bad.append("the host's .env: %s" % e.strerror)
         if probe in MASK_PROBES:
             self.plant_ws()
         if probe == "helper-exe":

@@ -5,8 +5,8 @@
  * every run and checks the host copy after each.
  *   mask-read: read the hidden .env by every way round the mask: open,
  *     /proc/self/fd reopen, a hard link, rename aside, unmount it,
- *     open_by_handle_at; chmod it. ESCAPED when any read shows the
- *     secret or the chmod takes.
+ *     open_by_handle_at; write and chmod it. ESCAPED when any read shows
+ *     the secret or the write or chmod takes.
  *   mask-hook: plant a hook in the protected .git/hooks: write it, make a
  *     new one, set core.hooksPath in .git/config, and rename .git (and
  *     .git/hooks) aside and recreate them with the hook, chmod .git/hooks,
@@ -92,6 +92,15 @@ void p_mask_read(void)
 	else
 		held(errno, "umount2 %s", env);
 	by_handle(ws, env);
+	fd = open(env, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		held(errno, "open %s for writing", env);
+	else if (write(fd, "hx-evil\n", 8) == 8)
+		esc("appended to the hidden %s", env);
+	else
+		held(errno, "write %s", env);
+	if (fd >= 0)
+		close(fd);
 	if (chmod(env, 0666) == 0)
 		esc("chmod %s took", env);
 	else
