@@ -99,6 +99,11 @@ int mount_new_fs(const char *type, const struct spec *sp, const struct spec_moun
  * tmpfs goes to hutch on the control socket. Returns the detached
  * overlay mount. */
 int overlay_new(int root_fd, const struct spec *sp, uint32_t i, int lower_tree, int is_dir);
+/* overlay-absent.c (phase 2, from overlay_new): the READONLY and PIN
+ * targets in overlay i that its lower tree lacks, made as empty
+ * directories in OVL_BASE_NAME of its upper tmpfs; 1 when any was. */
+#define OVL_BASE_NAME "base"
+int overlay_absent(const struct spec *sp, uint32_t i, int lower_fd, int upper_fd);
 
 /* masks.c (phase 2, pid 1, from build_root): masks_prepare makes the
  * empty file hidden files are covered with (in the root tmpfs, unlinked by

@@ -97,9 +97,11 @@ void mask_one(int root_fd, const struct spec_mount *m, uint32_t i)
 	int target = (int)syscall(SYS_openat2, root_fd, m->target + 1, &how, sizeof(how));
 	int mnt;
 
-	/* Gone since the plan: nothing left there to hide or protect. A
-	 * link put there since, or any other error, fails closed. */
-	if (target < 0 && errno == ENOENT)
+	/* Gone since the plan: nothing left there to hide. A path to
+	 * protect must be there (an overlay's absent ones are made by
+	 * overlay-absent.c): the jail could create it otherwise. A link
+	 * put there since, or any other error, fails closed. */
+	if (target < 0 && errno == ENOENT && m->kind == HUTCH_MOUNT_HIDE)
 		return;
 	if (target < 0 || fstat(target, &st) < 0)
 		fail(STAGE_MOUNT_TARGET, i, errno);

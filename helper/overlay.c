@@ -28,6 +28,7 @@
 #define OVL_UPPER_MNT STAGING_DIR "/" OVL_STAGE "/upper"
 #define OVL_UPPER OVL_UPPER_MNT "/upper"
 #define OVL_WORK OVL_UPPER_MNT "/work"
+#define OVL_BASE OVL_UPPER_MNT "/" OVL_BASE_NAME	/* overlay-absent.c */
 
 /* A kernel without overlayfs (ENODEV), or one that refuses it in a user
  * namespace (before 5.11: EPERM; "userxattr" unknown: EINVAL), cannot
@@ -91,7 +92,7 @@ int overlay_new(int root_fd, const struct spec *sp, uint32_t i, int lower_tree, 
 {
 	const struct spec_mount *m = &sp->mounts[i];
 	unsigned attrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-	int stage_fd, upper_mnt, fs_fd, mnt_fd;
+	int stage_fd, upper_mnt, fs_fd, mnt_fd, lower_fd, base;
 
 	if (!is_dir)	/* overlayfs layers are directories */
 		fail(STAGE_BIND_SOURCE, i, ENOTDIR);
@@ -99,12 +100,18 @@ int overlay_new(int root_fd, const struct spec *sp, uint32_t i, int lower_tree, 
 	if (fs_fd < 0)
 		refuse(i, errno);
 	upper_mnt = stage_layers(root_fd, sp, i, lower_tree, &stage_fd);
+	lower_fd = openat(stage_fd, "lower", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (lower_fd < 0)
+		fail(STAGE_OVERLAY, i, errno);
+	/* the absent protected paths' layer goes below the source */
+	base = overlay_absent(sp, i, lower_fd, upper_mnt);
+	close(lower_fd);
 	/* userxattr: the only mode a user namespace may mount, and it keeps
 	 * redirect_dir and metacopy off, so the upper layer holds whole
 	 * copies and whiteouts only (what run/changes.c reads). */
 	if (sys_fsconfig(fs_fd, FSCONFIG_SET_FLAG, "userxattr", NULL, 0) < 0)
 		refuse(i, errno);
-	set_string(fs_fd, "lowerdir", OVL_LOWER, i);
+	set_string(fs_fd, "lowerdir", base ? OVL_LOWER ":" OVL_BASE : OVL_LOWER, i);
 	set_string(fs_fd, "upperdir", OVL_UPPER, i);
 	set_string(fs_fd, "workdir", OVL_WORK, i);
 	if (sys_fsconfig(fs_fd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)

@@ -41,6 +41,8 @@ struct plan_masks_report {
 	uint64_t visited;	/* directory entries looked at */
 	uint64_t unreadable;	/* directories the caller could not list */
 	uint64_t links;		/* symbolic links matching a pattern: not followed */
+	uint64_t absent;	/* read_only paths held that did not exist (overlays) */
+	uint64_t hard_links;	/* other host names of hidden files, hidden too */
 	bool depth_hit, entries_hit;
 	bool walked;		/* some pattern or --hide applied to some bind */
 };

@@ -43,6 +43,8 @@ struct json_object *result_masks_json(const struct plan_masks_report *r)
 	put_count(o, "visited", r->visited, &ok);
 	put_count(o, "unreadable", r->unreadable, &ok);
 	put_count(o, "links", r->links, &ok);
+	put_count(o, "absent", r->absent, &ok);
+	put_count(o, "hard_links", r->hard_links, &ok);
 	if (r->left_out)
 		push_word(b, "count", &ok);
 	if (r->depth_hit)

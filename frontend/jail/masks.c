@@ -20,16 +20,10 @@
 #include "spec.h"
 #include "doc/mask-pattern.h"
 #include "doc/path-util.h"
+#include "jail/masks-internal.h"
 #include "jail/masks.h"
 
 #define BAD HUTCH_ERR_INVALID_REQUEST
-
-struct walk {
-	const struct policy *pol;
-	struct plan *p;
-	const struct plan_mount *bind;	/* the bind being walked */
-	char path[HUTCH_SPEC_MAX_PATH + 1];	/* jail path of the entry */
-};
 
 static bool any_match(char *const *pats, size_t n, const char *path)
 {
@@ -66,7 +60,7 @@ static int add(struct plan *p, const char *target, size_t len, enum plan_mask_ki
 	return 0;
 }
 
-static int hide(struct plan *p, const char *target)
+int masks_hide(struct plan *p, const char *target)
 {
 	if (have(p, target, MASK_HIDE))
 		return 0;
@@ -105,7 +99,7 @@ static int unpinned_parents(struct plan *p, const char *target, size_t root_len,
 /* target read-only, and its parents strictly below root pinned: all of
  * them or, when they do not fit, none (a read-only path whose parent can
  * be renamed aside protects nothing). */
-static int protect(struct plan *p, const char *target, size_t root_len)
+int masks_protect(struct plan *p, const char *target, size_t root_len)
 {
 	size_t need = 1;
 	int r;
@@ -151,35 +145,67 @@ static bool other_bind(const struct walk *w, const char *path)
 	return false;
 }
 
-/* One entry at w->path. Returns 1 when a directory should be entered. */
-static int visit(struct walk *w, const struct stat *st, int *ret)
+enum enter { SKIP, ENTER, ENTER_HIDDEN, ENTER_RO };
+
+static bool hidden_here(const struct walk *w)
+{
+	return any_match(w->pol->hide, w->pol->n_hide, w->path) ||
+	       (w->req_hide && have(w->p, w->path, MASK_HIDE));
+}
+
+/* The second pass (masks-links.c): hide the other names of hidden
+ * inodes; what is hidden already is not entered. */
+static enum enter visit_links(struct walk *w, const struct stat *st, int *ret)
+{
+	uint64_t before = w->p->masks_report.hidden;
+
+	if (hidden_here(w))
+		return SKIP;
+	if (masks_links_is_hidden(w, st)) {
+		*ret = masks_hide(w->p, w->path);
+		if (w->p->masks_report.hidden > before)
+			w->p->masks_report.hard_links++;
+		return SKIP;
+	}
+	return S_ISDIR(st->st_mode) ? ENTER : SKIP;
+}
+
+/* One entry at w->path: how to enter it, when a directory. */
+static enum enter visit(struct walk *w, const struct stat *st, int *ret)
 {
 	const struct policy *pol = w->pol;
-	bool is_link = S_ISLNK(st->st_mode);
+	bool is_link = S_ISLNK(st->st_mode), dir = S_ISDIR(st->st_mode);
 
 	*ret = 0;
-	if (any_match(pol->hide, pol->n_hide, w->path)) {
+	if (w->pass == WALK_LINKS)
+		return visit_links(w, st, ret);
+	if (w->in_hidden || hidden_here(w)) {
+		if (is_link && !w->in_hidden)
+			w->p->masks_report.links++;
+		else if (!is_link && !w->in_hidden)
+			*ret = masks_hide(w->p, w->path);
+		masks_links_note(w, st);
+		/* below a hidden directory only the inodes matter */
+		return dir && *ret == 0 ? ENTER_HIDDEN : SKIP;
+	}
+	if (!w->in_ro && writable(w->bind) &&
+	    any_match(pol->read_only, pol->n_read_only, w->path)) {
 		if (is_link)
 			w->p->masks_report.links++;
-		else
-			*ret = hide(w->p, w->path);
-		return 0;	/* nothing below a hidden directory to look at */
+		else if ((*ret = masks_protect(w->p, w->path, strlen(w->bind->target))) < 0)
+			return SKIP;
+		return dir && !is_link ? ENTER_RO : SKIP;
 	}
-	if (writable(w->bind) && any_match(pol->read_only, pol->n_read_only, w->path)) {
-		if (is_link)
-			w->p->masks_report.links++;
-		else if ((*ret = protect(w->p, w->path, strlen(w->bind->target))) < 0)
-			return 0;
-	}
-	return S_ISDIR(st->st_mode);
+	return dir ? (w->in_ro ? ENTER_RO : ENTER) : SKIP;
 }
 
 static int walk_dir(struct walk *w, int dfd, unsigned depth);
 
 /* The directory name in dfd, depth levels below the bind's root. */
-static int enter_dir(struct walk *w, int dfd, const char *name, unsigned depth)
+static int enter_dir(struct walk *w, int dfd, const char *name, unsigned depth, enum enter how)
 {
-	int fd;
+	bool in_hidden = w->in_hidden, in_ro = w->in_ro;
+	int fd, r;
 
 	if (depth > MASKS_MAX_DEPTH) {
 		w->p->masks_report.depth_hit = true;
@@ -190,7 +216,12 @@ static int enter_dir(struct walk *w, int dfd, const char *name, unsigned depth)
 		w->p->masks_report.unreadable++;
 		return 0;
 	}
-	return walk_dir(w, fd, depth);
+	w->in_hidden = in_hidden || how == ENTER_HIDDEN;
+	w->in_ro = in_ro || how == ENTER_RO;
+	r = walk_dir(w, fd, depth);
+	w->in_hidden = in_hidden;
+	w->in_ro = in_ro;
+	return r;
 }
 
 static int walk_dir(struct walk *w, int dfd, unsigned depth)
@@ -200,13 +231,18 @@ static int walk_dir(struct walk *w, int dfd, unsigned depth)
 	struct dirent *de;
 	int r = 0;
 
+	if (w->pass == WALK_PATTERNS && !w->in_hidden && !w->in_ro && writable(w->bind) &&
+	    w->pol->n_read_only && (r = masks_absent_dir(w, dfd)) < 0) {
+		close(dfd);
+		return r;
+	}
 	if (!(d = fdopendir(dfd))) {
 		close(dfd);
 		return errno == ENOMEM ? -ENOMEM : 0;
 	}
 	while (r == 0 && (de = readdir(d))) {
 		struct stat st;
-		int enter;
+		enum enter how;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
@@ -220,9 +256,9 @@ static int walk_dir(struct walk *w, int dfd, unsigned depth)
 			continue;
 		w->path[base] = '/';
 		strcpy(w->path + base + 1, de->d_name);
-		enter = visit(w, &st, &r);
-		if (enter && r == 0 && !other_bind(w, w->path))
-			r = enter_dir(w, dirfd(d), de->d_name, depth + 1);
+		how = visit(w, &st, &r);
+		if (how != SKIP && r == 0 && !other_bind(w, w->path))
+			r = enter_dir(w, dirfd(d), de->d_name, depth + 1, how);
 		w->path[base] = '\0';
 	}
 	closedir(d);
@@ -232,8 +268,10 @@ static int walk_dir(struct walk *w, int dfd, unsigned depth)
 static int walk_bind(struct walk *w)
 {
 	struct stat st;
+	enum enter how;
 	int fd, r = 0;
 
+	w->in_hidden = w->in_ro = false;
 	if (w->bind->by_fd && fstat(w->bind->fd, &st) == 0 && !S_ISDIR(st.st_mode)) {
 		strcpy(w->path, w->bind->target);	/* a passed file: itself only */
 		visit(w, &st, &r);
@@ -249,10 +287,13 @@ static int walk_bind(struct walk *w)
 	strcpy(w->path, w->bind->target);
 	/* The bind's root itself: a read-only bind of a writable root needs
 	 * no pin, the root is the bind's own mount point. */
-	if (!visit(w, &st, &r) || r != 0) {
+	how = visit(w, &st, &r);
+	if (how == SKIP || r != 0) {
 		close(fd);
 		return r;
 	}
+	w->in_hidden = how == ENTER_HIDDEN;
+	w->in_ro = how == ENTER_RO;
 	return walk_dir(w, fd, 0);
 }
 
@@ -303,13 +344,30 @@ static int hide_path(struct plan *p, const char *path, size_t i, struct verrors 
 			close(dfd);
 		/* absent: hidden anyway, should it appear before the run */
 	}
-	return hide(p, path);
+	return masks_hide(p, path);
+}
+
+/* Every bind, in one pass. */
+static int walk_binds(struct walk *w, enum walk_pass pass)
+{
+	int r;
+
+	w->pass = pass;
+	for (size_t i = 0; i < w->p->n_mounts; i++) {
+		w->bind = &w->p->mounts[i];
+		w->bind_index = i;
+		if ((r = walk_bind(w)) < 0)
+			return r;
+	}
+	return 0;
 }
 
 int masks_resolve(const struct request *req, const struct policy *pol, struct plan *p,
 		  struct verrors *e)
 {
-	struct walk w = { .pol = pol, .p = p };
+	_cleanup_free_ struct masks_inode *inodes = NULL;
+	struct walk w = { .pol = pol, .p = p, .e = e, .req_hide = req->n_hide > 0 };
+	uint64_t visited;
 	int r = 0;
 
 	if (p->n_mounts == 0 && req->n_hide == 0)
@@ -317,16 +375,21 @@ int masks_resolve(const struct request *req, const struct policy *pol, struct pl
 	if (req->n_hide == 0 && pol->n_hide == 0 && pol->n_read_only == 0)
 		return 0;
 	p->masks = calloc(MASKS_MAX + 1, sizeof(*p->masks));
-	if (!p->masks)
+	inodes = calloc(MASKS_MAX_INODES, sizeof(*inodes));
+	if (!p->masks || !inodes)
 		return -ENOMEM;
+	w.inodes = inodes;
 	p->masks_report.walked = true;
 	for (size_t i = 0; i < req->n_hide; i++)
 		if ((r = hide_path(p, req->hide[i], i, e)) < 0)
 			return r;
-	for (size_t i = 0; i < p->n_mounts && (pol->n_hide || pol->n_read_only); i++) {
-		w.bind = &p->mounts[i];
-		if ((r = walk_bind(&w)) < 0)
-			return r;
-	}
-	return 0;
+	if ((r = walk_binds(&w, WALK_PATTERNS)) < 0 || w.n_inodes == 0)
+		return r < 0 ? r : 0;
+	/* Other names of hidden files (masks-links.c): the same trees within
+	 * the same bounds, so the entries of the first pass are reported. */
+	visited = p->masks_report.visited;
+	p->masks_report.visited = 0;
+	r = walk_binds(&w, WALK_LINKS);
+	p->masks_report.visited = visited;
+	return r < 0 ? r : 0;
 }

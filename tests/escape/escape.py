@@ -56,8 +56,12 @@ PROXY_NET_PROBES = ["tcp-egress", "udp-egress", "icmp-egress", "unix-abstract", 
                     "net-ifaces"]
 # Masks inside binds: a workspace bound at /work/ws (hutch(1), "Masks
 # inside binds"); the harness replants it after every run.
-MASK_PROBES = {"mask-read", "mask-hook"}
+MASK_PROBES = {"mask-read", "mask-hook", "mask-hardlink", "mask-absent", "mask-absent-rw"}
 MASK_WS = "/work/ws"
+# A repository without .git/hooks (probes-absent.c): an overlay for
+# mask-absent, read-write for mask-absent-rw (which hutch must refuse).
+ABSENT_PROBES = {"mask-absent", "mask-absent-rw"}
+MASK_WS2 = "/work/ws2"
 VERDICTS = ("CONTAINED", "ESCAPED", "NOTAPPLICABLE", "ERROR")
 # Memory bombs under policies that allow more per process ask for
 # --memory BOMB_MEM_MIB (HUTCH_ESCAPE_BOMB_MEM): bigger ones outlast the
@@ -391,6 +395,7 @@ class Harness:
         self.cache = tempfile.mkdtemp(prefix="hutch-escape-rt.", dir="/dev/shm")  # 0700, unbindable
         self.cleanup_dirs.append(self.cache)
         self.ws = os.path.join(t, "ws")
+        self.ws2 = os.path.join(t, "ws2")
         self.plant_ws()
         self.scratch = os.path.join(t, "scratch")
         os.mkdir(self.scratch)
@@ -417,6 +422,43 @@ class Harness:
             for n in names:
                 os.chmod(os.path.join(d, n), 0o644)
         self.ws_files = files
+        # a host hard link of the hidden .env (mask-hardlink); made by the
+        # harness's own user, who owns .env (protected_hardlinks)
+        os.link(os.path.join(self.ws, ".env"), os.path.join(self.ws, "hx-alias"))
+        self.plant_ws2()
+
+    def plant_ws2(self):
+        """A repository without .git/hooks, for the mask-absent probes."""
+        if os.path.isdir(self.ws2):
+            shutil.rmtree(self.ws2)
+        for d in (".git/objects", ".git/refs/heads"):
+            os.makedirs(os.path.join(self.ws2, d))
+        for rel, text in {".git/HEAD": "ref: refs/heads/main\n", ".git/config": "[core]\n",
+                          "README": "readme\n"}.items():
+            with open(os.path.join(self.ws2, rel), "w") as f:
+                f.write(text)
+        for d, dirs, names in os.walk(self.ws2):
+            os.chmod(d, 0o755)
+            for n in names:
+                os.chmod(os.path.join(d, n), 0o644)
+
+    def ws2_changed(self):
+        """What the mask-absent probes left in the host's repository."""
+        bad = []
+        if os.path.lexists(os.path.join(self.ws2, ".git", "hooks")):
+            bad.append("the host's repository has a .git/hooks")
+        if os.path.lexists(os.path.join(self.ws2, ".git-hx-aside")):
+            bad.append("the host's .git was moved aside")
+        for d, dirs, names in os.walk(self.ws2):
+            for n in names:
+                try:
+                    with open(os.path.join(d, n), errors="replace") as f:
+                        if "hx-evil" in f.read():
+                            bad.append("a planted hook on the host: " +
+                                       os.path.relpath(os.path.join(d, n), self.ws2))
+                except OSError:
+                    pass
+        return bad
 
     def ws_changed(self):
         """What the mask probes changed in the host's workspace."""
@@ -511,6 +553,8 @@ class Harness:
             "hide": fs.get("hide", []), "read_only": fs.get("read_only", []),
             "rw_tmp": any(m["prefix"] in ("/", "/tmp") and "rw" in m["modes"]
                           for m in doc.get("mounts", [])),
+            "ov_tmp": any(m["prefix"] in ("/", "/tmp") and "overlay" in m["modes"]
+                          for m in doc.get("mounts", [])),
             "procs": lim["processes"]["default"],
             "mem": lim["memory_bytes"]["default"] // mib,
             "disk": max(lim["work_bytes"]["default"], lim["tmp_bytes"]["default"]) // mib,
@@ -528,7 +572,7 @@ class Harness:
             "port": str(self.net.port), "uport": str(self.net.uport),
             "hostip": self.hostip, "hostip6": self.hostip6,
             "abstract": self.net.abstract_name, "sock": self.net.path, "ipckey": self.ipckey,
-            "vport": self.vport, "ws": self.ws,
+            "vport": self.vport, "ws": self.ws, "ws2": self.ws2,
         }
         for i, d in enumerate(self.canaries[1:], 2):
             a["canary%d" % i] = d
@@ -540,10 +584,10 @@ class Harness:
         a = self.common_args()
         a.update(token=token, lmarker=lmarker)
         if limits:
-            a.update(ws=MASK_WS)  # in the jail; the control gets the host path
+            a.update(ws=MASK_WS, ws2=MASK_WS2)  # in the jail; the control gets the host paths
         if limits:
             a.update({k: str(v) for k, v in limits.items()
-                      if k not in ("hide", "read_only", "rw_tmp")})
+                      if k not in ("hide", "read_only", "rw_tmp", "ov_tmp")})
         return [probe] + ["%s=%s" % (k, v) for k, v in a.items() if v]
 
     def outside_checks(self, probe, token, lmarker, injected, before_log):
@@ -580,6 +624,15 @@ class Harness:
             bad.append("the host's hostname changed to " + socket.gethostname())
         if probe == "mask-hook":
             bad += self.ws_changed()
+        if probe in ABSENT_PROBES:
+            bad += self.ws2_changed()
+        if probe == "mask-read":
+            try:
+                with open(os.path.join(self.ws, ".env")) as f:
+                    if f.read() != self.ws_files[".env"]:
+                        bad.append("the host's .env changed")
+            except OSError as e:
+                bad.append("the host's .env: %s" % e.strerror)
         if probe in MASK_PROBES:
             self.plant_ws()
         if probe == "helper-exe":
@@ -632,8 +685,13 @@ class Harness:
             if why:
                 self.add(probe, config, "NOTAPPLICABLE", why, 0, control=False)
                 return
-            opts += ["--rw", "%s:%s" % (self.ws, MASK_WS)]
-            if probe == "mask-read" and not limits["hide"]:
+            if probe == "mask-absent":
+                opts += ["--overlay", "%s:%s" % (self.ws2, MASK_WS2)]
+            elif probe == "mask-absent-rw":
+                opts += ["--rw", "%s:%s" % (self.ws2, MASK_WS2)]
+            else:
+                opts += ["--rw", "%s:%s" % (self.ws, MASK_WS)]
+            if probe in ("mask-read", "mask-hardlink") and not limits["hide"]:
                 opts += ["--hide", MASK_WS + "/.env"]
         if probe == "collect-symlink":
             opts += ["--collect", "out", "--collect", "out-rel", "--collect", "out-proc"]
@@ -674,6 +732,8 @@ class Harness:
                 verdict, ev = self.judge_collect(probe, doc, verdict, ev, wall)
             elif probe == "overlay-write":
                 verdict, ev = self.judge_overlay(doc, verdict, ev)
+            elif probe in ABSENT_PROBES:
+                verdict, ev = self.judge_absent(probe, doc, verdict, ev)
             elif probe == "mem-bomb-multi" and verdict in ("CONTAINED", "ESCAPED"):
                 agg = 0
                 for w in ev.split():
@@ -713,8 +773,10 @@ class Harness:
         """Why a mask probe does not apply under pol, or None."""
         if not limits["rw_tmp"]:
             return "%s allows no writable request bind of /tmp: nothing to mask into" % pol
-        if probe == "mask-hook" and not limits["read_only"]:
+        if probe in ("mask-hook", "mask-absent", "mask-absent-rw") and not limits["read_only"]:
             return "%s protects no path (filesystem.read_only is empty)" % pol
+        if probe == "mask-absent" and not limits["ov_tmp"]:
+            return "%s allows no overlay of /tmp" % pol
         return None
 
     def kill_midway(self, argv, lmarker, what):
@@ -789,6 +851,23 @@ class Harness:
             return "NOTAPPLICABLE", "the policy offers no overlay mode (policy_violation)"
         if err.get("code") == "sandbox_unavailable" and "overlay" in err.get("message", ""):
             return "NOTAPPLICABLE", "no overlayfs in a user namespace here: " + err["message"]
+        return verdict, ev
+
+    @staticmethod
+    def judge_absent(probe, doc, verdict, ev):
+        """mask-absent-rw: hutch refuses a --rw bind where a protected path
+        is absent. mask-absent: the change set must carry nothing of the
+        attempt (it is what a caller applies to the host)."""
+        err = doc.get("error") or {}
+        if probe == "mask-absent-rw" and err.get("code") == "policy_violation" and \
+                "read-only does not exist" in err.get("message", ""):
+            return "CONTAINED", "refused: " + err["message"]
+        if err.get("code") == "sandbox_unavailable" and "overlay" in err.get("message", ""):
+            return "NOTAPPLICABLE", "no overlayfs in a user namespace here: " + err["message"]
+        carried = [c.get("path", "") for c in doc.get("changes") or []
+                   if "hooks" in c.get("path", "") or "hx-aside" in c.get("path", "")]
+        if carried:
+            return "ESCAPED", "the change set carries %s | probe: %s" % (carried, ev)
         return verdict, ev
 
     def judge_collect(self, probe, doc, verdict, ev, wall):

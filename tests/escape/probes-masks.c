@@ -5,11 +5,14 @@
  * every run and checks the host copy after each.
  *   mask-read: read the hidden .env by every way round the mask: open,
  *     /proc/self/fd reopen, a hard link, rename aside, unmount it,
- *     open_by_handle_at. ESCAPED when any read shows the secret.
+ *     open_by_handle_at; write and chmod it. ESCAPED when any read shows
+ *     the secret or the write or chmod takes.
  *   mask-hook: plant a hook in the protected .git/hooks: write it, make a
  *     new one, set core.hooksPath in .git/config, and rename .git (and
- *     .git/hooks) aside and recreate them with the hook. ESCAPED when any
- *     write lands; escape.py also looks at the host tree. */
+ *     .git/hooks) aside and recreate them with the hook, chmod .git/hooks,
+ *     mount a tmpfs over it (mount(2), and fsopen/fsmount/move_mount).
+ *     ESCAPED when any write, chmod or mount lands; escape.py also looks
+ *     at the host tree. */
 #include "probes.h"
 
 #define EVIL "#!/bin/sh\n# hx-evil-hook\n"
@@ -89,6 +92,19 @@ void p_mask_read(void)
 	else
 		held(errno, "umount2 %s", env);
 	by_handle(ws, env);
+	fd = open(env, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		held(errno, "open %s for writing", env);
+	else if (write(fd, "hx-evil\n", 8) == 8)
+		esc("appended to the hidden %s", env);
+	else
+		held(errno, "write %s", env);
+	if (fd >= 0)
+		close(fd);
+	if (chmod(env, 0666) == 0)
+		esc("chmod %s took", env);
+	else
+		held(errno, "chmod %s", env);
 	finish(NULL);
 }
 
@@ -124,6 +140,34 @@ static void swap_aside(const char *how, const char *dir, const char *hooks, cons
 	write_file(how, hook, EVIL, O_CREAT | O_TRUNC);
 }
 
+/* A tmpfs over the protected hooks: a writable empty directory there. */
+static void mount_over(const char *hooks)
+{
+	int fs, mnt;
+
+	if (mount("none", hooks, "tmpfs", 0, NULL) == 0)
+		esc("mount tmpfs over %s", hooks);
+	else
+		held(errno, "mount over %s", hooks);
+	fs = (int)syscall(SYS_fsopen, "tmpfs", 0);
+	if (fs < 0) {
+		held(errno, "fsopen");
+		return;
+	}
+	if (syscall(SYS_fsconfig, fs, 6 /* FSCONFIG_CMD_CREATE */, NULL, NULL, 0) < 0) {
+		held(errno, "fsconfig create");
+	} else if ((mnt = (int)syscall(SYS_fsmount, fs, 0, 0)) < 0) {
+		held(errno, "fsmount");
+	} else {
+		if (syscall(SYS_move_mount, mnt, "", AT_FDCWD, hooks, 4 /* F_EMPTY_PATH */) == 0)
+			esc("move_mount of a tmpfs over %s", hooks);
+		else
+			held(errno, "move_mount over %s", hooks);
+		close(mnt);
+	}
+	close(fs);
+}
+
 void p_mask_hook(void)
 {
 	const char *ws = need("ws");
@@ -137,6 +181,14 @@ void p_mask_hook(void)
 	write_file("new hook", path, EVIL, O_CREAT | O_EXCL);
 	snprintf(path, sizeof(path), "%s/.git/config", ws);
 	write_file("config", path, "[core]\n\thooksPath = /tmp/hx-evil\n", O_APPEND);
+	if (chmod(hooks, 0777) == 0)
+		esc("chmod %s took", hooks);
+	else
+		held(errno, "chmod %s", hooks);
+	if (control)	/* root would mount on the host's tree */
+		note("mount over: not tried outside a jail;");
+	else
+		mount_over(hooks);
 	swap_aside("hooks aside", hooks, hooks, hook);
 	swap_aside(".git aside", git, hooks, hook);
 	finish(NULL);

@@ -41,6 +41,11 @@
  *                   (reopen, link, rename, umount, handle)    workspace
  *  mask-hook        plant a hook in a protected .git/hooks,   plants it; harness replants the
  *                   also by renaming .git aside               workspace
+ *  mask-hardlink    read a hidden .env through a host hard    reads it; harness replants the
+ *                   link of it elsewhere in the workspace     workspace
+ *  mask-absent      plant .git/hooks/pre-commit in a repo     plants it; harness replants the
+ *  mask-absent-rw   without .git/hooks (overlay; rw: must     repository
+ *                   be refused), also by moving .git aside
  *  host-traverse    chdir("..") x64, /.., /proc/self/root,    reaches host / (dev:ino compared)
  *                   /proc/1/root, /proc/self/cwd: host / ?
  *  cwd-leak         harness starts hutch with cwd = canary    cwd is the canary dir
@@ -531,6 +536,9 @@ static const struct {
 	{ "host-write", p_host_write },
 	{ "mask-read", p_mask_read },
 	{ "mask-hook", p_mask_hook },
+	{ "mask-hardlink", p_mask_hardlink },
+	{ "mask-absent", p_mask_absent },
+	{ "mask-absent-rw", p_mask_absent },
 	{ "host-traverse", p_host_traverse },
 	{ "cwd-leak", p_cwd_leak },
 	{ "fd-leak", p_fd_leak },

@@ -136,5 +136,7 @@ void p_modules(void); void p_personality(void); void p_clock(void); void p_reboo
 void p_swap(void); void p_nice(void); void p_rlimit(void); void p_seccomp_abi(void);
 /* probes-masks.c: masks inside binds */
 void p_mask_read(void); void p_mask_hook(void);
+/* probes-absent.c: what a mask over an existing path does not cover */
+void p_mask_hardlink(void); void p_mask_absent(void);
 
 #endif
