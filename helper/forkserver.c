@@ -6,7 +6,9 @@
  * hutch-exec (helper_run_one: spec read, fresh namespaces, jail, exec).
  * The forkserver is that child's parent, so it alone can reap it: it sends
  * the frontend the child's pidfd at once (for signals) and its wait status
- * on the job's exit pipe when it is gone.
+ * on the job's exit pipe when it is gone. With --pool N, a job whose
+ * shape matches goes to a jail built ahead instead (forkserver-pool.c,
+ * pool.c), which the forkserver reaps the same way.
  *
  * It dies with the server: SIGKILL on its parent's death, and exit on EOF
  * of its socket; each child has SIGKILL on the forkserver's death, and
