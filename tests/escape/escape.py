@@ -347,6 +347,9 @@ class Harness:
         self.a = a
         self.hutch = a.hutch
         self.extra = a.extra.split()
+        self.serve = a.serve if a.serve else None
+        if self.serve is not None and self.extra:
+            raise SystemExit("escape.py: --extra does not go through --serve")
         self.probes = a.probes
         self.tmp = a.tmp
         self.user = pwd.getpwuid(os.geteuid()).pw_name
@@ -536,6 +539,14 @@ class Harness:
 
     # -- one run ----------------------------------------------------------
 
+    def run_cmd(self):
+        """`hutch run`, or through `hutch serve` (--serve, via_serve.py)."""
+        if self.serve is None:
+            return [self.hutch, "run"]
+        return [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                             "via_serve.py"),
+                "--hutch", self.hutch, "--serve-args", self.serve, "run"]
+
     def probe_argv(self, probe, limits, token, lmarker):
         a = self.common_args()
         a.update(token=token, lmarker=lmarker)
@@ -644,7 +655,7 @@ class Harness:
             opts += ["--overlay", "%s:%s" % (self.canary, self.canary)]
         if netmode:
             opts += ["--network", netmode]
-        argv = [self.hutch, "run"] + self.extra + ["--json", "--policy", pol, "--timeout", timeout,
+        argv = self.run_cmd() + self.extra + ["--json", "--policy", pol, "--timeout", timeout,
                 "--input", "probes=" + self.probes] + opts + \
                ["--", "/usr/bin/python3", "-c", LAUNCH] + self.probe_argv(probe, limits, token, lmarker)
         if probe == "outlive-kill":
@@ -971,6 +982,9 @@ def main():
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--extra", default="",
                     help="options every jailed run gets too, e.g. --explain (split on spaces)")
+    ap.add_argument("--serve", default="",
+                    help="run every jail through `hutch serve` with these options "
+                         "(e.g. \"--pool 2\"; via_serve.py)")
     a = ap.parse_args()
     h = Harness(a)
     h.elapsed = 0.0
