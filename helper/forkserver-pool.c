@@ -42,6 +42,10 @@ static struct pooled pool[HUTCH_FS_POOL_MAX];
 static size_t pool_max, n_pool;
 static struct hutch_fs_shape want;	/* the last poolable request's */
 static bool have_want;
+/* A fill that failed, or a pooled jail that died unused (the user's
+ * namespace or process limit, say): no more fills until the next
+ * request, or the forkserver would spin on them. */
+static bool stalled;
 static uint64_t last_ms;		/* when it came */
 
 static uint64_t now_ms(void)
@@ -97,7 +101,8 @@ bool fs_pool_reaped(pid_t pid)
 {
 	for (size_t i = 0; i < HUTCH_FS_POOL_MAX; i++)
 		if (pool[i].pid == pid) {
-			drop(&pool[i]);	/* died unused: the next fill replaces it */
+			drop(&pool[i]);	/* died unused: the next request refills */
+			stalled = true;
 			return true;
 		}
 	return false;
@@ -113,7 +118,7 @@ int fs_pool_timeout(void)
 		fs_pool_drop_all();
 		return -1;
 	}
-	if (n_pool < pool_max)
+	if (n_pool < pool_max && !stalled)
 		return 0;	/* fill on the next idle turn */
 	return (int)(end - now);
 }
@@ -142,9 +147,12 @@ void fs_pool_fill_one(void)
 	for (size_t i = 0; i < HUTCH_FS_POOL_MAX && !p; i++)
 		if (!pool[i].pid)
 			p = &pool[i];
-	if (!p || !have_want || n_pool >= pool_max ||
-	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0)
+	if (!p || !have_want || n_pool >= pool_max)
 		return;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0) {
+		stalled = true;
+		return;
+	}
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 	if (pid == 0)
@@ -154,6 +162,7 @@ void fs_pool_fill_one(void)
 		close(sock[0]);
 		if (errno == ENOSYS)
 			pool_max = 0;	/* no pidfd to hand out: no pool */
+		stalled = true;
 		return;
 	}
 	*p = (struct pooled){ .pid = pid, .pidfd = pidfd, .sock = sock[0], .shape = want };
@@ -164,6 +173,7 @@ void fs_pool_fill_one(void)
 static void want_shape(const struct hutch_fs_shape *shape)
 {
 	last_ms = now_ms();
+	stalled = false;
 	if (have_want && same_shape(&want, shape))
 		return;
 	for (size_t i = 0; i < HUTCH_FS_POOL_MAX; i++)
