@@ -10,8 +10,11 @@
 # the pool holds exactly N jails when idle, never more, and none after
 # the idle time; SIGTERM of the server leaves no pooled process behind;
 # a root server pools nothing; --pool over 64 or over --max-total is
-# refused in one line. A root server pools nothing, so as root the
-# pooled cases run their server as nobody.
+# refused in one line; pid 1 of a pooled jail, given a spec of another
+# shape than it was cloned with by a forkserver driven directly, refuses
+# it with a helper_exec record and exit 71, and runs the control. A root
+# server pools nothing, so as root the pooled cases run their server
+# (or forkserver) as nobody.
 . "$(dirname "$0")/lib.sh"
 
 tap_tmpdir serve-pool
@@ -33,7 +36,7 @@ import socket
 import subprocess
 import time
 
-from tapcase import (HUTCH, LOG, T, HutchClient, diag, expect, hutch_for_all, main, stop,
+from tapcase import (HUTCH, LOG, T, TMP, HutchClient, diag, expect, hutch_for_all, main, stop,
                      wait_until)
 
 NOBODY = 65534
@@ -275,6 +278,108 @@ def case_refused():
                "%s: exit %d, %r" % (opts, p.returncode, p.stderr))
 
 
+FS_MAGIC = 0x68667332  # "hfs2", shared/forkserver-wire.h
+SLOTS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 7)  # stdio, spec, status, exit
+STAGE_HELPER_EXEC, SITE_POOL_SHAPE, EINVAL = 33, 3, 22
+
+
+def spec_bytes(*opts):
+    """The wire bytes spec-send makes, caught by a helper that saves them."""
+    out = os.path.join(TMP, "spec-%d.bin" % len(os.listdir(TMP)))
+    catcher = out + ".sh"
+    with open(catcher, "w") as f:
+        f.write("#!/bin/sh\nexec /bin/cat <&3 >%s\n" % out)
+    os.chmod(catcher, 0o755)
+    subprocess.run([os.path.join(os.environ["HUTCH_PROGS"], "spec-send"), "--helper", catcher,
+                    "--default-layout", *opts, "--", "/bin/true"], capture_output=True,
+                   timeout=T)
+    with open(out, "rb") as f:
+        return f.read()
+
+
+def fs_job(sock, spec, shape):
+    """One job on the forkserver's socket, spec claimed to be of shape:
+    (pooled, the wait status, the status record or b"")."""
+    import array
+    import struct
+    null = os.open("/dev/null", os.O_RDWR)
+    spec_r, spec_w = os.pipe()
+    st_r, st_w = os.pipe()
+    ex_r, ex_w = os.pipe()
+    fds = [null, null, null, spec_r, st_w, ex_w]
+    msg = struct.pack("<4I5II", FS_MAGIC, SLOTS, 0, 1, *shape, 0)
+    sock.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+    for fd in (null, spec_r, st_w, ex_w):
+        os.close(fd)
+    rep, anc, _, _ = sock.recvmsg(16, socket.CMSG_SPACE(4))
+    for _, _, data in anc:
+        for fd in array.array("i", data[:4]):
+            os.close(fd)
+    _, err, _, pooled = struct.unpack("<IiiI", rep)
+    expect(err == 0, "the forkserver refused the job: errno %d" % err)
+    os.write(spec_w, spec)
+    os.close(spec_w)
+    record = os.read(st_r, 16)
+    os.close(st_r)
+    ex = os.read(ex_r, 32)
+    os.close(ex_r)
+    return pooled, struct.unpack("<Ii", ex[:8])[1], record
+
+
+def shape_of(spec):
+    import struct
+    flags, ui, gi, uo, go = struct.unpack("<5I", spec[12:32])
+    return (flags & 0x1f, ui, gi, uo, go)
+
+
+def case_shape_fail_closed():
+    """pid 1 of a pooled jail checks the spec against the shape it was
+    cloned with: a job claiming the pool's shape with a spec of another
+    (no network namespace) is refused, helper_exec item 3 (the pool's
+    shape) EINVAL, exit 71; the honest job, the control, runs in one."""
+    import struct
+    good = spec_bytes("--flags", "pid,net,ipc,uts,cgroup")
+    other = spec_bytes("--flags", "pid,ipc,uts,cgroup")
+    expect(shape_of(good) != shape_of(other), "the two specs have one shape")
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    exe, env, kw = os.environ["HUTCH_EXEC"], None, {}
+    if os.geteuid() == 0:
+        env = hutch_for_all()[1]
+        exe = env["HUTCH_EXEC"]
+        kw = dict(user=NOBODY, group=NOBODY, extra_groups=[])
+    # The socket as fd 3, as serve starts it (hutch-exec(8), FORKSERVER).
+    n = theirs.fileno()
+    move = "" if n == 3 else "3<&%d %d<&-" % (n, n)
+    fs = subprocess.Popen(["/bin/sh", "-c", 'exec "$0" --forkserver --pool 1 ' + move, exe],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          pass_fds=(theirs.fileno(),), **kw)
+    theirs.close()
+    ours.settimeout(T)
+    try:
+        pooled, status, rec = fs_job(ours, good, shape_of(good))
+        expect(not pooled and status == 0 and rec == b"", "the first job: %s %s %r" %
+               (pooled, status, rec))
+
+        def one_pooled():
+            kids = children(fs.pid)
+            return len(kids) == 1 and len(children(kids[0])) == 1
+        expect(wait_until(one_pooled, 10), "the pool never held its jail")
+        pooled, status, rec = fs_job(ours, other, shape_of(good))
+        expect(pooled, "the lying job did not go to the pooled jail")
+        expect(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 71, "status %d" % status)
+        expect(len(rec) == 16, "no status record: %r" % rec)
+        _, code, stage, item, err = struct.unpack("<IHHIi", rec)
+        expect((stage, item, err) == (STAGE_HELPER_EXEC, SITE_POOL_SHAPE, EINVAL),
+               "record stage %d item %d errno %d" % (stage, item, err))
+        expect(wait_until(one_pooled, 10), "the pool never held its jail again")
+        pooled, status, rec = fs_job(ours, good, shape_of(good))
+        expect(pooled and status == 0 and rec == b"", "the control: pooled %s status %d %r" %
+               (pooled, status, rec))
+    finally:
+        ours.close()
+        fs.wait(T)
+
+
 import sys  # noqa: E402
 
 sys.exit(main(globals()))
@@ -295,6 +400,12 @@ else
 	skip "a root server pools nothing" "not root"
 fi
 check "--pool over 64, not a number or over --max-total: refused in one line" tc refused
+if [ -x "${HUTCH_PROGS:-}/spec-send" ]; then
+	check "pid 1 of a pooled jail refuses a spec of another shape (helper_exec, exit 71); control runs" \
+		tc shape_fail_closed
+else
+	skip "pid 1 of a pooled jail refuses a spec of another shape" "no HUTCH_PROGS/spec-send"
+fi
 
 "$HUTCH" serve --help >"$tmp/help" 2>&1
 check "hutch serve --help documents --pool" grep -q -- '--pool N .*jails the forkserver builds ahead' "$tmp/help"
