@@ -32,6 +32,8 @@
 #include "helper.h"
 #include "hutch-abi.h"
 
+#define POOL_QUIET_MS 50
+
 struct pooled {
 	pid_t pid;	/* 0: free */
 	int pidfd, sock;
@@ -108,7 +110,7 @@ bool fs_pool_reaped(pid_t pid)
 	return false;
 }
 
-int fs_pool_timeout(void)
+int fs_pool_timeout(bool jobs_running)
 {
 	uint64_t now = now_ms(), end = last_ms + HUTCH_FS_POOL_IDLE_MS;
 
@@ -118,8 +120,15 @@ int fs_pool_timeout(void)
 		fs_pool_drop_all();
 		return -1;
 	}
-	if (n_pool < pool_max && !stalled)
-		return 0;	/* fill on the next idle turn */
+	/* Fill while no jail is being built or run, or once requests have
+	 * been quiet for a while (a session's worker runs for long): a fill
+	 * then takes no CPU from a jail being built, and under load a pool
+	 * saves no CPU anyway. */
+	if (n_pool < pool_max && !stalled) {
+		if (!jobs_running || now >= last_ms + POOL_QUIET_MS)
+			return 0;	/* fill on the next idle turn */
+		return (int)(last_ms + POOL_QUIET_MS - now);
+	}
 	return (int)(end - now);
 }
 

@@ -14,9 +14,10 @@
 int fs_pool_init(int argc, char **argv);
 
 /* The poll timeout for the loop: 0 when a jail should be built on the
- * next idle turn (fs_pool_fill_one), the ms until the idle teardown, or
- * -1; past the idle time, every pooled jail goes first. */
-int fs_pool_timeout(void);
+ * next idle turn (fs_pool_fill_one; only while no job runs), the ms
+ * until the idle teardown, or -1; past the idle time, every pooled jail
+ * goes first. */
+int fs_pool_timeout(bool jobs_running);
 void fs_pool_fill_one(void);
 
 /* A request: the pid of the pooled jail that took its descriptors (the

@@ -223,7 +223,7 @@ static void forkserver_setup(void)
  * idle turns. */
 static void wait_events(struct pollfd p[2])
 {
-	int timeout = fs_pool_timeout(), r;
+	int timeout = fs_pool_timeout(n_jobs > 0), r;
 
 	for (;;) {
 		r = poll(p, 2, timeout);
@@ -234,7 +234,7 @@ static void wait_events(struct pollfd p[2])
 		if (r > 0 || timeout != 0)
 			return;
 		fs_pool_fill_one();
-		timeout = fs_pool_timeout();
+		timeout = fs_pool_timeout(n_jobs > 0);
 	}
 }
 
