@@ -173,7 +173,6 @@ static int request(struct forkserver *fs, const int slot_fd[FS_SLOTS],
 		return -rep.err;
 	ret->pid = rep.pid;
 	ret->pidfd = got[0];
-	fs->n_pooled += rep.pooled != 0;
 	return 0;
 }
 

@@ -18,7 +18,6 @@ struct forkserver {
 	pid_t pid;	/* -1: none, or stopped after it broke */
 	int pidfd;
 	unsigned pool;	/* jails it builds ahead (--pool); 0: none */
-	unsigned long n_pooled;	/* runs a pooled jail took */
 };
 
 /* Start helper as a forkserver; it dies with us (PDEATHSIG) and exits
