@@ -671,14 +671,15 @@ class Harness:
         for fd in fds:
             os.close(fd)
         verdict, ev, doc = self.read_doc(out, rc)
+        err = (doc or {}).get("error") or {}
         if (probe == "overlay-write" and self.serve is not None and os.geteuid() == 0 and
-                b'"code": "policy_violation"' in out.replace(b"(", b"{") and
-                b"writable by its group or by others" in out):
+                err.get("code") == "policy_violation" and
+                "writable by its group or by others" in err.get("message", "")):
             # A root server refuses a client's overlay of a directory
             # others may write (the canary is): the attack is refused
             # before any jail exists; the outside checks below still judge.
-            verdict, ev = "CONTAINED", "the root server refused the overlay: " + \
-                out.decode("utf-8", "replace").split('"message": ', 1)[-1][:160]
+            verdict, ev = "CONTAINED", "the root server refused the overlay: " + err["message"]
+            doc = None
         extra = []
         if doc is not None:
             if rc is None:

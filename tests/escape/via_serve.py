@@ -3,7 +3,8 @@
 # made into a request document, sent to a server of the same policy that
 # this process starts (`hutch serve --fd`, with SERVE_ARGS, killed with
 # us as a SIGKILLed `hutch run` would be), its result document printed as
-# `hutch run --json` prints it. With --pool in SERVE_ARGS and a server
+# `hutch run --json` prints it (a refused request's failed event as a
+# result document with that error, as hutch run gives one). With --pool in SERVE_ARGS and a server
 # that pools (not root), a run of the probe's shape goes first and the
 # probe waits for the pool to hold a jail, then must be given one
 # (jail.timings.clone_us 0), or this says so instead of a result: every
@@ -153,6 +154,12 @@ def main(argv):
     ev = c.wait_final(c.start(req, fds))
     for fd in fds:
         os.close(fd)
+    if "failed" in ev:
+        # As `hutch run --json` reports a refused request: a result
+        # document with no status and the error (exit 125).
+        json.dump({"version": 1, "status": None, "error": ev["failed"]}, sys.stdout)
+        sys.stdout.write("\n")
+        return 125
     if "exit" not in ev:
         die("no exit event: %s" % json.dumps(ev)[:300].replace("{", "("))
     doc = ev["exit"]
