@@ -74,6 +74,12 @@ void bind_fd_prepare(const struct spec *sp)
 	}
 }
 
+void bind_fd_prepare_none(const struct spec *sp)
+{
+	for (uint32_t i = 0; i < sp->n_mounts; i++)
+		pre_tree[i] = -1;
+}
+
 int bind_fd_clone(const struct spec *sp, uint32_t i)
 {
 	unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE;

@@ -6,7 +6,9 @@
  * hutch-exec (helper_run_one: spec read, fresh namespaces, jail, exec).
  * The forkserver is that child's parent, so it alone can reap it: it sends
  * the frontend the child's pidfd at once (for signals) and its wait status
- * on the job's exit pipe when it is gone.
+ * on the job's exit pipe when it is gone. With --pool N, a job whose
+ * shape matches goes to a jail built ahead instead (forkserver-pool.c,
+ * pool.c), which the forkserver reaps the same way.
  *
  * It dies with the server: SIGKILL on its parent's death, and exit on EOF
  * of its socket; each child has SIGKILL on the forkserver's death, and
@@ -33,17 +35,13 @@
 
 #include "fd-pass.h"
 #include "fd-util.h"
+#include "forkserver-pool.h"
 #include "forkserver-wire.h"
 #include "helper.h"
 #include "hutch-abi.h"
 #include "sys.h"
 
-/* Our own fds live at or above this, clear of every fd a child puts in
- * place (0-6 and the bind descriptors after them), and low enough for a
- * server under a small RLIMIT_NOFILE (`ulimit -n 64`): F_DUPFD above the
- * limit fails (EINVAL), and a forkserver that cannot start leaves a root
- * server that has dropped its capabilities unable to start any jail. */
-#define FS_HIGH_FD (HUTCH_BIND_FD_FIRST + HUTCH_BIND_FDS_MAX)
+#define FS_HIGH_FD JOB_FDS_HIGH	/* our own fds: clear of every job's (helper.h) */
 
 struct job {
 	pid_t pid;	/* 0: free */
@@ -55,25 +53,6 @@ static size_t n_jobs;
 static int sock_fd, sig_fd;
 static pid_t self;
 
-/* Where each slot goes in the child; -1: not passed on. */
-static const int slot_target[FS_SLOTS] = {
-	[FS_SLOT_STDIN] = 0,
-	[FS_SLOT_STDOUT] = 1,
-	[FS_SLOT_STDERR] = 2,
-	[FS_SLOT_SPEC] = HUTCH_SPEC_FD,
-	[FS_SLOT_STATUS] = HUTCH_STATUS_FD,
-	[FS_SLOT_CONTROL] = HUTCH_CONTROL_FD,
-	[FS_SLOT_CGROUP] = -1,
-	[FS_SLOT_EXIT] = -1,
-};
-
-/* A failure before the one-shot helper runs: a helper_exec record on the
- * job's status pipe, wherever it is by then, as run/spawn.c writes one. */
-static _Noreturn void child_fail(int status_fd, uint32_t site, int err)
-{
-	fail_to(status_fd, HUTCH_SETUP_FAILED, STAGE_HELPER_EXEC, site, err);
-}
-
 static const int *bind_fds;	/* this request's bind sources, for child_start */
 static uint32_t n_bind_fds;
 
@@ -82,38 +61,18 @@ static uint32_t n_bind_fds;
 static _Noreturn void child_start(const int slot_fd[FS_SLOTS])
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
-	int moved[FS_SLOTS], moved_bind[HUTCH_BIND_FDS_MAX], status_fd = slot_fd[FS_SLOT_STATUS];
 	sigset_t none;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		child_fail(status_fd, SITE_HELPER_EXEC_PDEATHSIG, errno);
+		fail_to(slot_fd[FS_SLOT_STATUS], HUTCH_SETUP_FAILED, STAGE_HELPER_EXEC,
+			SITE_HELPER_EXEC_PDEATHSIG, errno);
 	if (getppid() != self)
-		child_fail(status_fd, SITE_HELPER_EXEC_PDEATHSIG, ESRCH);
+		fail_to(slot_fd[FS_SLOT_STATUS], HUTCH_SETUP_FAILED, STAGE_HELPER_EXEC,
+			SITE_HELPER_EXEC_PDEATHSIG, ESRCH);
 	sigaction(SIGPIPE, &dfl, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	/* Above every target first, so no dup2 clobbers a source. */
-	for (int i = 0; i < FS_SLOTS; i++) {
-		moved[i] = -1;
-		if (slot_fd[i] >= 0 && slot_target[i] >= 0 &&
-		    (moved[i] = fcntl(slot_fd[i], F_DUPFD_CLOEXEC, FS_HIGH_FD)) < 0)
-			child_fail(status_fd, SITE_HELPER_EXEC_FDS, errno);
-		if (i == FS_SLOT_STATUS && moved[i] >= 0)
-			status_fd = moved[i];	/* the source may be closed below */
-	}
-	for (uint32_t i = 0; i < n_bind_fds; i++)
-		if ((moved_bind[i] = fcntl(bind_fds[i], F_DUPFD_CLOEXEC, FS_HIGH_FD)) < 0)
-			child_fail(status_fd, SITE_HELPER_EXEC_FDS, errno);
-	for (int t = 0; t < HUTCH_BIND_FD_FIRST + (int)n_bind_fds; t++)
-		close(t);
-	for (int i = 0; i < FS_SLOTS; i++)
-		if (moved[i] >= 0 && dup2(moved[i], slot_target[i]) < 0)
-			child_fail(status_fd, SITE_HELPER_EXEC_FDS, errno);
-	for (uint32_t i = 0; i < n_bind_fds; i++)
-		if (dup2(moved_bind[i], HUTCH_BIND_FD_FIRST + (int)i) < 0)
-			child_fail(HUTCH_STATUS_FD, SITE_HELPER_EXEC_FDS, errno);
-	if (sys_close_range(HUTCH_BIND_FD_FIRST + n_bind_fds, ~0U, 0) < 0)
-		child_fail(HUTCH_STATUS_FD, SITE_HELPER_EXEC_FDS, errno);
+	job_fds_place(slot_fd, bind_fds, n_bind_fds, -1);
 	helper_run_one();
 }
 
@@ -156,42 +115,41 @@ static struct job *free_job(void)
 	return NULL;
 }
 
-/* One request: check it, fork its child, answer. The descriptors are
- * closed here whatever happens, except the exit pipe of a started job. */
+/* A pooled jail of the request's shape, else a one-shot helper: its pid
+ * and pidfd, or -errno. */
+static pid_t start_job(const struct hutch_fs_request *rq, const int slot_fd[FS_SLOTS],
+		       int *ret_pidfd, uint32_t *ret_pooled)
+{
+	pid_t pid = fs_pool_take(rq, slot_fd, bind_fds, ret_pidfd);
+
+	*ret_pooled = pid > 0;
+	return pid > 0 ? pid : spawn_child(slot_fd, ret_pidfd);
+}
+
+/* One request: check it, fork its child (or hand it to a pooled jail),
+ * answer. The descriptors are closed here whatever happens, except the
+ * exit pipe of a started job. */
 static void handle_request(const struct hutch_fs_request *rq, ssize_t len, int *fds,
 			   size_t n_fds)
 {
 	struct hutch_fs_reply rep = { .magic = HUTCH_FS_MAGIC };
 	int slot_fd[FS_SLOTS], pidfd = -1;
 	struct job *j = free_job();
-	size_t k = 0;
 
-	for (int i = 0; i < FS_SLOTS; i++)
-		slot_fd[i] = -1;
-	if (len != (ssize_t)sizeof(*rq) || rq->magic != HUTCH_FS_MAGIC ||
-	    (rq->slots & ~((1u << FS_SLOTS) - 1)) ||
-	    (rq->slots & HUTCH_FS_REQUIRED_SLOTS) != HUTCH_FS_REQUIRED_SLOTS ||
-	    rq->n_bind > HUTCH_BIND_FDS_MAX ||
-	    (size_t)__builtin_popcount(rq->slots) + rq->n_bind != n_fds) {
+	if (job_fds_split(rq, len, fds, n_fds, false, slot_fd, &bind_fds) < 0) {
 		rep.err = EBADMSG;
+	} else if (!j) {
+		rep.err = EAGAIN;
 	} else {
-		for (int i = 0; i < FS_SLOTS; i++)
-			if (rq->slots & (1u << i))
-				slot_fd[i] = fds[k++];
-		bind_fds = fds + k;	/* the rest, in order */
-		n_bind_fds = rq->n_bind;
-		if (!j) {
-			rep.err = EAGAIN;
-		} else {
-			pid_t pid = spawn_child(slot_fd, &pidfd);
+		pid_t pid;
 
-			rep.err = pid < 0 ? -pid : 0;
-			if (pid > 0) {
-				j->pid = rep.pid = pid;
-				j->exit_fd = slot_fd[FS_SLOT_EXIT];
-				slot_fd[FS_SLOT_EXIT] = -1;
-				n_jobs++;
-			}
+		n_bind_fds = rq->n_bind;
+		pid = start_job(rq, slot_fd, &pidfd, &rep.pooled);
+		rep.err = pid < 0 ? -pid : 0;
+		if (pid > 0) {
+			j->pid = rep.pid = pid;
+			j->exit_fd = slot_fd[FS_SLOT_EXIT];
+			n_jobs++;
 		}
 	}
 	for (size_t i = 0; i < n_fds; i++)
@@ -235,6 +193,7 @@ static void reap_children(void)
 			n_jobs--;
 			break;
 		}
+		(void)fs_pool_reaped(pid);	/* one that died unused: dropped */
 	}
 }
 
@@ -259,9 +218,31 @@ static void forkserver_setup(void)
 	self = getpid();
 }
 
-_Noreturn void forkserver_run(void)
+/* Wait for a request or a reaped child; when neither comes and the pool
+ * wants a jail, build one (fs_pool_timeout 0): the pool fills only on
+ * idle turns. */
+static void wait_events(struct pollfd p[2])
+{
+	int timeout = fs_pool_timeout(n_jobs > 0), r;
+
+	for (;;) {
+		r = poll(p, 2, timeout);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			_exit(HUTCH_EXIT_SETUP);
+		if (r > 0 || timeout != 0)
+			return;
+		fs_pool_fill_one();
+		timeout = fs_pool_timeout(n_jobs > 0);
+	}
+}
+
+_Noreturn void forkserver_run(int argc, char **argv)
 {
 	self_check();	/* setuid, setgid or file caps: stop */
+	if (fs_pool_init(argc, argv) < 0)
+		_exit(HUTCH_EXIT_SETUP);
 	forkserver_setup();
 	for (;;) {
 		struct pollfd p[2] = { { .fd = sock_fd, .events = POLLIN },
@@ -271,18 +252,16 @@ _Noreturn void forkserver_run(void)
 		size_t n_fds = FDPASS_MAX;
 		ssize_t n;
 
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			_exit(HUTCH_EXIT_SETUP);
-		}
+		wait_events(p);
 		if (p[1].revents)
 			reap_children();
 		if (!p[0].revents)
 			continue;
 		n = fdpass_recv_msg(sock_fd, &rq, sizeof(rq), fds, &n_fds);
-		if (n == 0 || (n < 0 && n != -EMSGSIZE))
+		if (n == 0 || (n < 0 && n != -EMSGSIZE)) {
+			fs_pool_drop_all();
 			_exit(0);	/* the server is gone; our children follow us */
+		}
 		handle_request(&rq, n, fds, n_fds);
 	}
 }

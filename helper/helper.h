@@ -8,16 +8,44 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "forkserver-wire.h"
 #include "spec.h"
 #include "status.h"
 #include "timings-record.h"
 
-/* main.c: the one-shot helper, from fds 3-6 as hutch-exec(8) says. */
+/* main.c: the one-shot helper, from fds 3-6 as hutch-exec(8) says;
+ * helper_run_pooled, pid 1 of a pooled jail once its job's descriptors
+ * are in place; jail_init, pid 1's steps from the mounts to the exec,
+ * which both run; make_mirror_pipe, pid 1's pipe to the outer process
+ * at HUTCH_MIRROR_FD, its read end in *ret_rd. */
 _Noreturn void helper_run_one(void);
+_Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape);
+_Noreturn void jail_init(const struct spec *sp, int ruleset_fd);
+void make_mirror_pipe(int *ret_rd);
 
-/* forkserver.c: `hutch-exec --forkserver`, one helper_run_one per request
- * on fd 3 (forkserver-wire.h); exits when that socket ends. */
-_Noreturn void forkserver_run(void);
+/* forkserver.c: `hutch-exec --forkserver [--pool N]`, one helper_run_one
+ * per request on fd 3 (forkserver-wire.h), or a pooled jail's;
+ * exits when that socket ends. */
+_Noreturn void forkserver_run(int argc, char **argv);
+
+/* pool.c: a pooled jail's outer process, forked by the forkserver with
+ * sock its end of the pool socket; pool_check_spec, in its pid 1: the
+ * spec fits the jail it was cloned as, or fail. */
+_Noreturn void pool_child_run(int sock, const struct hutch_fs_shape *shape);
+void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape);
+
+/* job-fds.c: a forkserver message's descriptors by slot (pooled: the
+ * message a pooled jail gets, without cgroup and exit pipe); 0 or
+ * -EBADMSG. job_fds_place: them at the numbers hutch-exec(8) gives,
+ * nothing else open but keep_fd (-1: none); on failure a record on the
+ * status pipe and exit 71. JOB_FDS_HIGH: where the forkserver's own
+ * descriptors live, clear of every number a job's take, and low enough
+ * for a server under a small RLIMIT_NOFILE (`ulimit -n 64`: F_DUPFD
+ * above the limit fails). */
+#define JOB_FDS_HIGH (HUTCH_BIND_FD_FIRST + HUTCH_BIND_FDS_MAX)
+int job_fds_split(const struct hutch_fs_request *rq, ssize_t len, const int *fds, size_t n_fds,
+		  bool pooled, int slot_fd[FS_SLOTS], const int **ret_bind);
+void job_fds_place(const int slot_fd[FS_SLOTS], const int *bind_fds, uint32_t n_bind, int keep_fd);
 
 /* control.c (phase 2): send fd with a one-byte tag on HUTCH_CONTROL_FD. */
 void control_send_fd(int fd, char tag, enum hutch_stage stage, uint32_t item);
@@ -63,6 +91,7 @@ void idmap_close(const struct spec *sp);	/* the outer process's copies */
 int bind_fd_of(const struct spec *sp, uint32_t item);
 void bind_fd_check(const struct spec *sp);
 void bind_fd_prepare(const struct spec *sp);
+void bind_fd_prepare_none(const struct spec *sp);	/* a pooled jail's pid 1: no tree prepared */
 int bind_fd_clone(const struct spec *sp, uint32_t item);	/* the outer process, as root */
 int bind_fd_tree(uint32_t item);
 int bind_fd_open_source(const struct spec *sp, uint32_t item);

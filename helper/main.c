@@ -26,7 +26,7 @@ static void seal_status_fd(void)
 		_exit(HUTCH_EXIT_SETUP); /* no status pipe: 71 alone says refused */
 }
 
-static void make_mirror_pipe(int *ret_rd)
+void make_mirror_pipe(int *ret_rd)
 {
 	int p[2], rd;
 
@@ -69,7 +69,7 @@ static int close_other_fds(void)
 }
 
 /* pid 1 of the jail: everything from the mounts to the seccomp filter. */
-static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
+_Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 {
 	pid_t target;
 
@@ -130,6 +130,20 @@ static _Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
 	reaper_run(target);	/* sends the timings once the target's execve is done */
 }
 
+/* Phase 1, in whichever process reads the spec: read and prepare. May
+ * allocate; changes nothing yet. */
+static void read_and_prepare(struct spec *sp, int *ret_ruleset_fd)
+{
+	spec_read(sp);			/* bounded, versioned, counts checked */
+	bind_fd_check(sp);		/* a client's descriptors: there, close-on-exec */
+	timings_start();		/* from here: spawn and spec are the frontend's */
+	seccomp_check_spec(sp);		/* no filter, no jail: before any namespace */
+	if (!spec_uses_control(sp) && !timings_enabled())
+		close(HUTCH_CONTROL_FD);	/* before any open can reuse the number */
+	*ret_ruleset_fd = landlock_prepare(sp);
+	privileges_prepare();
+}
+
 _Noreturn void helper_run_one(void)
 {
 	struct spec sp;
@@ -139,16 +153,7 @@ _Noreturn void helper_run_one(void)
 	seal_status_fd();
 	signals_hold();			/* until the forwarders are in place */
 	self_check();			/* setuid, setgid or file caps: stop */
-
-	/* Phase 1: read and prepare. May allocate; changes nothing yet. */
-	spec_read(&sp);			/* bounded, versioned, counts checked */
-	bind_fd_check(&sp);		/* a client's descriptors: there, close-on-exec */
-	timings_start();		/* from here: spawn and spec are the frontend's */
-	seccomp_check_spec(&sp);	/* no filter, no jail: before any namespace */
-	if (!spec_uses_control(&sp) && !timings_enabled())
-		close(HUTCH_CONTROL_FD);	/* before any open can reuse the number */
-	ruleset_fd = landlock_prepare(&sp);
-	privileges_prepare();
+	read_and_prepare(&sp, &ruleset_fd);
 
 	/* Phase 2: enact. No malloc, no stdio, async-signal-safe calls only. */
 	make_mirror_pipe(&mirror_rd);
@@ -179,11 +184,30 @@ _Noreturn void helper_run_one(void)
 	outer_wait(child);
 }
 
+/* pid 1 of a pooled jail (pool.c), its job's descriptors in place: the
+ * same phase 1, the spec checked against the shape we were cloned with,
+ * then the same jail as the one-shot helper's pid 1 builds. The outer
+ * steps before the clone have nothing to do for a spec of a pooled
+ * shape: bind_fd_prepare clones only as root, and a root server pools
+ * nothing; idmapped binds are refused by pool_check_spec. */
+_Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape)
+{
+	struct spec sp;
+	int ruleset_fd;
+
+	seal_status_fd();
+	read_and_prepare(&sp, &ruleset_fd);
+	pool_check_spec(&sp, shape);	/* fail closed: another shape, another jail */
+	bind_fd_prepare_none(&sp);	/* every bind by descriptor resolved by us */
+	timing_step(HUTCH_STEP_PREPARE);
+	jail_init(&sp, ruleset_fd);
+}
+
 int main(int argc, char **argv)
 {
 	/* `hutch serve` starts one of us as its forkserver (forkserver.c),
 	 * which forks a helper_run_one per jail. */
-	if (argc == 2 && strcmp(argv[1], "--forkserver") == 0)
-		forkserver_run();
+	if (argc >= 2 && strcmp(argv[1], "--forkserver") == 0)
+		forkserver_run(argc - 2, argv + 2);
 	helper_run_one();
 }

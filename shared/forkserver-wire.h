@@ -7,9 +7,13 @@
 
 #include <stdint.h>
 
+#include "spec.h"
+
 #define HUTCH_FS_SOCK_FD 3	/* the forkserver's end, as it is started */
-#define HUTCH_FS_MAGIC 0x68667331u	/* "hfs1" */
+#define HUTCH_FS_MAGIC 0x68667332u	/* "hfs2": 2 added the pool */
 #define HUTCH_FS_MAX_JOBS 4096	/* jails alive at once; more: EAGAIN */
+#define HUTCH_FS_POOL_MAX 64	/* `--pool N`: at most this many jails wait */
+#define HUTCH_FS_POOL_IDLE_MS 10000	/* no request for this long: the pool goes */
 
 /* The descriptors of one jail, in the order they travel. stdin to status
  * and exit are required; control and cgroup are optional. */
@@ -28,13 +32,30 @@ enum hutch_fs_slot {
 	((1u << FS_SLOT_STDIN) | (1u << FS_SLOT_STDOUT) | (1u << FS_SLOT_STDERR) |          \
 	 (1u << FS_SLOT_SPEC) | (1u << FS_SLOT_STATUS) | (1u << FS_SLOT_EXIT))
 
+/* What a jail's clone depends on, and nothing else: the spec's namespace
+ * flags (HUTCH_SPEC_NS_*) and its id maps. A pooled jail is cloned with
+ * one shape before any spec exists; its pid 1 refuses a spec of another
+ * (SITE_HELPER_EXEC_POOL_SHAPE). */
+#define HUTCH_FS_SHAPE_NS                                                                    \
+	(HUTCH_SPEC_NS_PID | HUTCH_SPEC_NS_NET | HUTCH_SPEC_NS_IPC | HUTCH_SPEC_NS_UTS |      \
+	 HUTCH_SPEC_NS_CGROUP)
+struct hutch_fs_shape {
+	uint32_t ns_flags;
+	uint32_t uid_inside, gid_inside, uid_outside, gid_outside;
+};
+
 /* frontend -> forkserver: start one jail. After the slots' descriptors
  * come n_bind more, a client's bind sources (hutch-abi.h): they go to
- * HUTCH_BIND_FD_FIRST and up in the child. */
+ * HUTCH_BIND_FD_FIRST and up in the child. poolable: the spec has shape
+ * and needs nothing before its clone (no cgroup to clone into, no
+ * idmapped or privileged bind), so a pooled jail of that shape may take
+ * it, and the pool is refilled with that shape. */
 struct hutch_fs_request {
 	uint32_t magic;
 	uint32_t slots;		/* bit per enum hutch_fs_slot present */
 	uint32_t n_bind;	/* at most HUTCH_BIND_FDS_MAX */
+	uint32_t poolable;	/* 0 or 1 */
+	struct hutch_fs_shape shape;
 	uint32_t pad;
 };
 
@@ -44,7 +65,7 @@ struct hutch_fs_reply {
 	uint32_t magic;
 	int32_t err;		/* 0 or an errno: no jail was started */
 	int32_t pid;
-	uint32_t pad;
+	uint32_t pooled;	/* 1: a pooled jail took the job */
 };
 
 /* forkserver -> the job's exit pipe, once, when it reaped the helper:

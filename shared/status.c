@@ -246,6 +246,11 @@ static const char *const helper_exec_sites[SITE_HELPER_EXEC_MAX] = {
 	[SITE_HELPER_EXEC_EXECVE] = "executing hutch-exec",
 	[SITE_HELPER_EXEC_PDEATHSIG] = "arming hutch-exec's parent-death signal",
 	[SITE_HELPER_EXEC_FDS] = "placing hutch-exec's descriptors",
+	[SITE_HELPER_EXEC_POOL_SHAPE] =
+		"checking that a pooled jail's namespaces and ids are the spec's",
+	[SITE_HELPER_EXEC_POOL_PREPARED] =
+		"checking that the spec needs nothing done before a pooled jail's clone",
+	[SITE_HELPER_EXEC_POOL_PASS] = "passing the job to a pooled jail",
 };
 static const char *const jail_init_sites[SITE_JAIL_INIT_MAX] = {
 	[SITE_JAIL_INIT_WAIT] = "pid 1 of the jail",

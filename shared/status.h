@@ -194,6 +194,9 @@ enum site_helper_exec {
 	SITE_HELPER_EXEC_EXECVE,	/* execve, and the descriptors before it */
 	SITE_HELPER_EXEC_PDEATHSIG,	/* the parent-death signal, or the parent gone */
 	SITE_HELPER_EXEC_FDS,		/* forkserver: the job's descriptors into place */
+	SITE_HELPER_EXEC_POOL_SHAPE,	/* a pooled jail: the spec's namespaces or ids differ */
+	SITE_HELPER_EXEC_POOL_PREPARED,	/* a pooled jail: the spec needs work before the clone */
+	SITE_HELPER_EXEC_POOL_PASS,	/* a pooled jail: the job passed on to its pid 1 */
 	SITE_HELPER_EXEC_MAX
 };
 enum site_jail_init {

@@ -134,7 +134,8 @@ cp -R "$top/tests/npm" "$prefix/tests/npm"
 # The serve tests drive the server with both example clients.
 cp "$top/examples/hutch_client.py" examples/hutch-client "$prefix/examples/"
 cp "$top"/tests/escape/run.sh "$top"/tests/escape/escape.py "$top"/tests/escape/probes*.c \
-	"$top"/tests/escape/probes.h "$top"/tests/escape/launch.py "$prefix/tests/escape/"
+	"$top"/tests/escape/probes.h "$top"/tests/escape/launch.py "$top"/tests/escape/via_serve.py \
+	"$prefix/tests/escape/"
 chmod -R a+rX "$prefix"
 
 # integ LABEL USER HUTCH HUTCH_EXEC: the integration tests copied under
@@ -187,6 +188,13 @@ escape_suite root env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
 	HUTCH_POLICY_PATH="$top/policy" sh "$top/tests/escape/run.sh"
 escape_suite "$unpriv" su "$unpriv" -s /bin/sh -c "cd / && env -i PATH=/usr/bin:/bin \
 	HUTCH='$prefix/bin/hutch' sh '$prefix/tests/escape/run.sh'"
+# Through `hutch serve` (via_serve.py): as nobody every jail a pooled one
+# (--pool 2), as root through the forkserver (a root server pools nothing).
+escape_suite "$unpriv serve --pool" su "$unpriv" -s /bin/sh -c "cd / && env -i PATH=/usr/bin:/bin \
+	HUTCH='$prefix/bin/hutch' HUTCH_ESCAPE_SERVE='--pool 2' sh '$prefix/tests/escape/run.sh'"
+escape_suite "root serve" env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
+	HUTCH_POLICY_PATH="$top/policy" HUTCH_ESCAPE_SERVE="--pool 2" \
+	HUTCH_ESCAPE_POLICIES="default strict network" sh "$top/tests/escape/run.sh"
 # Once more as root with --explain: its listener answers "continue" to
 # every open and exec, so every probe must fail the same way with it
 # (default, strict and network: build's and convert's seccomp sections are

@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -20,15 +21,16 @@
 #include "fd-util.h"
 #include "forkserver-wire.h"
 #include "hutch-abi.h"
+#include "spec.h"
 #include "run/forkserver.h"
 
 #define REPLY_TIMEOUT_MS 5000	/* a fork; a forkserver that takes longer is broken */
 
 /* The child: PDEATHSIG, default signals, /dev/null as 0-2, the socket as
  * fd 3, nothing else; exec. Async-signal-safe. */
-static _Noreturn void child_exec(const char *helper, pid_t parent, int sock, int null_fd)
+static _Noreturn void child_exec(const char *helper, char *const argv[], pid_t parent, int sock,
+				  int null_fd)
 {
-	static char *const argv[] = { "hutch-exec", "--forkserver", NULL };
 	static char *const envp[] = { NULL };
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t none;
@@ -51,20 +53,25 @@ static _Noreturn void child_exec(const char *helper, pid_t parent, int sock, int
 	_exit(HUTCH_EXIT_SETUP);
 }
 
-int forkserver_start(const char *helper, struct forkserver *ret)
+int forkserver_start(const char *helper, unsigned pool, struct forkserver *ret)
 {
 	_cleanup_close_ int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	struct clone_args args = { .flags = CLONE_PIDFD, .exit_signal = SIGCHLD };
+	char n[16];
+	char *argv[] = { "hutch-exec", "--forkserver", "--pool", n, NULL };
 	int sock[2], pidfd = -1;
 	pid_t parent = getpid(), pid;
 
 	*ret = (struct forkserver){ .sock = -1, .pid = -1, .pidfd = -1 };
+	if (pool > HUTCH_FS_POOL_MAX)
+		return -EINVAL;
+	snprintf(n, sizeof(n), "%u", pool);
 	if (null_fd < 0 || socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0)
 		return -errno;
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 	if (pid == 0)
-		child_exec(helper, parent, sock[1], null_fd);
+		child_exec(helper, argv, parent, sock[1], null_fd);
 	close(sock[1]);
 	if (pid < 0) {
 		int r = -errno;
@@ -72,7 +79,7 @@ int forkserver_start(const char *helper, struct forkserver *ret)
 		close(sock[0]);
 		return r;	/* ENOSYS too: the one-shot path has its fallbacks */
 	}
-	*ret = (struct forkserver){ .sock = sock[0], .pid = pid, .pidfd = pidfd };
+	*ret = (struct forkserver){ .sock = sock[0], .pid = pid, .pidfd = pidfd, .pool = pool };
 	return 0;
 }
 
@@ -97,12 +104,38 @@ static int broken(struct forkserver *fs, int r)
 	return r;
 }
 
+static uint32_t le32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Whether a pooled jail may take the spec, and its shape (forkserver-wire.h),
+ * from the spec's header (spec.h: flags, then the four ids, from byte
+ * 12). Not with a cgroup to clone into. A root server has no pool
+ * (serve-options.c), so no spec of it needs idmapped or privileged binds
+ * prepared before the clone; pid 1 of a pooled jail checks both anyway. */
+static void pool_shape(const struct forkserver *fs, const uint8_t *spec, size_t spec_len,
+		       const struct spawn_stdio *io, struct hutch_fs_request *rq)
+{
+	if (fs->pool == 0 || io->cgroup_fd >= 0 || spec_len < HUTCH_SPEC_HEADER_BYTES + 20)
+		return;
+	rq->poolable = 1;
+	rq->shape = (struct hutch_fs_shape){
+		.ns_flags = le32_at(spec + 12) & HUTCH_FS_SHAPE_NS,
+		.uid_inside = le32_at(spec + 16),
+		.gid_inside = le32_at(spec + 20),
+		.uid_outside = le32_at(spec + 24),
+		.gid_outside = le32_at(spec + 28),
+	};
+}
+
 /* Send the slots and the bind sources, wait (bounded) for the reply with
  * the pidfd. */
 static int request(struct forkserver *fs, const int slot_fd[FS_SLOTS],
-		   const struct spawn_stdio *io, struct jail_proc *ret)
+		   const struct spawn_stdio *io, const struct hutch_fs_request *shape,
+		   struct jail_proc *ret)
 {
-	struct hutch_fs_request rq = { .magic = HUTCH_FS_MAGIC };
+	struct hutch_fs_request rq = *shape;
 	struct hutch_fs_reply rep;
 	struct pollfd p = { .fd = fs->sock, .events = POLLIN };
 	int fds[FS_SLOTS + HUTCH_BIND_FDS_MAX], got[FDPASS_MAX];
@@ -146,6 +179,7 @@ static int request(struct forkserver *fs, const int slot_fd[FS_SLOTS],
 int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len,
 		     const struct spawn_stdio *io, struct jail_proc *ret)
 {
+	struct hutch_fs_request rq = { .magic = HUTCH_FS_MAGIC };
 	struct spawn_pipes sp;
 	int exit_p[2] = { -1, -1 };
 	int slot_fd[FS_SLOTS];
@@ -167,7 +201,8 @@ int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len
 	slot_fd[FS_SLOT_CONTROL] = io->control_sock;
 	slot_fd[FS_SLOT_CGROUP] = io->cgroup_fd;
 	slot_fd[FS_SLOT_EXIT] = exit_p[1];
-	r = request(fs, slot_fd, io, ret);
+	pool_shape(fs, spec, spec_len, io, &rq);
+	r = request(fs, slot_fd, io, &rq, ret);
 	if (r < 0)
 		goto out;
 	spawn_pipes_keep(&sp, ret);

@@ -17,11 +17,14 @@ struct forkserver {
 	int sock;	/* SOCK_SEQPACKET to it */
 	pid_t pid;	/* -1: none, or stopped after it broke */
 	int pidfd;
+	unsigned pool;	/* jails it builds ahead (--pool); 0: none */
 };
 
 /* Start helper as a forkserver; it dies with us (PDEATHSIG) and exits
- * when sock closes. 0 or -errno. */
-int forkserver_start(const char *helper, struct forkserver *ret);
+ * when sock closes. With pool > 0 (at most HUTCH_FS_POOL_MAX), it keeps
+ * up to that many jails of the last poolable spec's shape built ahead
+ * (hutch-exec(8), FORKSERVER). 0 or -errno. */
+int forkserver_start(const char *helper, unsigned pool, struct forkserver *ret);
 
 /* Close its socket, kill and reap it: every jail it started dies too. */
 void forkserver_stop(struct forkserver *fs);

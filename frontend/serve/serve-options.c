@@ -8,7 +8,9 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
+#include "forkserver-wire.h"
 #include "doc/units.h"
 #include "serve/serve.h"
 
@@ -37,6 +39,8 @@ static const char serve_usage[] =
 	"                         client passes (\"source_fd\") are bound\n"
 	"  --no-forkserver        start one hutch-exec per run instead of forking each\n"
 	"                         from a long-lived one (slower; for a wrapped helper)\n"
+	"  --pool N               jails the forkserver builds ahead, 0 to 64, at most\n"
+	"                         --max-total; 0: none (default 2; a root server: none)\n"
 	"  --log-level LEVEL      none, error, info or debug (default info). One line on\n"
 	"                         stderr per connection opened and closed, per run's exit,\n"
 	"                         per failed or refused request and per session reply\n"
@@ -65,6 +69,7 @@ static const struct option opts[] = {
 	{ "idle-timeout", required_argument, NULL, 'I' },
 	{ "max-conn-per-uid", required_argument, NULL, 'U' },
 	{ "no-forkserver", no_argument, NULL, 'N' },
+	{ "pool", required_argument, NULL, 'o' },
 	{ "allow-path-binds", no_argument, NULL, 'P' },
 	{ "log-level", required_argument, NULL, 'L' },
 	{ "help", no_argument, NULL, 'h' },
@@ -95,6 +100,7 @@ static const struct bound {
 	{ 'I', DURATION, 0, 24 * 3600 * 1000, "--idle-timeout",
 	  "not a duration up to 24h (0: never)" },
 	{ 'U', COUNT, 1, CONNS_MAX, "--max-conn-per-uid", "not a number from 1 to 256" },
+	{ 'o', COUNT, 0, HUTCH_FS_POOL_MAX, "--pool", "not a number from 0 to 64" },
 };
 
 static void bound_store(struct srv *s, int opt, uint64_t v)
@@ -110,6 +116,7 @@ static void bound_store(struct srv *s, int opt, uint64_t v)
 	case 'B': s->budget.max = v; break;
 	case 'I': s->idle_ms = v; break;
 	case 'U': s->max_conn_uid = v; break;
+	case 'o': s->pool = (unsigned)v; break;
 	}
 }
 
@@ -208,7 +215,7 @@ int serve_options_parse(int argc, char **argv, struct srv *s, struct serve_optio
 	*s = (struct srv){ .max_runs_conn = 8, .max_runs_total = 64, .max_sessions = 4, .max_workers = 64,
 			   .grace_ms = 5000, .lifetime_ms = 3600 * 1000, .max_frame = 96u << 20,
 			   .budget = { .max = 256ull << 20 }, .idle_ms = 60000,
-			   .max_conn_uid = 32, .sock = { .fd = -1 }, .log = { .level = SERVE_LOG_INFO },
+			   .max_conn_uid = 32, .pool = 2, .sock = { .fd = -1 }, .log = { .level = SERVE_LOG_INFO },
 			   .fs = { .sock = -1, .pid = -1, .pidfd = -1 } };
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -223,6 +230,13 @@ int serve_options_parse(int argc, char **argv, struct srv *s, struct serve_optio
 	if (o.fd >= 0 && o.sock_path)
 		return bad("--fd", "cannot be combined with --socket");
 	s->allow_path_binds = o.allow_path_binds;
+	/* Pooled jails are jails: within --max-total, and counted in
+	 * serve_concurrency. A root server has none (hutch-exec(8),
+	 * FORKSERVER): each root jail's host id is leased for its run. */
+	if (s->pool > s->max_runs_total)
+		return bad("--pool", "more than --max-total");
+	if (geteuid() == 0 || o.no_forkserver)
+		s->pool = 0;
 	/* A connection's queue: two frames' worth, never under 16 MiB. */
 	s->max_out = (size_t)s->max_frame * 2 > (16u << 20) ? (size_t)s->max_frame * 2 : (16u << 20);
 	*ret_opts = o;

@@ -312,7 +312,7 @@ int cmd_serve(int argc, char **argv)
 	/* One helper forks every jail (hutch-exec(8), FORKSERVER); without
 	 * one (or with --no-forkserver), each run starts its own, as
 	 * `hutch run` does. Runs find it in their execution options. */
-	if (r == 0 && (o.no_forkserver || forkserver_start(execute_helper_path(), &s.fs) < 0))
+	if (r == 0 && (o.no_forkserver || forkserver_start(execute_helper_path(), s.pool, &s.fs) < 0))
 		s.fs.pid = -1;
 	/* Every jail comes from the forkserver: keep only what
 	 * run/least-privilege.c lists, for the server's life. */

@@ -169,16 +169,18 @@ struct srv {
 	struct serve_socket sock;	/* --socket; fd -1 when none or drained */
 	uint64_t drain_deadline;
 	struct forkserver fs;	/* every jail's helper is its child; pid -1: none */
+	unsigned pool;		/* --pool: jails the forkserver builds ahead */
 	bool allow_path_binds;	/* --allow-path-binds: requests may bind by path */
 	size_t passed_fds;	/* descriptors clients passed, held now */
 	struct serve_log log;	/* --log-level, and the lines it let through */
 };
 
-/* How many jails the server may hold at once (runs and --max-workers):
+/* How many jails the server may hold at once (runs, --max-workers and
+ * the pool's, built ahead):
  * what its jails' per-user caps are sized for (jail/user-caps.h). */
 static inline unsigned serve_concurrency(const struct srv *s)
 {
-	return (unsigned)(s->max_runs_total + s->max_workers);
+	return (unsigned)(s->max_runs_total + s->max_workers + s->pool);
 }
 
 int cmd_serve(int argc, char **argv);

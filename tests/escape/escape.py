@@ -351,6 +351,9 @@ class Harness:
         self.a = a
         self.hutch = a.hutch
         self.extra = a.extra.split()
+        self.serve = a.serve if a.serve else None
+        if self.serve is not None and self.extra:
+            raise SystemExit("escape.py: --extra does not go through --serve")
         self.probes = a.probes
         self.tmp = a.tmp
         self.user = pwd.getpwuid(os.geteuid()).pw_name
@@ -580,6 +583,14 @@ class Harness:
 
     # -- one run ----------------------------------------------------------
 
+    def run_cmd(self):
+        """`hutch run`, or through `hutch serve` (--serve, via_serve.py)."""
+        if self.serve is None:
+            return [self.hutch, "run"]
+        return [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                             "via_serve.py"),
+                "--hutch", self.hutch, "--serve-args", self.serve, "run"]
+
     def probe_argv(self, probe, limits, token, lmarker):
         a = self.common_args()
         a.update(token=token, lmarker=lmarker)
@@ -702,7 +713,7 @@ class Harness:
             opts += ["--overlay", "%s:%s" % (self.canary, self.canary)]
         if netmode:
             opts += ["--network", netmode]
-        argv = [self.hutch, "run"] + self.extra + ["--json", "--policy", pol, "--timeout", timeout,
+        argv = self.run_cmd() + self.extra + ["--json", "--policy", pol, "--timeout", timeout,
                 "--input", "probes=" + self.probes] + opts + \
                ["--", "/usr/bin/python3", "-c", LAUNCH] + self.probe_argv(probe, limits, token, lmarker)
         if probe == "outlive-kill":
@@ -718,6 +729,15 @@ class Harness:
         for fd in fds:
             os.close(fd)
         verdict, ev, doc = self.read_doc(out, rc)
+        err = (doc or {}).get("error") or {}
+        if (probe == "overlay-write" and self.serve is not None and os.geteuid() == 0 and
+                err.get("code") == "policy_violation" and
+                "writable by its group or by others" in err.get("message", "")):
+            # A root server refuses a client's overlay of a directory
+            # others may write (the canary is): the attack is refused
+            # before any jail exists; the outside checks below still judge.
+            verdict, ev = "CONTAINED", "the root server refused the overlay: " + err["message"]
+            doc = None
         extra = []
         if doc is not None:
             if rc is None:
@@ -1050,6 +1070,9 @@ def main():
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--extra", default="",
                     help="options every jailed run gets too, e.g. --explain (split on spaces)")
+    ap.add_argument("--serve", default="",
+                    help="run every jail through `hutch serve` with these options "
+                         "(e.g. \"--pool 2\"; via_serve.py)")
     a = ap.parse_args()
     h = Harness(a)
     h.elapsed = 0.0

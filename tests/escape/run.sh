@@ -59,4 +59,5 @@ set -- --hutch "$HUTCH" --probes "$tmp/probes" --tmp "$tmp" \
 [ -n "${HUTCH_ESCAPE_ONLY:-}" ] && set -- "$@" --only "$HUTCH_ESCAPE_ONLY"
 [ -n "${HUTCH_ESCAPE_LOG:-}" ] && set -- "$@" --log "$HUTCH_ESCAPE_LOG"
 [ -n "${HUTCH_ESCAPE_EXTRA_ARGS:-}" ] && set -- "$@" "--extra=$HUTCH_ESCAPE_EXTRA_ARGS"
+[ -n "${HUTCH_ESCAPE_SERVE:-}" ] && set -- "$@" "--serve=$HUTCH_ESCAPE_SERVE"
 "$py" "$here/escape.py" "$@"

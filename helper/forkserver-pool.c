@@ -1,0 +1,229 @@
+/* forkserver-pool.c: the forkserver's pool of jails built before they
+ * are asked for (`hutch-exec --forkserver --pool N`, hutch-exec(8),
+ * FORKSERVER). The frontend says, per request, whether the spec may take
+ * a pooled jail and what its shape is (forkserver-wire.h); the shape of
+ * the last such request is what the pool is filled with, one jail per
+ * idle turn of the loop, up to N. A request of that shape takes one: its
+ * descriptors go to the jail on the jail's own socket, and from then on
+ * it is a job like any other (reaped, its status on its exit pipe). A
+ * request of another shape, or when none waits, forks a one-shot helper
+ * as before. Jails of a shape no longer asked for go at once; all of
+ * them go after HUTCH_FS_POOL_IDLE_MS without a request, and with us
+ * (their parent-death signal). A root forkserver pools nothing: each of
+ * its jails runs as a host id leased for that run (hutch(1), "Host
+ * ids"), which no jail built beforehand can know. */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fd-pass.h"
+#include "forkserver-pool.h"
+#include "helper.h"
+#include "hutch-abi.h"
+
+#define POOL_QUIET_MS 50
+
+struct pooled {
+	pid_t pid;	/* 0: free */
+	int pidfd, sock;
+	struct hutch_fs_shape shape;
+};
+
+static struct pooled pool[HUTCH_FS_POOL_MAX];
+static size_t pool_max, n_pool;
+static struct hutch_fs_shape want;	/* the last poolable request's */
+static bool have_want;
+/* A fill that failed, or a pooled jail that died unused (the user's
+ * namespace or process limit, say): no more fills until the next
+ * request, or the forkserver would spin on them. */
+static bool stalled;
+static uint64_t last_ms;		/* when it came */
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static bool same_shape(const struct hutch_fs_shape *a, const struct hutch_fs_shape *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+int fs_pool_init(int argc, char **argv)
+{
+	unsigned long n = 0;
+	char *end;
+
+	if (argc == 0)
+		return 0;
+	if (argc != 2 || strcmp(argv[0], "--pool") != 0)
+		return -EINVAL;
+	errno = 0;
+	n = strtoul(argv[1], &end, 10);
+	if (errno || end == argv[1] || *end || n > HUTCH_FS_POOL_MAX)
+		return -EINVAL;
+	pool_max = geteuid() == 0 ? 0 : (size_t)n;
+	return 0;
+}
+
+/* The jail goes: its socket closed (EOF ends it), SIGKILL for good
+ * measure; reap_children reaps it like any child. */
+static void drop(struct pooled *p)
+{
+	(void)syscall(SYS_pidfd_send_signal, p->pidfd, SIGKILL, NULL, 0);
+	close(p->pidfd);
+	close(p->sock);
+	p->pid = 0;
+	n_pool--;
+}
+
+void fs_pool_drop_all(void)
+{
+	for (size_t i = 0; i < HUTCH_FS_POOL_MAX; i++)
+		if (pool[i].pid)
+			drop(&pool[i]);
+	have_want = false;
+}
+
+bool fs_pool_reaped(pid_t pid)
+{
+	for (size_t i = 0; i < HUTCH_FS_POOL_MAX; i++)
+		if (pool[i].pid == pid) {
+			drop(&pool[i]);	/* died unused: the next request refills */
+			stalled = true;
+			return true;
+		}
+	return false;
+}
+
+int fs_pool_timeout(bool jobs_running)
+{
+	uint64_t now = now_ms(), end = last_ms + HUTCH_FS_POOL_IDLE_MS;
+
+	if (!have_want)
+		return -1;
+	if (now >= end) {
+		fs_pool_drop_all();
+		return -1;
+	}
+	/* Fill while no jail is being built or run, or once requests have
+	 * been quiet for a while (a session's worker runs for long): a fill
+	 * then takes no CPU from a jail being built, and under load a pool
+	 * saves no CPU anyway. */
+	if (n_pool < pool_max && !stalled) {
+		if (!jobs_running || now >= last_ms + POOL_QUIET_MS)
+			return 0;	/* fill on the next idle turn */
+		return (int)(last_ms + POOL_QUIET_MS - now);
+	}
+	return (int)(end - now);
+}
+
+/* The child's half: our signal state undone, then pool.c. */
+static _Noreturn void pool_child(pid_t parent, int sock, const struct hutch_fs_shape *shape)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	sigset_t none;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+		_exit(HUTCH_EXIT_SETUP);
+	sigaction(SIGPIPE, &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	pool_child_run(sock, shape);
+}
+
+void fs_pool_fill_one(void)
+{
+	struct pooled *p = NULL;
+	struct clone_args args = { .flags = CLONE_PIDFD, .exit_signal = SIGCHLD };
+	int sock[2], pidfd = -1;
+	pid_t pid, parent = getpid();
+
+	for (size_t i = 0; i < HUTCH_FS_POOL_MAX && !p; i++)
+		if (!pool[i].pid)
+			p = &pool[i];
+	if (!p || !have_want || n_pool >= pool_max)
+		return;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0) {
+		stalled = true;
+		return;
+	}
+	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
+	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
+	if (pid == 0)
+		pool_child(parent, sock[1], &want);
+	close(sock[1]);
+	if (pid < 0) {
+		close(sock[0]);
+		if (errno == ENOSYS)
+			pool_max = 0;	/* no pidfd to hand out: no pool */
+		stalled = true;
+		return;
+	}
+	*p = (struct pooled){ .pid = pid, .pidfd = pidfd, .sock = sock[0], .shape = want };
+	n_pool++;
+}
+
+/* Jails of a shape no longer asked for are of no use. */
+static void want_shape(const struct hutch_fs_shape *shape)
+{
+	last_ms = now_ms();
+	stalled = false;
+	if (have_want && same_shape(&want, shape))
+		return;
+	for (size_t i = 0; i < HUTCH_FS_POOL_MAX; i++)
+		if (pool[i].pid && !same_shape(&pool[i].shape, shape))
+			drop(&pool[i]);
+	want = *shape;
+	have_want = true;
+}
+
+pid_t fs_pool_take(const struct hutch_fs_request *rq, const int slot_fd[FS_SLOTS],
+		   const int *bind_fds, int *ret_pidfd)
+{
+	struct hutch_fs_request fwd = *rq;
+	int fds[FDPASS_MAX];
+	size_t n = 0;
+
+	if (pool_max == 0 || !rq->poolable || slot_fd[FS_SLOT_CGROUP] >= 0)
+		return 0;
+	want_shape(&rq->shape);
+	fwd.slots &= ~((1u << FS_SLOT_CGROUP) | (1u << FS_SLOT_EXIT));
+	for (int i = 0; i < FS_SLOTS; i++)
+		if (fwd.slots & (1u << i))
+			fds[n++] = slot_fd[i];
+	for (uint32_t i = 0; i < rq->n_bind; i++)
+		fds[n++] = bind_fds[i];
+	for (size_t i = 0; i < HUTCH_FS_POOL_MAX; i++) {
+		struct pooled *p = &pool[i];
+		pid_t pid = p->pid;
+
+		if (!pid || !same_shape(&p->shape, &rq->shape))
+			continue;
+		/* A jail that died meanwhile refuses (EPIPE): the next one. */
+		if (fdpass_send_msg(p->sock, &fwd, sizeof(fwd), fds, n) < 0) {
+			drop(p);
+			continue;
+		}
+		*ret_pidfd = p->pidfd;	/* the caller's now */
+		close(p->sock);
+		p->pid = 0;
+		n_pool--;
+		return pid;
+	}
+	return 0;
+}

@@ -1,0 +1,33 @@
+/* forkserver-pool.h: the forkserver's pool of jails built before they
+ * are asked for (forkserver-pool.c). Helper only; async-signal-safe,
+ * no allocation. */
+#ifndef HUTCH_FORKSERVER_POOL_H
+#define HUTCH_FORKSERVER_POOL_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "forkserver-wire.h"
+
+/* The arguments after --forkserver: none, or "--pool N" (N at most
+ * HUTCH_FS_POOL_MAX). 0 or -EINVAL. */
+int fs_pool_init(int argc, char **argv);
+
+/* The poll timeout for the loop: 0 when a jail should be built on the
+ * next idle turn (fs_pool_fill_one; only while no job runs), the ms
+ * until the idle teardown, or -1; past the idle time, every pooled jail
+ * goes first. */
+int fs_pool_timeout(bool jobs_running);
+void fs_pool_fill_one(void);
+
+/* A request: the pid of the pooled jail that took its descriptors (the
+ * pidfd in *ret_pidfd, the caller's to close), or 0 when none did and a
+ * one-shot helper must be forked. Remembers a poolable request's shape. */
+pid_t fs_pool_take(const struct hutch_fs_request *rq, const int slot_fd[FS_SLOTS],
+		   const int *bind_fds, int *ret_pidfd);
+
+/* A child reaped: true when it was a pooled jail, now dropped. */
+bool fs_pool_reaped(pid_t pid);
+void fs_pool_drop_all(void);
+
+#endif

@@ -1,0 +1,155 @@
+/* pool.c: a pooled jail, `hutch serve --pool` (hutch-exec(8),
+ * FORKSERVER). The forkserver forks one of these before any request
+ * exists and gives it one end of a socket. It does what a jail's clone
+ * depends on, the shape (forkserver-wire.h): the mirror pipe, the clone
+ * into fresh namespaces, the id maps. Then both processes wait and do
+ * nothing else: pid 1 with its parent-death signal armed and the
+ * forwarded signals held, the outer process on the socket. A job comes
+ * as one message with its descriptors; the outer process keeps the
+ * status pipe and passes the rest to pid 1, which reads the spec,
+ * refuses one of another shape, and goes on as the one-shot helper does
+ * from the mounts on (main.c:helper_run_pooled). One pooled jail takes
+ * one job and is gone with it: nothing is reused.
+ *
+ * Until the job, the status descriptor is /dev/null, so a failure is
+ * exit 71 alone and the forkserver drops the jail. EOF on the socket
+ * (the pool torn down, the forkserver gone) ends both processes. Only
+ * async-signal-safe calls, no allocation (until pid 1 reads the spec). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "fd-pass.h"
+#include "forkserver-wire.h"
+#include "helper.h"
+#include "hutch-abi.h"
+#include "sys.h"
+
+#define POOL_SOCK_FD JOB_FDS_HIGH	/* the outer process's end, in both */
+
+/* pid 1: wait for the job, its descriptors into place, then the jail. */
+static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape)
+{
+	struct hutch_fs_request rq;
+	int fds[FDPASS_MAX], slot_fd[FS_SLOTS];
+	const int *bind;
+	size_t n_fds = FDPASS_MAX;
+	ssize_t n;
+
+	parent_death_guard();	/* the outer process may already be gone */
+	do
+		n = fdpass_recv_msg(sock, &rq, sizeof(rq), fds, &n_fds);
+	while (n == -EINTR);
+	if (n <= 0)
+		_exit(0);	/* torn down before any job: nothing to say */
+	if (job_fds_split(&rq, n, fds, n_fds, true, slot_fd, &bind) < 0)
+		_exit(HUTCH_EXIT_SETUP);	/* the outer process checked it: cannot be */
+	job_fds_place(slot_fd, bind, rq.n_bind, HUTCH_MIRROR_FD);
+	helper_run_pooled(shape);
+}
+
+/* The outer process: the job's message, its status pipe kept (reaper.c
+ * writes pid 1's record if it dies without one), the rest to pid 1.
+ * Before it: EOF, or pid 1 gone, ends us. */
+static void pool_handoff(int to_pid1, pid_t child)
+{
+	struct pollfd p[2] = { { .fd = POOL_SOCK_FD, .events = POLLIN },
+			       { .fd = to_pid1, .events = 0 } };
+	struct hutch_fs_request rq;
+	int fds[FDPASS_MAX], slot_fd[FS_SLOTS], r;
+	const int *bind;
+	size_t n_fds = FDPASS_MAX;
+	ssize_t n;
+
+	while (poll(p, 2, -1) < 0)
+		if (errno != EINTR)
+			break;
+	if (!(p[0].revents & POLLIN) || (p[1].revents & (POLLHUP | POLLERR))) {
+		kill_child(child);
+		_exit(0);
+	}
+	n = fdpass_recv_msg(POOL_SOCK_FD, &rq, sizeof(rq), fds, &n_fds);
+	if (n <= 0 || job_fds_split(&rq, n, fds, n_fds, true, slot_fd, &bind) < 0) {
+		kill_child(child);
+		_exit(n == 0 ? 0 : HUTCH_EXIT_SETUP);
+	}
+	if (dup2(slot_fd[FS_SLOT_STATUS], HUTCH_STATUS_FD) < 0) {
+		kill_child(child);
+		_exit(HUTCH_EXIT_SETUP);
+	}
+	r = fdpass_send_msg(to_pid1, &rq, sizeof(rq), fds, n_fds);
+	if (r < 0) {
+		kill_child(child);
+		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PASS, -r);
+	}
+	for (size_t i = 0; i < n_fds; i++)
+		if (fds[i] != HUTCH_STATUS_FD)
+			close(fds[i]);
+	close(to_pid1);
+	close(POOL_SOCK_FD);
+}
+
+/* Our descriptors: 0-2 are the forkserver's /dev/null; so are the
+ * spec, status and control numbers until a job comes, so that nothing
+ * we open lands there; the socket at POOL_SOCK_FD; nothing else. */
+static void pool_fds(int sock)
+{
+	if ((sock != POOL_SOCK_FD && dup3(sock, POOL_SOCK_FD, O_CLOEXEC) < 0) ||
+	    dup2(0, HUTCH_SPEC_FD) < 0 || dup2(0, HUTCH_STATUS_FD) < 0 ||
+	    dup2(0, HUTCH_MIRROR_FD) < 0 || dup2(0, HUTCH_CONTROL_FD) < 0 ||
+	    sys_close_range(HUTCH_CONTROL_FD + 1, POOL_SOCK_FD - 1, 0) < 0 ||
+	    sys_close_range(POOL_SOCK_FD + 1, ~0U, 0) < 0)
+		_exit(HUTCH_EXIT_SETUP);
+}
+
+_Noreturn void pool_child_run(int sock, const struct hutch_fs_shape *shape)
+{
+	struct spec sp = {
+		.flags = shape->ns_flags,
+		.uid_inside = shape->uid_inside,
+		.gid_inside = shape->gid_inside,
+		.uid_outside = shape->uid_outside,
+		.gid_outside = shape->gid_outside,
+	};
+	int pp[2], mirror_rd;
+	pid_t child;
+
+	pool_fds(sock);
+	signals_hold();			/* pid 1 inherits them held */
+	make_mirror_pipe(&mirror_rd);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pp) < 0)
+		_exit(HUTCH_EXIT_SETUP);
+	child = clone_into_namespaces(&sp);
+	if (child == 0) {
+		close(mirror_rd);
+		close(pp[0]);
+		close(POOL_SOCK_FD);	/* the job comes through the outer process */
+		pool_pid1(pp[1], shape);
+	}
+	close(pp[1]);
+	if (dup2(mirror_rd, HUTCH_MIRROR_FD) < 0) {
+		kill_child(child);
+		_exit(HUTCH_EXIT_SETUP);
+	}
+	close(mirror_rd);
+	pool_handoff(pp[0], child);
+	outer_wait(child);
+}
+
+void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape)
+{
+	if ((sp->flags & HUTCH_FS_SHAPE_NS) != shape->ns_flags ||
+	    sp->uid_inside != shape->uid_inside || sp->gid_inside != shape->gid_inside ||
+	    sp->uid_outside != shape->uid_outside || sp->gid_outside != shape->gid_outside)
+		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_SHAPE, EINVAL);
+	/* An idmapped bind is cloned by the outer process before the clone,
+	 * with privileges a pooled jail's never had. */
+	for (uint32_t i = 0; i < sp->n_mounts; i++)
+		if (sp->mounts[i].flags & HUTCH_MF_IDMAP)
+			fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PREPARED, EINVAL);
+}

@@ -1,0 +1,412 @@
+#!/bin/sh
+# serve-pool.sh: `hutch serve --pool N` (hutch-exec(8), FORKSERVER, "Pooled
+# jails") against a real server. Runs of the pooled shape take a jail
+# built ahead (jail.timings: clone_us and id_maps_us 0; with --pool 0,
+# the control, never); nothing a run leaves (files in /tmp, /dev/shm and
+# the working directory, a background process, its environment, its
+# limits) is seen by the next pooled run, which sees what a first run
+# sees; a request of another shape (network host under the network
+# policy) gets a jail cloned for it, and the pool follows the new shape;
+# the pool holds exactly N jails when idle, never more, and none after
+# the idle time; SIGTERM of the server leaves no pooled process behind;
+# a root server pools nothing; --pool over 64 or over --max-total is
+# refused in one line; pid 1 of a pooled jail, given a spec of another
+# shape than it was cloned with by a forkserver driven directly, refuses
+# it with a helper_exec record and exit 71, and runs the control. A root
+# server pools nothing, so as root the pooled cases run their server
+# (or forkserver) as nobody.
+. "$(dirname "$0")/lib.sh"
+
+tap_tmpdir serve-pool
+
+client_dir=$(tap_client_dir)
+if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
+	skip "hutch serve --pool" "no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
+	tap_done
+	exit
+fi
+
+tap_pycases "$tmp"
+cat >"$tmp/cases.py" <<'EOF'
+# cases.py: one test case per invocation (argv[1]), run by tapcase.main;
+# every wait is bounded.
+import os
+import signal
+import socket
+import subprocess
+import time
+
+from tapcase import (HUTCH, LOG, T, TMP, HutchClient, diag, expect, hutch_for_all, main, stop,
+                     wait_until)
+
+NOBODY = 65534
+IDLE_S = 10  # HUTCH_FS_POOL_IDLE_MS
+# What a jail shows of what runs may leave behind.
+STATE = ("ls -A /tmp /dev/shm .; echo env=${POOLMARK-unset}; ulimit -n; ulimit -s; "
+         "ls /proc | grep -c '^[0-9]'; umask")
+
+
+def server(*opts):
+    """hutch serve --fd over a socketpair; as nobody when we are root
+    (a root server pools nothing)."""
+    ours, theirs = socket.socketpair()
+    hutch, env, kw = HUTCH, None, {}
+    if os.geteuid() == 0:
+        hutch, env = hutch_for_all()
+        kw = dict(user=NOBODY, group=NOBODY, extra_groups=[])
+    with open(LOG, "ab") as log:
+        proc = subprocess.Popen([hutch, "serve", "--log-level", "error", *opts, "--fd",
+                                 str(theirs.fileno())], pass_fds=(theirs.fileno(),),
+                                stdout=log, stderr=log, env=env, **kw)
+    theirs.close()
+    ours.settimeout(T)
+    return HutchClient(ours, proc)
+
+
+def ppids():
+    """pid -> ppid of every process."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    out[int(d)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                pass
+    return out
+
+
+def children(pid):
+    return [p for p, pp in ppids().items() if pp == pid]
+
+
+def descendants(pid):
+    pp = ppids()
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, q in pp.items() if q == p]
+        found += kids
+        todo += kids
+    return found
+
+
+def forkserver(c):
+    kids = wait_until(lambda: children(c.proc.pid), 10)
+    expect(len(kids) == 1, "the server's children: %s" % kids)
+    return kids[0]
+
+
+def pooled(c, n):
+    """Wait until the forkserver holds n pooled jails and nothing else
+    (each an outer process with its pid 1); true when it does."""
+    fs = forkserver(c)
+
+    def full():
+        kids = children(fs)
+        return len(kids) == n and all(len(children(k)) == 1 for k in kids)
+    return wait_until(full, 10)
+
+
+def run(c, argv, **req):
+    r = c.run(dict({"version": 1, "argv": argv}, **req))
+    expect(r.get("status") == "exited", "run %s: %s" % (argv, r))
+    return r
+
+
+def took_pool(r):
+    t = r["jail"]["timings"]
+    return t["clone_us"] == 0 and t["id_maps_us"] == 0
+
+
+def case_pooled():
+    c = server("--pool", "2")
+    try:
+        run(c, ["/bin/true"])
+        for i in range(5):
+            expect(pooled(c, 2), "the pool never held 2 jails")
+            r = run(c, ["/bin/sh", "-c", "echo run%d" % i])
+            expect(r["stdout"]["text"] == "run%d\n" % i, "stdout %r" % r["stdout"])
+            expect(took_pool(r), "run %d not pooled: %s" % (i, r["jail"]["timings"]))
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def case_unpooled_control():
+    c = server("--pool", "0")
+    try:
+        for i in range(3):
+            r = run(c, ["/bin/true"])
+            expect(not took_pool(r), "--pool 0, yet clone_us 0: %s" % r["jail"]["timings"])
+            time.sleep(0.1)
+        expect(children(forkserver(c)) == [], "--pool 0 keeps jails")
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def case_fresh():
+    c = server("--pool", "1")
+    try:
+        first = run(c, ["/bin/sh", "-c", STATE])["stdout"]["text"]
+        dirty = ("echo x >/tmp/pm; echo x >/dev/shm/pm; echo x >./pm; mkdir /tmp/pd; "
+                 "export POOLMARK=1; ulimit -n 20; ulimit -s 1000; umask 077; "
+                 "sleep 300.25 & sh -c 'sleep 300.5' & sleep 0.1; " + STATE +
+                 "; cat /proc/[0-9]*/cmdline | tr '\\0' ' ' | grep -o 'sleep 300[.0-9]*' "
+                 "| sort -u | tr '\\n' ,")
+        expect(pooled(c, 1), "the pool never held its jail")
+        r = run(c, ["/bin/sh", "-c", dirty])
+        seen = r["stdout"]["text"]
+        # Control: the dirty run itself sees all it left.
+        for mark in ("pm", "pd", "env=1", "\n20\n", "\n1000\n", "0077",
+                     "sleep 300.25,sleep 300.5,"):
+            expect(mark in seen, "the dirty run does not see %r: %r" % (mark, seen))
+        expect(took_pool(r), "the dirty run was not pooled")
+        expect(not wait_until(lambda: [p for p in ppids() if marked(p)], 5),
+               "a background process of the dirty run outlived it")
+        for i in range(3):
+            expect(pooled(c, 1), "the pool never held its jail")
+            r = run(c, ["/bin/sh", "-c", STATE])
+            expect(took_pool(r), "the next run was not pooled")
+            expect(r["stdout"]["text"] == first,
+                   "the next run sees %r, a first run %r" % (r["stdout"]["text"], first))
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def marked(pid):
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as f:
+            cmd = f.read()
+        return b"300.25" in cmd or b"300.5" in cmd
+    except OSError:
+        return False
+
+
+def case_shape():
+    c = server("--pool", "2", "--policy", "network")
+    try:
+        run(c, ["/bin/true"], network="loopback")
+        expect(pooled(c, 2), "the pool never filled")
+        expect(took_pool(run(c, ["/bin/true"], network="loopback")), "loopback not pooled")
+        expect(pooled(c, 2), "the pool never refilled")
+        r = run(c, ["/bin/sh", "-c", "echo host"], network="host")
+        expect(not took_pool(r), "another shape took a pooled jail: %s" % r["jail"]["timings"])
+        expect(r["stdout"]["text"] == "host\n", "stdout %r" % r["stdout"])
+        expect(pooled(c, 2), "the pool never refilled with the new shape")
+        expect(took_pool(run(c, ["/bin/true"], network="host")), "host not pooled after")
+        expect(pooled(c, 2), "the pool never refilled")
+        expect(not took_pool(run(c, ["/bin/true"], network="loopback")),
+               "the old shape took a jail of the new one")
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def case_bound_idle():
+    c = server("--pool", "3")
+    try:
+        ids = [c.start({"version": 1, "argv": ["/bin/sleep", "0.2"]}) for _ in range(6)]
+        fs = forkserver(c)
+        most = 0
+        while ids:
+            # At most 6 runs and 3 pooled jails, each two processes.
+            most = max(most, len(descendants(fs)))
+            try:
+                c.result(ids[0])
+                ids.pop(0)
+            except socket.timeout:
+                raise
+        expect(most <= 2 * (6 + 3) + 6, "the forkserver held %d processes" % most)
+        expect(pooled(c, 3), "the pool never held 3 jails")
+        time.sleep(1)
+        expect(len(children(fs)) == 3, "the pool grew past 3: %s" % children(fs))
+        expect(wait_until(lambda: not children(fs), IDLE_S + 5),
+               "the pool outlived %d s idle: %s" % (IDLE_S, children(fs)))
+        expect(not took_pool(run(c, ["/bin/true"])), "a jail after the idle time was pooled")
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def case_sigterm():
+    c = server("--pool", "4")
+    try:
+        run(c, ["/bin/true"])
+        expect(pooled(c, 4), "the pool never held 4 jails")
+        tree = descendants(c.proc.pid)
+        expect(len(tree) == 1 + 2 * 4, "the server's tree: %s" % tree)
+    finally:
+        expect(stop(c.proc, signal.SIGTERM) == 0, "serve exit %s" % c.proc.returncode)
+        c.close()
+    left = wait_until(lambda: not [p for p in tree if os.path.exists("/proc/%d" % p)], 5)
+    expect(left, "left behind: %s" % [p for p in tree if os.path.exists("/proc/%d" % p)])
+
+
+def case_root_none():
+    if os.geteuid() != 0:
+        return
+    ours, theirs = socket.socketpair()
+    with open(LOG, "ab") as log:
+        proc = subprocess.Popen([HUTCH, "serve", "--pool", "4", "--fd", str(theirs.fileno())],
+                                pass_fds=(theirs.fileno(),), stdout=log, stderr=log)
+    theirs.close()
+    ours.settimeout(T)
+    c = HutchClient(ours, proc)
+    try:
+        for _ in range(3):
+            r = run(c, ["/bin/true"])
+            expect(not took_pool(r), "a root server's run was pooled")
+            time.sleep(0.1)
+        expect(children(forkserver(c)) == [], "a root server keeps jails")
+    finally:
+        c.close()
+        stop(proc)
+
+
+def case_refused():
+    for opts, want in ((["--pool", "65"], "hutch serve: --pool: not a number from 0 to 64\n"),
+                       (["--pool", "x"], "hutch serve: --pool: not a number from 0 to 64\n"),
+                       (["--pool", "5", "--max-total", "4"],
+                        "hutch serve: --pool: more than --max-total\n")):
+        p = subprocess.run([HUTCH, "serve", *opts, "--socket", "/nonexistent/s"],
+                           capture_output=True,
+                           timeout=T)
+        expect(p.returncode == 125 and p.stderr.decode() == want,
+               "%s: exit %d, %r" % (opts, p.returncode, p.stderr))
+
+
+FS_MAGIC = 0x68667332  # "hfs2", shared/forkserver-wire.h
+SLOTS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 7)  # stdio, spec, status, exit
+STAGE_HELPER_EXEC, SITE_POOL_SHAPE, EINVAL = 33, 3, 22
+
+
+def spec_bytes(*opts):
+    """The wire bytes spec-send makes, caught by a helper that saves them."""
+    out = os.path.join(TMP, "spec-%d.bin" % len(os.listdir(TMP)))
+    catcher = out + ".sh"
+    with open(catcher, "w") as f:
+        f.write("#!/bin/sh\nexec /bin/cat <&3 >%s\n" % out)
+    os.chmod(catcher, 0o755)
+    subprocess.run([os.path.join(os.environ["HUTCH_PROGS"], "spec-send"), "--helper", catcher,
+                    "--default-layout", *opts, "--", "/bin/true"], capture_output=True,
+                   timeout=T)
+    with open(out, "rb") as f:
+        return f.read()
+
+
+def fs_job(sock, spec, shape):
+    """One job on the forkserver's socket, spec claimed to be of shape:
+    (pooled, the wait status, the status record or b"")."""
+    import array
+    import struct
+    null = os.open("/dev/null", os.O_RDWR)
+    spec_r, spec_w = os.pipe()
+    st_r, st_w = os.pipe()
+    ex_r, ex_w = os.pipe()
+    fds = [null, null, null, spec_r, st_w, ex_w]
+    msg = struct.pack("<4I5II", FS_MAGIC, SLOTS, 0, 1, *shape, 0)
+    sock.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+    for fd in (null, spec_r, st_w, ex_w):
+        os.close(fd)
+    rep, anc, _, _ = sock.recvmsg(16, socket.CMSG_SPACE(4))
+    for _, _, data in anc:
+        for fd in array.array("i", data[:4]):
+            os.close(fd)
+    _, err, _, pooled = struct.unpack("<IiiI", rep)
+    expect(err == 0, "the forkserver refused the job: errno %d" % err)
+    os.write(spec_w, spec)
+    os.close(spec_w)
+    record = os.read(st_r, 16)
+    os.close(st_r)
+    ex = os.read(ex_r, 32)
+    os.close(ex_r)
+    return pooled, struct.unpack("<Ii", ex[:8])[1], record
+
+
+def shape_of(spec):
+    import struct
+    flags, ui, gi, uo, go = struct.unpack("<5I", spec[12:32])
+    return (flags & 0x1f, ui, gi, uo, go)
+
+
+def case_shape_fail_closed():
+    """pid 1 of a pooled jail checks the spec against the shape it was
+    cloned with: a job claiming the pool's shape with a spec of another
+    (no network namespace) is refused, helper_exec item 3 (the pool's
+    shape) EINVAL, exit 71; the honest job, the control, runs in one."""
+    import struct
+    good = spec_bytes("--flags", "pid,net,ipc,uts,cgroup")
+    other = spec_bytes("--flags", "pid,ipc,uts,cgroup")
+    expect(shape_of(good) != shape_of(other), "the two specs have one shape")
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    exe, env, kw = os.environ["HUTCH_EXEC"], None, {}
+    if os.geteuid() == 0:
+        env = hutch_for_all()[1]
+        exe = env["HUTCH_EXEC"]
+        kw = dict(user=NOBODY, group=NOBODY, extra_groups=[])
+    # The socket as fd 3, as serve starts it (hutch-exec(8), FORKSERVER).
+    n = theirs.fileno()
+    move = "" if n == 3 else "3<&%d %d<&-" % (n, n)
+    fs = subprocess.Popen(["/bin/sh", "-c", 'exec "$0" --forkserver --pool 1 ' + move, exe],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          pass_fds=(theirs.fileno(),), **kw)
+    theirs.close()
+    ours.settimeout(T)
+    try:
+        pooled, status, rec = fs_job(ours, good, shape_of(good))
+        expect(not pooled and status == 0 and rec == b"", "the first job: %s %s %r" %
+               (pooled, status, rec))
+
+        def one_pooled():
+            kids = children(fs.pid)
+            return len(kids) == 1 and len(children(kids[0])) == 1
+        expect(wait_until(one_pooled, 10), "the pool never held its jail")
+        pooled, status, rec = fs_job(ours, other, shape_of(good))
+        expect(pooled, "the lying job did not go to the pooled jail")
+        expect(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 71, "status %d" % status)
+        expect(len(rec) == 16, "no status record: %r" % rec)
+        _, code, stage, item, err = struct.unpack("<IHHIi", rec)
+        expect((stage, item, err) == (STAGE_HELPER_EXEC, SITE_POOL_SHAPE, EINVAL),
+               "record stage %d item %d errno %d" % (stage, item, err))
+        expect(wait_until(one_pooled, 10), "the pool never held its jail again")
+        pooled, status, rec = fs_job(ours, good, shape_of(good))
+        expect(pooled and status == 0 and rec == b"", "the control: pooled %s status %d %r" %
+               (pooled, status, rec))
+    finally:
+        ours.close()
+        fs.wait(T)
+
+
+import sys  # noqa: E402
+
+sys.exit(main(globals()))
+EOF
+
+export CLIENT_DIR="$client_dir" TMPD="$tmp"
+tc() { "$py" "$tmp/cases.py" "$@"; }
+
+check "runs take pooled jails: clone_us and id_maps_us 0, the output right" tc pooled
+check "control: --pool 0 never pools and keeps no jail" tc unpooled_control
+check "a pooled run sees none of what the one before left (files, process, env, limits)" tc fresh
+check "another shape gets a jail cloned for it; the pool follows the new shape" tc shape
+check "the pool holds exactly N when idle, within bounds when busy, none after the idle time" tc bound_idle
+check "SIGTERM of the server: no pooled process left" tc sigterm
+if is_root; then
+	check "a root server pools nothing" tc root_none
+else
+	skip "a root server pools nothing" "not root"
+fi
+check "--pool over 64, not a number or over --max-total: refused in one line" tc refused
+if [ -x "${HUTCH_PROGS:-}/spec-send" ]; then
+	check "pid 1 of a pooled jail refuses a spec of another shape (helper_exec, exit 71); control runs" \
+		tc shape_fail_closed
+else
+	skip "pid 1 of a pooled jail refuses a spec of another shape" "no HUTCH_PROGS/spec-send"
+fi
+
+"$HUTCH" serve --help >"$tmp/help" 2>&1
+check "hutch serve --help documents --pool" grep -q -- '--pool N .*jails the forkserver builds ahead' "$tmp/help"
+tap_serve_done
