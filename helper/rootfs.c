@@ -99,7 +99,7 @@ static void clone_bind_source(const struct spec *sp, uint32_t i)
 /* Open the parent directory of target inside the new root, creating the
  * missing directories and refusing any symlink on the way. Copies the last
  * component into name (NAME_MAX + 1 bytes). Returns an O_PATH fd. */
-static int open_parent(int root_fd, const char *target, char *name, uint32_t i)
+static int walk_parent(int root_fd, const char *target, char *name, uint32_t i)
 {
 	int dir_fd = openat(root_fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	const char *p = target + 1; /* spec paths are clean and absolute */
@@ -127,6 +127,44 @@ static int open_parent(int root_fd, const char *target, char *name, uint32_t i)
 	}
 }
 
+/* The parent of the last target, kept open for the next: the /etc files
+ * and the /dev nodes come in runs under one directory, and each walk from
+ * the root is four calls. Only build_root's own mounts change the tree
+ * meanwhile: one on a target's parent or above it has another parent
+ * itself, which replaces the kept one, so a kept parent is what a new
+ * walk would find. Masks and overlays mount where the walk does not look:
+ * they drop it (parent_forget). */
+static int kept_fd = -1;
+static const char *kept_target;	/* the spec's string, alive all along */
+static size_t kept_len;		/* its bytes before the last '/' */
+
+static void parent_forget(void)
+{
+	if (kept_fd >= 0)
+		close(kept_fd);
+	kept_fd = -1;
+}
+
+/* walk_parent, or the kept parent when target shares it. The caller must
+ * not close the fd: the next call or parent_forget does. */
+static int open_parent(int root_fd, const char *target, char *name, uint32_t i)
+{
+	const char *last = strrchr(target, '/');
+	size_t len = (size_t)(last - target);
+
+	if (kept_fd >= 0 && len == kept_len && memcmp(target, kept_target, len) == 0) {
+		if (strlen(last + 1) > 255)
+			fail(STAGE_MOUNT_TARGET, i, ENAMETOOLONG);
+		strcpy(name, last + 1);
+		return kept_fd;
+	}
+	parent_forget();
+	kept_fd = walk_parent(root_fd, target, name, i);
+	kept_target = target;
+	kept_len = len;
+	return kept_fd;
+}
+
 static int make_dir(int dir_fd, const char *name, mode_t mode, uint32_t i)
 {
 	int fd;
@@ -139,17 +177,18 @@ static int make_dir(int dir_fd, const char *name, mode_t mode, uint32_t i)
 	return fd;
 }
 
-/* A mount point for a non-directory: an empty regular file, never a link. */
+/* A mount point for a non-directory: an empty regular file, never a link.
+ * One we create (O_EXCL: new, regular, ours) is the target as opened; one
+ * there already (the same target twice) is checked. */
 static int make_file(int dir_fd, const char *name, uint32_t i)
 {
 	struct stat st;
-	int fd = openat(dir_fd, name, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
+	int fd = openat(dir_fd, name, O_CREAT | O_EXCL | O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0444);
 
-	if (fd >= 0) {
-		close(fd);
-	} else if (errno != EEXIST) {
+	if (fd >= 0)
+		return fd;
+	if (errno != EEXIST)
 		fail(STAGE_MOUNT_TARGET, i, errno);
-	}
 	fd = openat(dir_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) < 0)
 		fail(STAGE_MOUNT_TARGET, i, errno);
@@ -249,6 +288,7 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 	if ((m->kind == HUTCH_MOUNT_BIND || m->kind == HUTCH_MOUNT_OVERLAY) && tree_fd[i] < 0)
 		return; /* optional and absent */
 	if (m->kind >= HUTCH_MOUNT_HIDE && m->kind <= HUTCH_MOUNT_PIN) {
+		parent_forget();
 		mask_one(root_fd, m, i);	/* masks.c: creates nothing */
 		return;
 	}
@@ -309,6 +349,7 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 		target_fd = make_dir(dir_fd, name, 0755, i);
 		attach(mnt_fd, target_fd, i);
 		close(target_fd);
+		parent_forget();	/* its stage came and went in the root */
 		break;
 	}
 	case HUTCH_MOUNT_HIDE:
@@ -317,7 +358,6 @@ static void mount_one(int root_fd, const struct spec *sp, uint32_t i)
 	case HUTCH_MOUNT_KIND_MAX:
 		fail(STAGE_MOUNT, i, EINVAL);
 	}
-	close(dir_fd);
 }
 
 /* Read-only tmpfs mounts were writable while the spec filled them. */
@@ -380,6 +420,7 @@ void build_root(const struct spec *sp)
 		mount_one(root_fd, sp, i);
 		timing_mount(&sp->mounts[i], tree_is_dir[i]);
 	}
+	parent_forget();
 	masks_done(root_fd, sp);
 
 	seal_tmpfs(root_fd, sp);

@@ -18,11 +18,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -141,42 +144,90 @@ static int busy_has(const struct busy *b, uint32_t i)
 	return b->n && bsearch(&i, b->idx, b->n, sizeof(i), cmp_u32) != NULL;
 }
 
-/* Every uid and gid of every process that may hold one of the range:
- * "Uid:\tR\tE\tS\tFS". /proc/PID belongs to the process's effective
- * uid, or to root when it is not dumpable (a jail's pid 1, a process
- * between credential changes); a jail's processes hold one uid in all
- * four places and cannot change it, so any other owner is not one of
- * them, and its status (costly to read) is skipped. */
+/* PIDFD_GET_INFO (Linux 6.13): a process's eight ids without the text of
+ * /proc/PID/status, whose making costs ~2.5x as much (~3 us against ~1.2 us
+ * a process here, most of them kernel threads). Defined here: the uapi
+ * headers of older distributions lack it; the size is part of the number. */
+struct host_ids_pidfd_info {
+	uint64_t mask, cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	int32_t exit_code;
+};
+#define HOST_IDS_PIDFD_INFO_CREDS (1ull << 1)
+#define HOST_IDS_PIDFD_GET_INFO _IOWR(0xFF, 11, struct host_ids_pidfd_info)
+_Static_assert(sizeof(struct host_ids_pidfd_info) == 64, "PIDFD_INFO_SIZE_VER0");
+
+/* ids[0..3] uids, ids[4..7] gids (real, effective, saved, fs) of pid: 1,
+ * 0 when it is gone, -1 when this kernel has no PIDFD_GET_INFO (or
+ * pidfd_open refused for another reason): then ask its status. */
+static int ids_by_pidfd(pid_t pid, unsigned long long ids[8])
+{
+	struct host_ids_pidfd_info in = { .mask = HOST_IDS_PIDFD_INFO_CREDS };
+	_cleanup_close_ int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -1;
+	if (ioctl(fd, HOST_IDS_PIDFD_GET_INFO, &in) < 0)
+		return errno == ESRCH ? 0 : -1;
+	if (!(in.mask & HOST_IDS_PIDFD_INFO_CREDS))
+		return -1;
+	ids[0] = in.ruid, ids[1] = in.euid, ids[2] = in.suid, ids[3] = in.fsuid;
+	ids[4] = in.rgid, ids[5] = in.egid, ids[6] = in.sgid, ids[7] = in.fsgid;
+	return 1;
+}
+
+/* The same from "Uid:\tR\tE\tS\tFS" and "Gid:" of /proc/PID/status. */
+static int ids_by_status(int proc_fd, const char *name, unsigned long long ids[8])
+{
+	_cleanup_close_ int fd = -1;
+	char path[300], buf[2048];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/status", name);
+	fd = openat(proc_fd, path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 0; /* gone meanwhile */
+	buf[n] = '\0';
+	for (int g = 0; g < 2; g++) {
+		char *p = strstr(buf, g ? "\nGid:" : "\nUid:");
+		unsigned long long *v = ids + 4 * g;
+
+		if (!p || sscanf(p + 5, "%llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3]) != 4)
+			v[0] = v[1] = v[2] = v[3] = 0; /* root's: never in a range */
+	}
+	return 1;
+}
+
+/* Every uid and gid of every process that may hold one of the range.
+ * /proc/PID belongs to the process's effective uid, or to root when it is
+ * not dumpable (a jail's pid 1, a process between credential changes); a
+ * jail's processes hold one uid in all four places and cannot change it,
+ * so any other owner is not one of them, and its ids (costly to read) are
+ * skipped. The rest, mostly kernel threads, by pidfd where the kernel
+ * answers, else by status. */
 static void scan_processes(struct busy *b, const struct host_id_range *r)
 {
 	_cleanup_(closedirp) DIR *d = opendir("/proc");
+	bool by_pidfd = true;
 	struct dirent *de;
-	char path[300], buf[2048];
 
 	while (d && (de = readdir(d))) {
-		_cleanup_close_ int fd = -1;
+		unsigned long long ids[8];
 		struct stat st;
-		ssize_t n;
+		int got = -1;
 
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, 0) == 0 && st.st_uid != 0 &&
 		    (st.st_uid < r->uid_base || st.st_uid - r->uid_base >= r->count))
 			continue;
-		snprintf(path, sizeof(path), "%s/status", de->d_name);
-		fd = openat(dirfd(d), path, O_RDONLY | O_CLOEXEC);
-		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-		if (n <= 0)
-			continue; /* gone meanwhile */
-		buf[n] = '\0';
-		for (int g = 0; g < 2; g++) {
-			char *p = strstr(buf, g ? "\nGid:" : "\nUid:");
-			unsigned long long v[4];
-
-			if (p && sscanf(p + 5, "%llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3]) == 4)
-				for (int k = 0; k < 4; k++)
-					busy_add(b, r, v[k], g);
-		}
+		if (by_pidfd && (got = ids_by_pidfd((pid_t)strtol(de->d_name, NULL, 10), ids)) < 0)
+			by_pidfd = false;
+		if (got < 0)
+			got = ids_by_status(dirfd(d), de->d_name, ids);
+		for (int k = 0; got > 0 && k < 8; k++)
+			busy_add(b, r, ids[k], k >= 4);
 	}
 }
 

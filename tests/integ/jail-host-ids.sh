@@ -244,6 +244,33 @@ same "an id some process holds (no hutch's lock on it) is not handed out" "71 1"
 wait "$lingerer"
 same "... and is once that process is gone" "65534 $two 1" \
 	"$(HUTCH_HOST_IDS="$two:1" "$HUTCH" run -- cat /proc/self/uid_map 2>"$tmp/err" | tr -s ' \t' '  ' | sed 's/^ //')"
+# A root process (its /proc entry root's) holding the id only as its
+# saved uid, or only as its saved gid, holds it too: its ids are read
+# (by pidfd where the kernel can, else from its status), not its owner.
+for kind in uid gid; do
+	rm -f "$tmp/linger/holding" "$tmp/linger/go-away"
+	"$py" -c 'import os, sys, time
+i = int(sys.argv[1])
+if sys.argv[4] == "uid":
+    os.setresuid(0, 0, i)
+else:
+    os.setresgid(0, 0, i)
+open(sys.argv[2], "w").close()
+end = time.monotonic() + 30
+while not os.path.exists(sys.argv[3]) and time.monotonic() < end:
+    time.sleep(0.05)' "$two" "$tmp/linger/holding" "$tmp/linger/go-away" "$kind" &
+	lingerer=$!
+	wait_for_file "$tmp/linger/holding"
+	rc=0
+	HUTCH_HOST_IDS="$two:1" "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
+	cp "$tmp/err" "$tmp/msg"
+	same "a root process whose saved $kind is the id: not handed out" "71 1" \
+		"$rc $(grep -c "all 1 of the range $two-$two are in use" "$tmp/msg")"
+	: >"$tmp/linger/go-away"
+	wait "$lingerer"
+done
+same "... and is once that process is gone" "65534 $two 1" \
+	"$(HUTCH_HOST_IDS="$two:1" "$HUTCH" run -- cat /proc/self/uid_map 2>"$tmp/err" | tr -s ' \t' '  ' | sed 's/^ //')"
 # hutch killed outright (SIGKILL: no cleanup of its own) while its jail
 # has set off a daemon of its own (setsid, reparented to the jail's pid 1):
 # pid 1 dies with hutch, the kernel kills the rest of its pid namespace,
