@@ -384,10 +384,11 @@ void pconn_event(struct conn *c, bool upstream, uint32_t events, uint64_t now)
 			connected(c, now);
 		if (c->dead || c->st != CS_RELAY)
 			return;
-		pconn_relay(c, now); /* what waits: the CONNECT answer, the head */
+		/* what waits: the CONNECT answer, the head */
+		pconn_relay(c, RELAY_UP | RELAY_DOWN, now);
 		return;
 	case CS_RELAY:
-		pconn_relay(c, now);
+		pconn_relay(c, pconn_relay_lanes(upstream, events), now);
 		return;
 	case CS_REPLY:
 		send_reply(c, now);

@@ -50,6 +50,7 @@ struct conn {
 	 * (then through up and down). */
 	int up_pipe[2], down_pipe[2];
 	size_t up_in_pipe, down_in_pipe, pipe_cap;
+	bool up_full, down_full;	/* its last send was short: waits for room */
 	bool c_eof, u_eof, u_shut;
 	struct http_head h;
 	struct resolve_job *job;	/* CS_RESOLVE: ours, or NULL while waiting */
@@ -85,7 +86,10 @@ void pconn_close(struct conn *c, const char *reason, uint64_t now);
 
 /* proxy-relay.c */
 void pconn_relay_start(struct conn *c);		/* the pipes, once connected */
-void pconn_relay(struct conn *c, uint64_t now);	/* move what is ready, both ways */
+#define RELAY_UP 1u				/* client to upstream */
+#define RELAY_DOWN 2u				/* upstream to client */
+unsigned pconn_relay_lanes(bool upstream, uint32_t events);	/* what an event concerns */
+void pconn_relay(struct conn *c, unsigned lanes, uint64_t now);	/* move what is ready */
 
 /* proxy.c, for proxy-conn.c */
 void proxy_watch(struct proxy *px, int fd, void *tag, uint32_t *cur, uint32_t want);

@@ -46,7 +46,16 @@ struct lane {
 	int *pipe;
 	size_t *in_pipe;
 	bool *eof;
+	bool *dst_full;			/* the last send to dst was short */
 	uint64_t *count;
+};
+
+/* What the steps of one pump learnt. A short move means its socket has
+ * no more for now (a read) or no room for now (a send): trying again
+ * this turn would only fail with EAGAIN, so the lane leaves it to epoll,
+ * which reports the socket again (level-triggered) once it is ready. */
+struct progress {
+	bool moved, src_dry;
 };
 
 static bool again(ssize_t n)
@@ -55,55 +64,62 @@ static bool again(ssize_t n)
 }
 
 /* One step of the buffer: send what is in it. -1: over. */
-static int step_buffer(const struct lane *l, bool *moved)
+static int step_buffer(const struct lane *l, struct progress *pr)
 {
-	ssize_t n = send(l->dst, l->b->p + l->b->off, l->b->len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	size_t want = l->b->len;
+	ssize_t n = send(l->dst, l->b->p + l->b->off, want, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 	if (n < 0 && !again(n))
 		return -1;
+	*l->dst_full = n < (ssize_t)want;
 	if (n > 0) {
 		l->b->off += (size_t)n;
 		l->b->len -= (size_t)n;
-		*moved = true;
+		pr->moved = true;
 	}
 	return 0;
 }
 
-/* One step of the pipe: fill it from src, drain it to dst. */
-static int step_splice(struct conn *c, const struct lane *l, bool *moved)
+/* One step of the pipe: fill it from src, drain it to dst; neither when
+ * this pump already saw it would not move. */
+static int step_splice(struct conn *c, const struct lane *l, struct progress *pr)
 {
 	const unsigned fl = SPLICE_F_MOVE | SPLICE_F_NONBLOCK;
 
-	if (*l->in_pipe < c->pipe_cap && !*l->eof) {
-		ssize_t n = splice(l->src, NULL, l->pipe[1], NULL, c->pipe_cap - *l->in_pipe, fl);
+	if (!pr->src_dry && !*l->eof && *l->in_pipe < c->pipe_cap) {
+		size_t want = c->pipe_cap - *l->in_pipe;
+		ssize_t n = splice(l->src, NULL, l->pipe[1], NULL, want, fl);
 
 		if (n == 0)
 			*l->eof = true;
 		else if (n < 0 && !again(n))
 			return -1;
-		else if (n > 0) {
+		pr->src_dry = n < (ssize_t)want;
+		if (n > 0) {
 			*l->in_pipe += (size_t)n;
 			*l->count += (uint64_t)n;
-			*moved = true;
+			pr->moved = true;
 			if (!proxy_count(c->px, (uint64_t)n))
 				return -1;
 		}
 	}
 	if (*l->in_pipe > 0) {
-		ssize_t n = splice(l->pipe[0], NULL, l->dst, NULL, *l->in_pipe, fl);
+		size_t want = *l->in_pipe;
+		ssize_t n = splice(l->pipe[0], NULL, l->dst, NULL, want, fl);
 
 		if (n < 0 && !again(n))
 			return -1;
+		*l->dst_full = n < (ssize_t)want;
 		if (n > 0) {
 			*l->in_pipe -= (size_t)n;
-			*moved = true;
+			pr->moved = true;
 		}
 	}
 	return 0;
 }
 
 /* Without pipes: read into the buffer when it is empty. */
-static int step_read(struct conn *c, const struct lane *l, bool *moved)
+static int step_read(struct conn *c, const struct lane *l, struct progress *pr)
 {
 	ssize_t n = read(l->src, l->b->p, l->b->cap);
 
@@ -111,35 +127,14 @@ static int step_read(struct conn *c, const struct lane *l, bool *moved)
 		*l->eof = true;
 	else if (n < 0 && !again(n))
 		return -1;
-	else if (n > 0) {
+	pr->src_dry = n < (ssize_t)l->b->cap;
+	if (n > 0) {
 		l->b->off = 0;
 		l->b->len = (size_t)n;
 		*l->count += (uint64_t)n;
-		*moved = true;
+		pr->moved = true;
 		if (!proxy_count(c->px, (uint64_t)n))
 			return -1;
-	}
-	return 0;
-}
-
-static int pump(struct conn *c, const struct lane *l)
-{
-	for (int turn = 0; turn < TURNS; turn++) {
-		bool moved = false;
-		int r;
-
-		if (l->b->len > 0)
-			r = step_buffer(l, &moved);
-		else if (l->pipe[0] >= 0)
-			r = step_splice(c, l, &moved);
-		else if (!*l->eof)
-			r = step_read(c, l, &moved);
-		else
-			r = 0;
-		if (r < 0)
-			return -1;
-		if (!moved)
-			break;
 	}
 	return 0;
 }
@@ -149,25 +144,70 @@ static bool pending(const struct buf *b, size_t in_pipe)
 	return b->len > 0 || in_pipe > 0;
 }
 
-/* Read interest: its source is open and there is room for more. */
-static bool wants_more(const struct conn *c, const struct buf *b, const int *pipe,
-		       size_t in_pipe, bool eof)
+/* Until nothing moves, the source has no more, or the destination no
+ * room: each try past that point would be a system call for EAGAIN. */
+static int pump(struct conn *c, const struct lane *l)
 {
-	if (eof || b->len > 0)
-		return false;
-	return pipe[0] >= 0 ? in_pipe < c->pipe_cap : true;
+	struct progress pr = { 0 };
+
+	for (int turn = 0; turn < TURNS; turn++) {
+		int r;
+
+		pr.moved = false;
+		if (l->b->len > 0)
+			r = step_buffer(l, &pr);
+		else if (l->pipe[0] >= 0)
+			r = step_splice(c, l, &pr);
+		else if (!*l->eof && !pr.src_dry)
+			r = step_read(c, l, &pr);
+		else
+			r = 0;
+		if (r < 0)
+			return -1;
+		if (!pr.moved || *l->dst_full)
+			break;
+		if ((pr.src_dry || *l->eof) && !pending(l->b, *l->in_pipe))
+			break;
+	}
+	return 0;
 }
 
-void pconn_relay(struct conn *c, uint64_t now)
+/* Read interest: its source is open and there is room for more, and
+ * what it sent last is not still waiting for room at its destination: a
+ * lane whose receiver does not read waits for that receiver's EPOLLOUT,
+ * not on its sender's EPOLLIN. (A pipe runs out of slots before bytes
+ * when segments are small; reading would then only say EAGAIN, level-
+ * triggered, on every turn.) */
+static bool wants_more(const struct conn *c, const struct lane *l)
+{
+	if (*l->eof || l->b->len > 0 || *l->dst_full)
+		return false;
+	return l->pipe[0] >= 0 ? *l->in_pipe < c->pipe_cap : true;
+}
+
+unsigned pconn_relay_lanes(bool upstream, uint32_t events)
+{
+	unsigned in = upstream ? RELAY_DOWN : RELAY_UP;
+	unsigned out = upstream ? RELAY_UP : RELAY_DOWN;
+
+	if (events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP))
+		return RELAY_UP | RELAY_DOWN;
+	return (events & EPOLLIN ? in : 0) | (events & EPOLLOUT ? out : 0);
+}
+
+void pconn_relay(struct conn *c, unsigned lanes, uint64_t now)
 {
 	struct lane up = { c->cfd, c->ufd, &c->up, c->up_pipe, &c->up_in_pipe, &c->c_eof,
-			   &c->log.bytes_out };
+			   &c->up_full, &c->log.bytes_out };
 	struct lane down = { c->ufd, c->cfd, &c->down, c->down_pipe, &c->down_in_pipe, &c->u_eof,
-			     &c->log.bytes_in };
+			     &c->down_full, &c->log.bytes_in };
 	uint64_t before = c->log.bytes_out + c->log.bytes_in;
 	uint32_t cev, uev;
 
-	if (pump(c, &up) < 0 || pump(c, &down) < 0) {
+	/* Only the lanes this event concerns: the other's sockets have
+	 * nothing new, and epoll says so when they have. */
+	if (((lanes & RELAY_UP) && pump(c, &up) < 0) ||
+	    ((lanes & RELAY_DOWN) && pump(c, &down) < 0)) {
 		pconn_close(c, c->px->log->capped ? "max_bytes" : NULL, now);
 		return;
 	}
@@ -182,10 +222,8 @@ void pconn_relay(struct conn *c, uint64_t now)
 		pconn_close(c, NULL, now);
 		return;
 	}
-	cev = (wants_more(c, &c->up, c->up_pipe, c->up_in_pipe, c->c_eof) ? EPOLLIN : 0) |
-	      (pending(&c->down, c->down_in_pipe) ? EPOLLOUT : 0);
-	uev = (wants_more(c, &c->down, c->down_pipe, c->down_in_pipe, c->u_eof) ? EPOLLIN : 0) |
-	      (pending(&c->up, c->up_in_pipe) ? EPOLLOUT : 0);
+	cev = (wants_more(c, &up) ? EPOLLIN : 0) | (pending(&c->down, c->down_in_pipe) ? EPOLLOUT : 0);
+	uev = (wants_more(c, &down) ? EPOLLIN : 0) | (pending(&c->up, c->up_in_pipe) ? EPOLLOUT : 0);
 	proxy_watch(c->px, c->cfd, &c->cend, &c->cev, cev);
 	proxy_watch(c->px, c->ufd, &c->uend, &c->uev, uev);
 }
