@@ -9,6 +9,7 @@
 #include <sys/resource.h>
 
 #include "jail/user-caps.h"
+#include "time-util.h"
 
 const uint64_t user_caps_ceiling[HUTCH_UCAP_COUNT] = {
 	[HUTCH_UCAP_INOTIFY_INSTANCES] = 32,
@@ -58,7 +59,35 @@ static uint64_t read_rlimit(int resource)
 	return r.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)r.rlim_cur;
 }
 
-void user_caps_size(bool own_host_ids, unsigned concurrency, uint64_t ret[HUTCH_UCAP_COUNT])
+/* Every lookup under /proc/sys/user walks one dentry hash chain per name
+ * that also holds the entries of every jail whose user namespace the
+ * kernel has not freed yet (it waits for the network namespace's
+ * asynchronous teardown, about a second): at serve's rate, hundreds, and
+ * these two reads were ~13% of a non-root server's processor time. A
+ * quota changed by the administrator is seen within USER_CAPS_MEMO_MS. */
+static void read_inotify(struct user_caps_memo *memo, uint64_t *ret_instances,
+			 uint64_t *ret_watches)
+{
+	uint64_t now = memo ? time_now_ms() : 0;
+
+	if (!memo || !memo->read_ms || now - memo->read_ms >= USER_CAPS_MEMO_MS) {
+		*ret_instances = read_min("/proc/sys/user/max_inotify_instances",
+					  "/proc/sys/fs/inotify/max_user_instances");
+		*ret_watches = read_min("/proc/sys/user/max_inotify_watches",
+					"/proc/sys/fs/inotify/max_user_watches");
+		if (!memo)
+			return;
+		memo->read_ms = now ? now : 1;
+		memo->inotify[0] = *ret_instances;
+		memo->inotify[1] = *ret_watches;
+		return;
+	}
+	*ret_instances = memo->inotify[0];
+	*ret_watches = memo->inotify[1];
+}
+
+void user_caps_size(bool own_host_ids, unsigned concurrency, struct user_caps_memo *memo,
+		    uint64_t ret[HUTCH_UCAP_COUNT])
 {
 	uint64_t quota[HUTCH_UCAP_COUNT];
 
@@ -67,10 +96,7 @@ void user_caps_size(bool own_host_ids, unsigned concurrency, uint64_t ret[HUTCH_
 			ret[i] = user_caps_ceiling[i];
 		return;
 	}
-	quota[HUTCH_UCAP_INOTIFY_INSTANCES] = read_min("/proc/sys/user/max_inotify_instances",
-						       "/proc/sys/fs/inotify/max_user_instances");
-	quota[HUTCH_UCAP_INOTIFY_WATCHES] = read_min("/proc/sys/user/max_inotify_watches",
-						     "/proc/sys/fs/inotify/max_user_watches");
+	read_inotify(memo, &quota[HUTCH_UCAP_INOTIFY_INSTANCES], &quota[HUTCH_UCAP_INOTIFY_WATCHES]);
 	quota[HUTCH_UCAP_MSGQUEUE_BYTES] = read_rlimit(RLIMIT_MSGQUEUE);
 	quota[HUTCH_UCAP_SIGPENDING] = read_rlimit(RLIMIT_SIGPENDING);
 	user_caps_from_quota(quota, concurrency, ret);

@@ -56,6 +56,7 @@ struct exec_run {
 	size_t spec_len;
 	bool changes_data;	/* eo->changes_data */
 	unsigned concurrency;	/* eo->concurrency */
+	struct user_caps_memo *caps_memo; /* eo->caps_memo */
 	struct jail_timings tm;	/* our steps: the watch starts res afresh */
 };
 
@@ -208,7 +209,8 @@ static int prepare_spec(struct exec_run *x, bool explain, uint8_t **ret_spec, si
 	if (r == 0 && geteuid() == 0 && (r = lease_host_ids(x)) < 0)
 		return r;
 	if (r == 0)
-		user_caps_size(geteuid() == 0, x->concurrency, x->layout.sp.user_cap);
+		user_caps_size(geteuid() == 0, x->concurrency, x->caps_memo,
+			       x->layout.sp.user_cap);
 	if (r == -E2BIG) /* a policy may allow more input files than a jail holds */
 		return start_failed(plan, x->res, HUTCH_ERR_INVALID_REQUEST, r,
 				    "more than 256 mounts in the jail (its own, the policy's "
@@ -418,6 +420,7 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 		x->tty = eo->tty;
 		x->fs = eo->fs;
 		x->concurrency = eo->concurrency ? eo->concurrency : USER_CAPS_CLI_CONCURRENCY;
+		x->caps_memo = eo->caps_memo;
 		r = prepare_cgroup(x, &io); /* before the spec: it sets the rlimits */
 	}
 	if (r == 0)

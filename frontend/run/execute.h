@@ -11,6 +11,7 @@
 #include "run/supervise.h"
 
 struct forkserver;
+struct user_caps_memo;
 
 struct exec_opts {
 	bool passthrough;	/* stream output to fds 1 and 2 */
@@ -30,6 +31,8 @@ struct exec_opts {
 				 * what run/least-privilege.c lists */
 	unsigned concurrency;	/* jails of this caller at once, for per-user caps
 				 * (jail/user-caps.h); 0: USER_CAPS_CLI_CONCURRENCY */
+	struct user_caps_memo *caps_memo; /* serve's: the quotas read at most once a
+					   * second (jail/user-caps.h); NULL: now */
 };
 
 /* Always fills *ret (a refused jail is an outcome too; a failure of our

@@ -111,7 +111,7 @@ void run_start(struct conn *c, struct proto_msg *m)
 {
 	struct srv *s = c->srv;
 	struct exec_opts eo = { .kill_grace_ms = s->grace_ms, .fs = s->fs.pid >= 0 ? &s->fs : NULL,
-				.concurrency = serve_concurrency(s) };
+				.concurrency = serve_concurrency(s), .caps_memo = &s->caps_memo };
 	_cleanup_free_ struct srun *r = NULL;
 	struct serve_refusal rf;
 

@@ -21,6 +21,7 @@
 #include "doc/protocol.h"
 #include "doc/request.h"
 #include "doc/verror.h"
+#include "jail/user-caps.h"
 #include "run/collect.h"
 #include "run/event-loop.h"
 #include "run/execute.h"
@@ -170,6 +171,7 @@ struct srv {
 	uint64_t drain_deadline;
 	struct forkserver fs;	/* every jail's helper is its child; pid -1: none */
 	unsigned pool;		/* --pool: jails the forkserver builds ahead */
+	struct user_caps_memo caps_memo; /* the inotify quotas its jails share */
 	bool allow_path_binds;	/* --allow-path-binds: requests may bind by path */
 	size_t passed_fds;	/* descriptors clients passed, held now */
 	struct serve_log log;	/* --log-level, and the lines it let through */

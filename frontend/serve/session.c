@@ -97,7 +97,7 @@ static int start_worker(struct session *se, struct json_object *worker,
 	struct srv *s = se->c->srv;
 	struct exec_opts eo = { .kill_grace_ms = s->grace_ms, .forward_stdin = true,
 				.unbounded_stdout = true, .concurrency = serve_concurrency(s),
-				.fs = s->fs.pid >= 0 ? &s->fs : NULL };
+				.fs = s->fs.pid >= 0 ? &s->fs : NULL, .caps_memo = &s->caps_memo };
 	struct watch_hooks hooks = { worker_before, worker_after, se };
 	int p[2], r;
 
