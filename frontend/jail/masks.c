@@ -362,6 +362,24 @@ static int walk_binds(struct walk *w, enum walk_pass pass)
 	return 0;
 }
 
+/* A match the count bound left out is a secret found and left readable,
+ * or a protected path left writable: unlike the depth and entries bounds
+ * (what lies beyond them was never looked at), this one fails closed. A
+ * job with a writable bind could otherwise plant decoys (97 .env files)
+ * so that the next run's real one goes unmasked. */
+static int too_many(const struct plan *p, struct verrors *e)
+{
+	verror_add(e, HUTCH_ERR_POLICY_VIOLATION, "/mounts",
+		   "more paths to hide or keep read-only (filesystem.hide, filesystem.read_only, "
+		   "hide) than a jail can mask");
+	verror_given(e, "%llu matches", (unsigned long long)(p->masks_report.hidden +
+							      p->masks_report.read_only +
+							      p->masks_report.left_out));
+	verror_accept(e, "at most %u masks, parents of read-only paths included; bind a "
+		      "narrower tree", MASKS_MAX);
+	return -EINVAL;
+}
+
 int masks_resolve(const struct request *req, const struct policy *pol, struct plan *p,
 		  struct verrors *e)
 {
@@ -383,13 +401,18 @@ int masks_resolve(const struct request *req, const struct policy *pol, struct pl
 	for (size_t i = 0; i < req->n_hide; i++)
 		if ((r = hide_path(p, req->hide[i], i, e)) < 0)
 			return r;
-	if ((r = walk_binds(&w, WALK_PATTERNS)) < 0 || w.n_inodes == 0)
-		return r < 0 ? r : 0;
-	/* Other names of hidden files (masks-links.c): the same trees within
-	 * the same bounds, so the entries of the first pass are reported. */
-	visited = p->masks_report.visited;
-	p->masks_report.visited = 0;
-	r = walk_binds(&w, WALK_LINKS);
-	p->masks_report.visited = visited;
-	return r < 0 ? r : 0;
+	if ((r = walk_binds(&w, WALK_PATTERNS)) < 0)
+		return r;
+	if (w.n_inodes > 0) {
+		/* Other names of hidden files (masks-links.c): the same trees
+		 * within the same bounds, so the entries of the first pass are
+		 * reported. */
+		visited = p->masks_report.visited;
+		p->masks_report.visited = 0;
+		r = walk_binds(&w, WALK_LINKS);
+		p->masks_report.visited = visited;
+		if (r < 0)
+			return r;
+	}
+	return p->masks_report.left_out ? too_many(p, e) : 0;
 }

@@ -253,4 +253,29 @@ check "past the depth bound: bounds_hit names depth" \
 check "... and without --json, one line on stderr says so" \
 	grep -q '^hutch: masks: the walk for hide and read_only patterns hit its bound (depth)' "$tmp/err"
 
+# The count bound fails closed: a match past it would be a secret found
+# and left readable. The attack: decoys (a job with a writable bind can
+# make them for the next run) push the real .env past 96 masks. The
+# control: 96 matches run, all hidden.
+many=$tmp/many-tree
+i=1
+while [ $i -le 97 ]; do
+	mkdir -p "$many/p$i" && echo "SECRET-$i" >"$many/p$i/.env"
+	i=$((i + 1))
+done
+chmod -R u+rwX,go+rX,go-w "$many"
+"$HUTCH" run --json --policy agent --ro "$many:/work/m" -- /bin/sh -c 'cat /work/m/*/.env' \
+	>"$tmp/doc" 2>"$tmp/err"
+same "97 hidden files, past the count bound: refused before the run, nothing read" \
+	"failed policy_violation /mounts None" \
+	"$(json_get 'd["status"] + " " + d["error"]["code"] + " " + d["error"]["pointer"] + " " + str(d["jail"] and d["jail"].get("masks"))' <"$tmp/doc")$(grep -o SECRET "$tmp/doc" | head -1)"
+"$HUTCH" run --policy agent --ro "$many:/work/m" -- true 2>"$tmp/err"
+check "... in one line naming the bound and what to do" \
+	grep -q '^hutch: policy_violation: .*than a jail can mask (given 97 matches); accepted: at most 96 masks.*bind a narrower tree (at /mounts)$' "$tmp/err"
+rm -r "$many/p97"
+"$HUTCH" run --json --policy agent --ro "$many:/work/m" -- /bin/sh -c 'cat /work/m/*/.env | wc -c' \
+	>"$tmp/doc" 2>"$tmp/err"
+same "control: 96 hidden files run, every one empty, no bound hit" "exited 0 96 []" \
+	"$(json_get 'd["status"] + " " + d["stdout"]["text"].strip() + " " + str(d["jail"]["masks"]["hidden"]) + " " + str(d["jail"]["masks"]["bounds_hit"])' <"$tmp/doc")"
+
 tap_done
