@@ -9,7 +9,8 @@
 # policy) gets a jail cloned for it, and the pool follows the new shape;
 # the pool holds exactly N jails when idle, never more, and none after
 # the idle time; SIGTERM of the server leaves no pooled process behind;
-# a root server pools nothing; --pool over 64 or over --max-total is
+# a pooled jail whose pid 1 died before its job fails that job with a
+# record, never exit 0; a root server pools nothing; --pool over 64 or over --max-total is
 # refused in one line; pid 1 of a pooled jail, given a spec of another
 # shape than it was cloned with by a forkserver driven directly, refuses
 # it with a helper_exec record and exit 71, and runs the control. A root
@@ -380,6 +381,38 @@ def case_shape_fail_closed():
         fs.wait(T)
 
 
+def case_dead_pid1():
+    """pid 1 of a pooled jail killed while it waits (the OOM killer, the
+    server's user), and the job handed to its outer process before that
+    one noticed (held with SIGSTOP to make the race certain): the run
+    fails with the helper_exec record (EPIPE), never "exited 0" for a
+    command that did not run. The control: the next run takes a fresh
+    pooled jail and runs."""
+    c = server("--pool", "1")
+    try:
+        run(c, ["/bin/true"])
+        expect(pooled(c, 1), "the pool never held its jail")
+        outer = children(forkserver(c))[0]
+        pid1 = children(outer)[0]
+        os.kill(outer, signal.SIGSTOP)
+        os.kill(pid1, signal.SIGKILL)
+        wait_until(lambda: open("/proc/%d/stat" % pid1).read().split()[2] == "Z", 5)
+        rid = c.start({"version": 1, "argv": ["/bin/sh", "-c", "echo ran"]})
+        time.sleep(0.3)  # the forkserver has handed it over
+        os.kill(outer, signal.SIGCONT)
+        r = c.result(rid)
+        err = r.get("error") or {}
+        expect((r.get("status"), err.get("code"), err.get("stage"), err.get("errno")) ==
+               ("failed", "spawn_error", "helper_exec", "EPIPE"),
+               "the run on a dead pooled jail: %s" % r)
+        expect(pooled(c, 1), "the pool never refilled")
+        r = run(c, ["/bin/sh", "-c", "echo ran"])
+        expect(r["stdout"]["text"] == "ran\n" and took_pool(r), "the control: %s" % r)
+    finally:
+        c.close()
+        stop(c.proc)
+
+
 import sys  # noqa: E402
 
 sys.exit(main(globals()))
@@ -394,6 +427,7 @@ check "a pooled run sees none of what the one before left (files, process, env, 
 check "another shape gets a jail cloned for it; the pool follows the new shape" tc shape
 check "the pool holds exactly N when idle, within bounds when busy, none after the idle time" tc bound_idle
 check "SIGTERM of the server: no pooled process left" tc sigterm
+check "a pooled jail whose pid 1 died before its job: the run fails with a record, not exit 0" tc dead_pid1
 if is_root; then
 	check "a root server pools nothing" tc root_none
 else
