@@ -9,7 +9,8 @@
 # policy) gets a jail cloned for it, and the pool follows the new shape;
 # the pool holds exactly N jails when idle, never more, and none after
 # the idle time; SIGTERM of the server leaves no pooled process behind;
-# a pooled jail whose pid 1 died before its job fails that job with a
+# a running jail cannot reach a waiting pooled one by pid (kill, ptrace,
+# pidfd_open, /proc); a pooled jail whose pid 1 died before its job fails that job with a
 # record, never exit 0; a root server pools nothing; --pool over 64 or over --max-total is
 # refused in one line; pid 1 of a pooled jail, given a spec of another
 # shape than it was cloned with by a forkserver driven directly, refuses
@@ -413,6 +414,60 @@ def case_dead_pid1():
         stop(c.proc)
 
 
+REACH = r"""
+import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def call(f):
+    r = f()
+    return "ok" if r >= 0 else errno.errorcode.get(ctypes.get_errno(), "E?")
+for pid in map(int, sys.argv[1:]):
+    print(pid, call(lambda: libc.kill(pid, 0)), call(lambda: libc.kill(pid, 9)),
+          call(lambda: libc.ptrace(16, pid, None, None)),  # PTRACE_ATTACH
+          call(lambda: libc.syscall(434, pid, 0)),  # pidfd_open
+          os.path.exists("/proc/%d" % pid))
+print("self", call(lambda: libc.kill(os.getpid(), 0)), os.path.exists("/proc/%d" % os.getpid()))
+"""
+
+
+def case_reach():
+    """A running jail cannot reach a pooled jail waiting beside it (the
+    next run's): neither its pid 1 nor its outer process, by host pid,
+    with kill, SIGKILL, PTRACE_ATTACH, pidfd_open or /proc (ESRCH: not
+    in the jail's pid namespace; EPERM where seccomp answers first). The
+    controls: the probe reaches itself; the waiting jail lives on and the
+    next run takes it."""
+    c = server("--pool", "2")
+    try:
+        run(c, ["/bin/true"])
+        expect(pooled(c, 2), "the pool never held its jails")
+        pids = []
+        for outer in children(forkserver(c)):
+            pids += [outer] + children(outer)
+        # The run takes one of the two; the other waits through it.
+        r = run(c, ["/usr/bin/python3", "-c", REACH] + [str(p) for p in pids])
+        lines = r["stdout"]["text"].split("\n")
+        expect(len(lines) == len(pids) + 2 and lines[-2] == "self ok True",
+               "the probe's output (its control: itself, reached): %r" % r)
+        for line, pid in zip(lines, pids):
+            w = line.split()
+            expect(len(w) == 6 and w[0] == str(pid) and w[1] == w[2] == "ESRCH" and
+                   w[3] in ("ESRCH", "EPERM") and w[4] in ("ESRCH", "EPERM", "ENOSYS") and
+                   w[5] == "False", "pid %d reached from a running jail: %r" % (pid, line))
+
+        def alive(pid):
+            try:
+                return open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] != "Z"
+            except OSError:
+                return False
+        expect(len([p for p in pids if alive(p)]) == 2,
+               "the waiting jail did not survive the other run: %s" % [alive(p) for p in pids])
+        r = run(c, ["/bin/sh", "-c", "echo ran"])
+        expect(r["stdout"]["text"] == "ran\n" and took_pool(r), "the control: %s" % r)
+    finally:
+        c.close()
+        stop(c.proc)
+
+
 import sys  # noqa: E402
 
 sys.exit(main(globals()))
@@ -428,6 +483,7 @@ check "another shape gets a jail cloned for it; the pool follows the new shape" 
 check "the pool holds exactly N when idle, within bounds when busy, none after the idle time" tc bound_idle
 check "SIGTERM of the server: no pooled process left" tc sigterm
 check "a pooled jail whose pid 1 died before its job: the run fails with a record, not exit 0" tc dead_pid1
+check "a running jail cannot reach a waiting pooled one (kill, SIGKILL, ptrace, pidfd_open, /proc)" tc reach
 if is_root; then
 	check "a root server pools nothing" tc root_none
 else
