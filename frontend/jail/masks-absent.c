@@ -59,6 +59,24 @@ static int refuse(struct walk *w, const char *pattern)
 	return -EINVAL;
 }
 
+/* A read-only path that is a symbolic link in a writable bind: the walk
+ * follows no link and a mount cannot be put on one, so what it points to
+ * would stay writable (.git/hooks -> ../.githooks, a tracked directory:
+ * a hook planted there runs on the host at the next commit, or once the
+ * change set is applied). Refused, as an absent path in a --rw bind is. */
+int masks_refuse_link(struct walk *w)
+{
+	verror_add_index(w->e, VIOLATION, "/mounts", w->bind_index,
+			 "a writable bind where a path the policy keeps read-only "
+			 "(filesystem.read_only) is a symbolic link: what it points to would stay "
+			 "writable");
+	verror_given(w->e, "%s", w->bind->overlay ? "overlay" : "rw");
+	verror_accept(w->e, "ro");
+	verror_accept(w->e, "rw or overlay once the host tree has, where a read_only pattern "
+		      "matches, the directory or file itself instead of a link to it");
+	return -EINVAL;
+}
+
 /* pattern at D = w->path: the absent first component of each literal
  * tail whose prefix matches D. */
 static int one_pattern(struct walk *w, int dfd, const char *pattern)

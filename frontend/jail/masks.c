@@ -190,9 +190,12 @@ static enum enter visit(struct walk *w, const struct stat *st, int *ret)
 	}
 	if (!w->in_ro && writable(w->bind) &&
 	    any_match(pol->read_only, pol->n_read_only, w->path)) {
-		if (is_link)
+		if (is_link) {
 			w->p->masks_report.links++;
-		else if ((*ret = masks_protect(w->p, w->path, strlen(w->bind->target))) < 0)
+			*ret = masks_refuse_link(w);
+			return SKIP;
+		}
+		if ((*ret = masks_protect(w->p, w->path, strlen(w->bind->target))) < 0)
 			return SKIP;
 		return dir && !is_link ? ENTER_RO : SKIP;
 	}
