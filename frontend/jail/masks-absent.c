@@ -77,6 +77,20 @@ int masks_refuse_link(struct walk *w)
 	return -EINVAL;
 }
 
+/* A path the policy hides that is a symbolic link (.env -> config/prod):
+ * a mask cannot be put on a link, and reading it would read what it
+ * points to, which no pattern names. Refused in any bind, as a --hide
+ * path that is a link is (masks.c). */
+int masks_refuse_hidden_link(struct walk *w)
+{
+	verror_add_index(w->e, VIOLATION, "/mounts", w->bind_index,
+			 "a bind where a path the policy hides (filesystem.hide) is a symbolic "
+			 "link: reading it would read what it points to");
+	verror_accept(w->e, "a tree where, wherever a hide pattern matches, the file or "
+		      "directory itself is instead of a link to it");
+	return -EINVAL;
+}
+
 /* pattern at D = w->path: the absent first component of each literal
  * tail whose prefix matches D. */
 static int one_pattern(struct walk *w, int dfd, const char *pattern)

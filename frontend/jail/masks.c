@@ -180,9 +180,12 @@ static enum enter visit(struct walk *w, const struct stat *st, int *ret)
 	if (w->pass == WALK_LINKS)
 		return visit_links(w, st, ret);
 	if (w->in_hidden || hidden_here(w)) {
-		if (is_link && !w->in_hidden)
+		if (is_link && !w->in_hidden) {
 			w->p->masks_report.links++;
-		else if (!is_link && !w->in_hidden)
+			*ret = masks_refuse_hidden_link(w);
+			return SKIP;
+		}
+		if (!is_link && !w->in_hidden)
 			*ret = masks_hide(w->p, w->path);
 		masks_links_note(w, st);
 		/* below a hidden directory only the inodes matter */

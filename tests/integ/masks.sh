@@ -278,4 +278,25 @@ rm -r "$many/p97"
 same "control: 96 hidden files run, every one empty, no bound hit" "exited 0 96 []" \
 	"$(json_get 'd["status"] + " " + d["stdout"]["text"].strip() + " " + str(d["jail"]["masks"]["hidden"]) + " " + str(d["jail"]["masks"]["bounds_hit"])' <"$tmp/doc")"
 
+# A hidden name that is a symbolic link (.env -> config/prod): a mask
+# cannot be put on a link, and reading it read what it points to, which
+# no pattern names. Refused in any bind; the control: the same tree with
+# the file itself in place of the link runs, .env empty.
+lt=$tmp/link-tree
+mkdir -p "$lt/config"
+echo PROD-SECRET >"$lt/config/prod"
+ln -s config/prod "$lt/.env"
+chmod -R u+rwX,go+rX,go-w "$lt"
+"$HUTCH" run --json --policy agent --ro "$lt:/work/l" -- cat /work/l/.env >"$tmp/doc" 2>"$tmp/err"
+same "a hidden .env that is a link to config/prod: refused before the run, the secret not read" \
+	"failed policy_violation /mounts/0" \
+	"$(json_get 'd["status"] + " " + d["error"]["code"] + " " + d["error"]["pointer"]' <"$tmp/doc")$(grep -o PROD-SECRET "$tmp/doc" | head -1)"
+"$HUTCH" run --policy agent --ro "$lt:/work/l" -- true 2>"$tmp/err"
+check "... in one line naming the bind and what is accepted" \
+	grep -q "^hutch: policy_violation: --ro $lt:/work/l: a bind where a path the policy hides (filesystem.hide) is a symbolic link: reading it would read what it points to; accepted: " "$tmp/err"
+rm "$lt/.env" && cp "$lt/config/prod" "$lt/.env"
+"$HUTCH" run --json --policy agent --ro "$lt:/work/l" -- cat /work/l/.env >"$tmp/doc" 2>"$tmp/err"
+same "control: .env the file itself: runs, reads as empty" '["exited", ""]' \
+	"$(json_get '[d["status"], d["stdout"]["text"]]' <"$tmp/doc")"
+
 tap_done
