@@ -18,6 +18,8 @@
  * layer and the change set never see it. A --rw bind is the host's own
  * tree: making the path there would write the host, and not making it
  * lets the jail make it, so the request is refused with what to do.
+ * Also here, the other masks that cannot be held, refused alike: a
+ * read_only or hide match that is a symbolic link.
  * Frontend only. */
 #include "config.h"
 
