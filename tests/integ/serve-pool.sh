@@ -43,9 +43,10 @@ from tapcase import (HUTCH, LOG, T, TMP, HutchClient, diag, expect, hutch_for_al
 
 NOBODY = 65534
 IDLE_S = 10  # HUTCH_FS_POOL_IDLE_MS
-# What a jail shows of what runs may leave behind.
+# What a jail shows of what runs may leave behind (the processes counted
+# by a glob, which starts none of its own to be counted or not).
 STATE = ("ls -A /tmp /dev/shm .; echo env=${POOLMARK-unset}; ulimit -n; ulimit -s; "
-         "ls /proc | grep -c '^[0-9]'; umask")
+         "set -- /proc/[0-9]*; echo $#; umask")
 
 
 def server(*opts):
@@ -473,6 +474,47 @@ def case_reach():
         stop(c.proc)
 
 
+# What a process of the jail is: its status (ids, groups, capabilities,
+# signal mask and dispositions, seccomp, no_new_privs; not its pids,
+# memory or switches), limits, descriptors (with their flags and modes),
+# umask, cwd, environment, mounts and its parent's (pid 1's) status.
+PROC_STATE = ("grep -v -e '^Pid' -e '^PPid' -e '^NS' -e '^Tgid' -e '^Vm' -e '^Rss' "
+              "-e ctxt -e '^Threads' -e '^Kthread' -e '^Huge' /proc/self/status; "
+              "cat /proc/self/limits; ls -l /proc/self/fd | awk '{print $1, $9, $10}'; "
+              "for f in /proc/self/fdinfo/[0-9]*; do grep -e flags -e mnt_id $f; done; "
+              "umask; pwd; env | sort; cat /proc/self/oom_score_adj; "
+              "grep -e Sig -e Cap -e Seccomp -e NoNew -e Uid -e Gid -e Groups /proc/1/status; "
+              "cut -d' ' -f 4- /proc/self/mountinfo")
+
+
+def case_same_as_unpooled():
+    """A pooled run's process is the one an unpooled run of the same
+    server gets (the first run, before the pool filled): /proc/self/status
+    but for pids and memory, limits, descriptors and their flags, umask,
+    cwd, environment, mounts, pid 1's credentials and signals."""
+    c = server("--pool", "1")
+    try:
+        r = run(c, ["/bin/sh", "-c", PROC_STATE])
+        expect(not took_pool(r), "the first run was pooled")
+        first = r["stdout"]["text"]
+        expect("CapEff" in first and "Max open files" in first and "flags:" in first,
+               "the state read nothing: %r" % first[:300])
+        for _ in range(2):
+            expect(pooled(c, 1), "the pool never held its jail")
+            r = run(c, ["/bin/sh", "-c", PROC_STATE])
+            expect(took_pool(r), "the run was not pooled")
+            got = r["stdout"]["text"]
+            diff = [(a, b) for a, b in zip(first.splitlines(), got.splitlines()) if a != b]
+            expect(got == first, "pooled differs from unpooled: %s" % diff[:5])
+        # The control: one change (a limit) is seen.
+        expect(pooled(c, 1), "the pool never held its jail")
+        r = run(c, ["/bin/sh", "-c", "ulimit -n 20; " + PROC_STATE])
+        expect(r["stdout"]["text"] != first, "the comparison cannot see a changed limit")
+    finally:
+        c.close()
+        stop(c.proc)
+
+
 import sys  # noqa: E402
 
 sys.exit(main(globals()))
@@ -484,6 +526,7 @@ tc() { "$py" "$tmp/cases.py" "$@"; }
 check "runs take pooled jails: clone_us and id_maps_us 0, the output right" tc pooled
 check "control: --pool 0 never pools and keeps no jail" tc unpooled_control
 check "a pooled run sees none of what the one before left (files, process, env, limits)" tc fresh
+check "a pooled run's process is an unpooled one's (status, limits, fds, umask, cwd, env, mounts, pid 1)" tc same_as_unpooled
 check "another shape gets a jail cloned for it; the pool follows the new shape" tc shape
 check "the pool holds exactly N when idle, within bounds when busy, none after the idle time" tc bound_idle
 check "SIGTERM of the server: no pooled process left" tc sigterm
