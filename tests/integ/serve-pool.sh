@@ -5,14 +5,15 @@
 # the control, never); nothing a run leaves (files in /tmp, /dev/shm and
 # the working directory, a background process, its environment, its
 # limits) is seen by the next pooled run, which sees what a first run
-# sees; a request of another shape (network host under the network
+# sees; a pooled run's process is an unpooled one's (status, limits,
+# descriptors, umask, cwd, environment, mounts); a request of another shape (network host under the network
 # policy) gets a jail cloned for it, and the pool follows the new shape;
 # the pool holds exactly N jails when idle, never more, and none after
 # the idle time; SIGTERM of the server leaves no pooled process behind;
 # a running jail cannot reach a waiting pooled one by pid (kill, ptrace,
-# pidfd_open, /proc); a pooled jail whose pid 1 died before its job fails that job with a
-# record, never exit 0; a root server pools nothing; --pool over 64 or over --max-total is
-# refused in one line; pid 1 of a pooled jail, given a spec of another
+# pidfd_open, /proc); a pooled jail whose pid 1 died before its job
+# fails that job with a record, never exit 0; a root server pools
+# nothing; --pool over 64 or over --max-total is refused in one line; pid 1 of a pooled jail, given a spec of another
 # shape than it was cloned with by a forkserver driven directly, refuses
 # it with a helper_exec record and exit 71, and runs the control. A root
 # server pools nothing, so as root the pooled cases run their server
