@@ -69,9 +69,14 @@ static void pool_handoff(int to_pid1, pid_t child)
 	while (poll(p, 2, -1) < 0)
 		if (errno != EINTR)
 			break;
-	if (!(p[0].revents & POLLIN) || (p[1].revents & (POLLHUP | POLLERR))) {
+	/* pid 1 gone with no job here yet: the forkserver may hand us one
+	 * before it reaps us, and our exit status is then that job's. Exit
+	 * 0 would read as a command that ran and succeeded; 71 is a setup
+	 * failure. A job already here is taken and fails with its record
+	 * (the pass to pid 1 below). */
+	if (!(p[0].revents & POLLIN)) {
 		kill_child(child);
-		_exit(0);
+		_exit(HUTCH_EXIT_SETUP);
 	}
 	n = fdpass_recv_msg(POOL_SOCK_FD, &rq, sizeof(rq), fds, &n_fds);
 	if (n <= 0 || job_fds_split(&rq, n, fds, n_fds, true, slot_fd, &bind) < 0) {

@@ -18,6 +18,8 @@
  * layer and the change set never see it. A --rw bind is the host's own
  * tree: making the path there would write the host, and not making it
  * lets the jail make it, so the request is refused with what to do.
+ * Also here, the other masks that cannot be held, refused alike: a
+ * read_only or hide match that is a symbolic link.
  * Frontend only. */
 #include "config.h"
 
@@ -56,6 +58,38 @@ static int refuse(struct walk *w, const char *pattern)
 	verror_accept(w->e, "overlay (copy-on-write: the path is held empty and read-only)");
 	verror_accept(w->e, "ro");
 	verror_accept(w->e, "rw once the host tree has what %s names (create it first)", pattern);
+	return -EINVAL;
+}
+
+/* A read-only path that is a symbolic link in a writable bind: the walk
+ * follows no link and a mount cannot be put on one, so what it points to
+ * would stay writable (.git/hooks -> ../.githooks, a tracked directory:
+ * a hook planted there runs on the host at the next commit, or once the
+ * change set is applied). Refused, as an absent path in a --rw bind is. */
+int masks_refuse_link(struct walk *w)
+{
+	verror_add_index(w->e, VIOLATION, "/mounts", w->bind_index,
+			 "a writable bind where a path the policy keeps read-only "
+			 "(filesystem.read_only) is a symbolic link: what it points to would stay "
+			 "writable");
+	verror_given(w->e, "%s", w->bind->overlay ? "overlay" : "rw");
+	verror_accept(w->e, "ro");
+	verror_accept(w->e, "rw or overlay once the host tree has, where a read_only pattern "
+		      "matches, the directory or file itself instead of a link to it");
+	return -EINVAL;
+}
+
+/* A path the policy hides that is a symbolic link (.env -> config/prod):
+ * a mask cannot be put on a link, and reading it would read what it
+ * points to, which no pattern names. Refused in any bind, as a --hide
+ * path that is a link is (masks.c). */
+int masks_refuse_hidden_link(struct walk *w)
+{
+	verror_add_index(w->e, VIOLATION, "/mounts", w->bind_index,
+			 "a bind where a path the policy hides (filesystem.hide) is a symbolic "
+			 "link: reading it would read what it points to");
+	verror_accept(w->e, "a tree where, wherever a hide pattern matches, the file or "
+		      "directory itself is instead of a link to it");
 	return -EINVAL;
 }
 

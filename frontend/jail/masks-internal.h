@@ -41,6 +41,12 @@ struct walk {
  * -ENOMEM. */
 int masks_hide(struct plan *p, const char *target);
 int masks_protect(struct plan *p, const char *target, size_t root_len);
+/* jail/masks-absent.c: -EINVAL with w->e filled, for a read-only path
+ * that is a symbolic link in a writable bind. */
+int masks_refuse_link(struct walk *w);
+/* Likewise for a path the policy hides that is a symbolic link, in any
+ * bind. */
+int masks_refuse_hidden_link(struct walk *w);
 
 /* masks-absent.c: the directory w->path (open as dfd) of a writable
  * bind: protect what the read_only patterns name there that does not

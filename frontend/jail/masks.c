@@ -180,9 +180,12 @@ static enum enter visit(struct walk *w, const struct stat *st, int *ret)
 	if (w->pass == WALK_LINKS)
 		return visit_links(w, st, ret);
 	if (w->in_hidden || hidden_here(w)) {
-		if (is_link && !w->in_hidden)
+		if (is_link && !w->in_hidden) {
 			w->p->masks_report.links++;
-		else if (!is_link && !w->in_hidden)
+			*ret = masks_refuse_hidden_link(w);
+			return SKIP;
+		}
+		if (!is_link && !w->in_hidden)
 			*ret = masks_hide(w->p, w->path);
 		masks_links_note(w, st);
 		/* below a hidden directory only the inodes matter */
@@ -190,9 +193,12 @@ static enum enter visit(struct walk *w, const struct stat *st, int *ret)
 	}
 	if (!w->in_ro && writable(w->bind) &&
 	    any_match(pol->read_only, pol->n_read_only, w->path)) {
-		if (is_link)
+		if (is_link) {
 			w->p->masks_report.links++;
-		else if ((*ret = masks_protect(w->p, w->path, strlen(w->bind->target))) < 0)
+			*ret = masks_refuse_link(w);
+			return SKIP;
+		}
+		if ((*ret = masks_protect(w->p, w->path, strlen(w->bind->target))) < 0)
 			return SKIP;
 		return dir && !is_link ? ENTER_RO : SKIP;
 	}
@@ -362,6 +368,24 @@ static int walk_binds(struct walk *w, enum walk_pass pass)
 	return 0;
 }
 
+/* A match the count bound left out is a secret found and left readable,
+ * or a protected path left writable: unlike the depth and entries bounds
+ * (what lies beyond them was never looked at), this one fails closed. A
+ * job with a writable bind could otherwise plant decoys (97 .env files)
+ * so that the next run's real one goes unmasked. */
+static int too_many(const struct plan *p, struct verrors *e)
+{
+	verror_add(e, HUTCH_ERR_POLICY_VIOLATION, "/mounts",
+		   "more paths to hide or keep read-only (filesystem.hide, filesystem.read_only, "
+		   "hide) than a jail can mask");
+	verror_given(e, "%llu matches", (unsigned long long)(p->masks_report.hidden +
+							      p->masks_report.read_only +
+							      p->masks_report.left_out));
+	verror_accept(e, "at most %u masks, parents of read-only paths included; bind a "
+		      "narrower tree", MASKS_MAX);
+	return -EINVAL;
+}
+
 int masks_resolve(const struct request *req, const struct policy *pol, struct plan *p,
 		  struct verrors *e)
 {
@@ -383,13 +407,18 @@ int masks_resolve(const struct request *req, const struct policy *pol, struct pl
 	for (size_t i = 0; i < req->n_hide; i++)
 		if ((r = hide_path(p, req->hide[i], i, e)) < 0)
 			return r;
-	if ((r = walk_binds(&w, WALK_PATTERNS)) < 0 || w.n_inodes == 0)
-		return r < 0 ? r : 0;
-	/* Other names of hidden files (masks-links.c): the same trees within
-	 * the same bounds, so the entries of the first pass are reported. */
-	visited = p->masks_report.visited;
-	p->masks_report.visited = 0;
-	r = walk_binds(&w, WALK_LINKS);
-	p->masks_report.visited = visited;
-	return r < 0 ? r : 0;
+	if ((r = walk_binds(&w, WALK_PATTERNS)) < 0)
+		return r;
+	if (w.n_inodes > 0) {
+		/* Other names of hidden files (masks-links.c): the same trees
+		 * within the same bounds, so the entries of the first pass are
+		 * reported. */
+		visited = p->masks_report.visited;
+		p->masks_report.visited = 0;
+		r = walk_binds(&w, WALK_LINKS);
+		p->masks_report.visited = visited;
+		if (r < 0)
+			return r;
+	}
+	return p->masks_report.left_out ? too_many(p, e) : 0;
 }

@@ -6,7 +6,9 @@
 # hidden file under another name. The hook attempt is a real one: after
 # each run git commits on the host and the hook must not have run; a hook
 # the test itself puts there does run (the control). Root and
-# unprivileged; the fixtures are made by the user running the test.
+# unprivileged; the fixtures are made by the user running the test. A
+# .git/hooks that is a symbolic link (to a tracked .githooks) is refused
+# in a writable bind: its target would stay writable.
 . "$(dirname "$0")/lib.sh"
 tap_tmpdir masks-absent
 
@@ -142,5 +144,33 @@ same "--hide solo: its hard link in another bind reads as empty too" "[][]" \
 "$HUTCH" run --json --ro "$src:/work/src" --hide /work/src/solo -- cat /work/src/solo >"$tmp/doc"
 same "--hide solo, its other name outside the binds: no mask for it" \
 	'["", 1, 0]' "$(json_get '[d["stdout"]["text"], d["jail"]["masks"]["hidden"], d["jail"]["masks"]["hard_links"]]' <"$tmp/doc")"
+
+# A .git/hooks that is a symbolic link to a tracked directory (a common
+# way to share hooks): a mask cannot be put on a link, so what it points
+# to stayed writable and a hook planted there ran at the host's next
+# commit. Refused in a writable bind (--rw and --overlay); --ro runs.
+lrepo=$tmp/link-repo
+mkdir "$lrepo"
+(cd "$lrepo" && $G init -q --template="$tmp/empty-template" . && mkdir .githooks &&
+	ln -s ../.githooks .git/hooks && echo a >a && $G add a && $G commit -qm init) >/dev/null 2>&1
+chmod -R u+rwX,go+rX,go-w "$lrepo"
+lplant='printf "#!/bin/sh\ntouch '"$tmp"'/hook-ran\n" >.githooks/pre-commit && chmod +x .githooks/pre-commit && echo planted'
+for mode in rw overlay; do
+	"$HUTCH" run --policy agent --$mode "$lrepo:/work/repo" --cwd /work/repo -- sh -c "$lplant" \
+		>"$tmp/out" 2>"$tmp/err"
+	same "--$mode of a repository whose .git/hooks is a link: refused (125), nothing ran" \
+		"125 " "$? $(cat "$tmp/out")"
+	check "... one line naming --$mode, the link and what is accepted" \
+		grep -q -- "^hutch: policy_violation: --$mode $lrepo:/work/repo: a writable bind where a path the policy keeps read-only (filesystem.read_only) is a symbolic link: what it points to would stay writable (given $mode); accepted: ro, rw or overlay once" "$tmp/err"
+	(cd "$lrepo" && echo $mode >>a && $G commit -qam $mode) >/dev/null 2>&1
+	check "... host git commit after it: no hook ran" test ! -e "$tmp/hook-ran" -a ! -e "$lrepo/.githooks/pre-commit"
+done
+"$HUTCH" run --policy agent --ro "$lrepo:/work/repo" --cwd /work/repo -- sh -c "$lplant || echo ro-refused" \
+	>"$tmp/out" 2>"$tmp/err"
+same "control: --ro of it runs, the plant refused by the read-only bind" "0 ro-refused" "$? $(cat "$tmp/out")"
+(cd "$lrepo" && sh -c "$lplant" >/dev/null && echo control >>a && $G commit -qam control) >/dev/null 2>&1
+check "control: a hook put in .githooks on the host runs at its commit, through the link" \
+	test -e "$tmp/hook-ran"
+rm -f "$tmp/hook-ran"
 
 tap_done

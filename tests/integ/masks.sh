@@ -253,4 +253,50 @@ check "past the depth bound: bounds_hit names depth" \
 check "... and without --json, one line on stderr says so" \
 	grep -q '^hutch: masks: the walk for hide and read_only patterns hit its bound (depth)' "$tmp/err"
 
+# The count bound fails closed: a match past it would be a secret found
+# and left readable. The attack: decoys (a job with a writable bind can
+# make them for the next run) push the real .env past 96 masks. The
+# control: 96 matches run, all hidden.
+many=$tmp/many-tree
+i=1
+while [ $i -le 97 ]; do
+	mkdir -p "$many/p$i" && echo "SECRET-$i" >"$many/p$i/.env"
+	i=$((i + 1))
+done
+chmod -R u+rwX,go+rX,go-w "$many"
+"$HUTCH" run --json --policy agent --ro "$many:/work/m" -- /bin/sh -c 'cat /work/m/*/.env' \
+	>"$tmp/doc" 2>"$tmp/err"
+same "97 hidden files, past the count bound: refused before the run, nothing read" \
+	"failed policy_violation /mounts None" \
+	"$(json_get 'd["status"] + " " + d["error"]["code"] + " " + d["error"]["pointer"] + " " + str(d["jail"] and d["jail"].get("masks"))' <"$tmp/doc")$(grep -o SECRET "$tmp/doc" | head -1)"
+"$HUTCH" run --policy agent --ro "$many:/work/m" -- true 2>"$tmp/err"
+check "... in one line naming the bound and what to do" \
+	grep -q '^hutch: policy_violation: .*than a jail can mask (given 97 matches); accepted: at most 96 masks.*bind a narrower tree (at /mounts)$' "$tmp/err"
+rm -r "$many/p97"
+"$HUTCH" run --json --policy agent --ro "$many:/work/m" -- /bin/sh -c 'cat /work/m/*/.env | wc -c' \
+	>"$tmp/doc" 2>"$tmp/err"
+same "control: 96 hidden files run, every one empty, no bound hit" "exited 0 96 []" \
+	"$(json_get 'd["status"] + " " + d["stdout"]["text"].strip() + " " + str(d["jail"]["masks"]["hidden"]) + " " + str(d["jail"]["masks"]["bounds_hit"])' <"$tmp/doc")"
+
+# A hidden name that is a symbolic link (.env -> config/prod): a mask
+# cannot be put on a link, and reading it read what it points to, which
+# no pattern names. Refused in any bind; the control: the same tree with
+# the file itself in place of the link runs, .env empty.
+lt=$tmp/link-tree
+mkdir -p "$lt/config"
+echo PROD-SECRET >"$lt/config/prod"
+ln -s config/prod "$lt/.env"
+chmod -R u+rwX,go+rX,go-w "$lt"
+"$HUTCH" run --json --policy agent --ro "$lt:/work/l" -- cat /work/l/.env >"$tmp/doc" 2>"$tmp/err"
+same "a hidden .env that is a link to config/prod: refused before the run, the secret not read" \
+	"failed policy_violation /mounts/0" \
+	"$(json_get 'd["status"] + " " + d["error"]["code"] + " " + d["error"]["pointer"]' <"$tmp/doc")$(grep -o PROD-SECRET "$tmp/doc" | head -1)"
+"$HUTCH" run --policy agent --ro "$lt:/work/l" -- true 2>"$tmp/err"
+check "... in one line naming the bind and what is accepted" \
+	grep -q "^hutch: policy_violation: --ro $lt:/work/l: a bind where a path the policy hides (filesystem.hide) is a symbolic link: reading it would read what it points to; accepted: " "$tmp/err"
+rm "$lt/.env" && cp "$lt/config/prod" "$lt/.env"
+"$HUTCH" run --json --policy agent --ro "$lt:/work/l" -- cat /work/l/.env >"$tmp/doc" 2>"$tmp/err"
+same "control: .env the file itself: runs, reads as empty" '["exited", ""]' \
+	"$(json_get '[d["status"], d["stdout"]["text"]]' <"$tmp/doc")"
+
 tap_done

@@ -5,7 +5,9 @@
 # limit, an allocation past it fails, and the run that died of it says so
 # ("limit": "memory" in the result, a line on stderr). An AddressSanitizer
 # program cannot start under it at any --memory, and the run says a
-# delegated cgroup is the way (with one in force, it starts). Root and
+# delegated cgroup is the way (with one in force, it starts). A job that
+# prints the words itself changes neither its status nor a real limit's
+# verdict, and none of its text reaches limit_detail. Root and
 # unprivileged. node, java and go are packages of their own (tests/ci.sh
 # installs them); a missing one is a skip naming it.
 . "$(dirname "$0")/lib.sh"
@@ -114,5 +116,20 @@ check "control: the words with exit 0 name no limit" \
 "$HUTCH" run --json -- sh -c 'echo "no such file" >&2; exit 3' >"$tmp/doc"
 check "control: exit 3 without the words names no limit" \
 	test "$(json_get '"limit" in d' <"$tmp/doc")" = false
+
+# The verdict is read from the job's own words (a heuristic, hutch(1)
+# LIMITS), so a job can print them. What it must not get by that: its
+# status or exit code changed, text of its own in limit_detail (the line
+# hutch prints as its own on stderr), or a real limit's kill renamed.
+"$HUTCH" run --json -- sh -c 'echo "INJECT out of memory ReserveShadowMemoryRange INJECT" >&2; exit 1' \
+	>"$tmp/doc"
+same "the words printed with exit 1: exited 1 stays, limit memory, no text of the job in limit_detail" \
+	'["exited", 1, "memory", false]' \
+	"$(json_get '[d["status"], d["exit_code"], d["limit"], "INJECT" in d["limit_detail"]]' <"$tmp/doc")"
+"$HUTCH" run --json --cpu 1s -- sh -c 'echo "out of memory ReserveShadowMemoryRange" >&2; while :; do :; done' \
+	>"$tmp/doc"
+same "the words before a kill at the CPU limit: the verdict stays cpu_ms, no memory limit" \
+	'["failed", "timeout", "cpu_ms", false]' \
+	"$(json_get '[d["status"], d["error"]["code"], d["error"]["limit"], "limit" in d]' <"$tmp/doc")"
 
 tap_done

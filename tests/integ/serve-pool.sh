@@ -5,12 +5,15 @@
 # the control, never); nothing a run leaves (files in /tmp, /dev/shm and
 # the working directory, a background process, its environment, its
 # limits) is seen by the next pooled run, which sees what a first run
-# sees; a request of another shape (network host under the network
+# sees; a pooled run's process is an unpooled one's (status, limits,
+# descriptors, umask, cwd, environment, mounts); a request of another shape (network host under the network
 # policy) gets a jail cloned for it, and the pool follows the new shape;
 # the pool holds exactly N jails when idle, never more, and none after
 # the idle time; SIGTERM of the server leaves no pooled process behind;
-# a root server pools nothing; --pool over 64 or over --max-total is
-# refused in one line; pid 1 of a pooled jail, given a spec of another
+# a running jail cannot reach a waiting pooled one by pid (kill, ptrace,
+# pidfd_open, /proc); a pooled jail whose pid 1 died before its job
+# fails that job with a record, never exit 0; a root server pools
+# nothing; --pool over 64 or over --max-total is refused in one line; pid 1 of a pooled jail, given a spec of another
 # shape than it was cloned with by a forkserver driven directly, refuses
 # it with a helper_exec record and exit 71, and runs the control. A root
 # server pools nothing, so as root the pooled cases run their server
@@ -41,9 +44,10 @@ from tapcase import (HUTCH, LOG, T, TMP, HutchClient, diag, expect, hutch_for_al
 
 NOBODY = 65534
 IDLE_S = 10  # HUTCH_FS_POOL_IDLE_MS
-# What a jail shows of what runs may leave behind.
+# What a jail shows of what runs may leave behind (the processes counted
+# by a glob, which starts none of its own to be counted or not).
 STATE = ("ls -A /tmp /dev/shm .; echo env=${POOLMARK-unset}; ulimit -n; ulimit -s; "
-         "ls /proc | grep -c '^[0-9]'; umask")
+         "set -- /proc/[0-9]*; echo $#; umask")
 
 
 def server(*opts):
@@ -380,6 +384,138 @@ def case_shape_fail_closed():
         fs.wait(T)
 
 
+def case_dead_pid1():
+    """pid 1 of a pooled jail killed while it waits (the OOM killer, the
+    server's user), and the job handed to its outer process before that
+    one noticed (held with SIGSTOP to make the race certain): the run
+    fails with the helper_exec record (EPIPE), never "exited 0" for a
+    command that did not run. The control: the next run takes a fresh
+    pooled jail and runs."""
+    c = server("--pool", "1")
+    try:
+        run(c, ["/bin/true"])
+        for pause in (0.3, 1, 3):
+            expect(pooled(c, 1), "the pool never held its jail")
+            outer = children(forkserver(c))[0]
+            pid1 = children(outer)[0]
+            os.kill(outer, signal.SIGSTOP)
+            os.kill(pid1, signal.SIGKILL)
+            wait_until(lambda: open("/proc/%d/stat" % pid1).read().split()[2] == "Z", 5)
+            rid = c.start({"version": 1, "argv": ["/bin/sh", "-c", "echo ran"]})
+            time.sleep(pause)  # for the forkserver to hand it over
+            os.kill(outer, signal.SIGCONT)
+            r = c.result(rid)
+            # The job ran in a jail of its own: the hand-over came after
+            # the outer process had gone (a slow machine); again, longer.
+            if (r.get("stdout") or {}).get("text") != "ran\n":
+                break
+        err = r.get("error") or {}
+        expect((r.get("status"), err.get("code"), err.get("stage"), err.get("errno")) ==
+               ("failed", "spawn_error", "helper_exec", "EPIPE"),
+               "the run on a dead pooled jail: %s" % r)
+        expect(pooled(c, 1), "the pool never refilled")
+        r = run(c, ["/bin/sh", "-c", "echo ran"])
+        expect(r["stdout"]["text"] == "ran\n" and took_pool(r), "the control: %s" % r)
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+REACH = r"""
+import ctypes, errno, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def call(f):
+    r = f()
+    return "ok" if r >= 0 else errno.errorcode.get(ctypes.get_errno(), "E?")
+for pid in map(int, sys.argv[1:]):
+    print(pid, call(lambda: libc.kill(pid, 0)), call(lambda: libc.kill(pid, 9)),
+          call(lambda: libc.ptrace(16, pid, None, None)),  # PTRACE_ATTACH
+          call(lambda: libc.syscall(434, pid, 0)),  # pidfd_open
+          os.path.exists("/proc/%d" % pid))
+print("self", call(lambda: libc.kill(os.getpid(), 0)), os.path.exists("/proc/%d" % os.getpid()))
+"""
+
+
+def case_reach():
+    """A running jail cannot reach a pooled jail waiting beside it (the
+    next run's): neither its pid 1 nor its outer process, by host pid,
+    with kill, SIGKILL, PTRACE_ATTACH, pidfd_open or /proc (ESRCH: not
+    in the jail's pid namespace; EPERM where seccomp answers first). The
+    controls: the probe reaches itself; the waiting jail lives on and the
+    next run takes it."""
+    c = server("--pool", "2")
+    try:
+        run(c, ["/bin/true"])
+        expect(pooled(c, 2), "the pool never held its jails")
+        pids = []
+        for outer in children(forkserver(c)):
+            pids += [outer] + children(outer)
+        # The run takes one of the two; the other waits through it.
+        r = run(c, ["/usr/bin/python3", "-c", REACH] + [str(p) for p in pids])
+        lines = r["stdout"]["text"].split("\n")
+        expect(len(lines) == len(pids) + 2 and lines[-2] == "self ok True",
+               "the probe's output (its control: itself, reached): %r" % r)
+        for line, pid in zip(lines, pids):
+            w = line.split()
+            expect(len(w) == 6 and w[0] == str(pid) and w[1] == w[2] == "ESRCH" and
+                   w[3] in ("ESRCH", "EPERM") and w[4] in ("ESRCH", "EPERM", "ENOSYS") and
+                   w[5] == "False", "pid %d reached from a running jail: %r" % (pid, line))
+
+        def alive(pid):
+            try:
+                return open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0] != "Z"
+            except OSError:
+                return False
+        expect(len([p for p in pids if alive(p)]) == 2,
+               "the waiting jail did not survive the other run: %s" % [alive(p) for p in pids])
+        r = run(c, ["/bin/sh", "-c", "echo ran"])
+        expect(r["stdout"]["text"] == "ran\n" and took_pool(r), "the control: %s" % r)
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+# What a process of the jail is: its status (ids, groups, capabilities,
+# signal mask and dispositions, seccomp, no_new_privs; not its pids,
+# memory or switches), limits, descriptors (with their flags and modes),
+# umask, cwd, environment, mounts and its parent's (pid 1's) status.
+PROC_STATE = ("grep -v -e '^Pid' -e '^PPid' -e '^NS' -e '^Tgid' -e '^Vm' -e '^Rss' "
+              "-e ctxt -e '^Threads' -e '^Kthread' -e '^Huge' /proc/self/status; "
+              "cat /proc/self/limits; ls -l /proc/self/fd | awk '{print $1, $9, $10}'; "
+              "for f in /proc/self/fdinfo/[0-9]*; do grep -e flags -e mnt_id $f; done; "
+              "umask; pwd; env | sort; cat /proc/self/oom_score_adj; "
+              "grep -e Sig -e Cap -e Seccomp -e NoNew -e Uid -e Gid -e Groups /proc/1/status; "
+              "cut -d' ' -f 4- /proc/self/mountinfo")
+
+
+def case_same_as_unpooled():
+    """A pooled run's process is the one an unpooled run of the same
+    server gets (the first run, before the pool filled): /proc/self/status
+    but for pids and memory, limits, descriptors and their flags, umask,
+    cwd, environment, mounts, pid 1's credentials and signals."""
+    c = server("--pool", "1")
+    try:
+        r = run(c, ["/bin/sh", "-c", PROC_STATE])
+        expect(not took_pool(r), "the first run was pooled")
+        first = r["stdout"]["text"]
+        expect("CapEff" in first and "Max open files" in first and "flags:" in first,
+               "the state read nothing: %r" % first[:300])
+        for _ in range(2):
+            expect(pooled(c, 1), "the pool never held its jail")
+            r = run(c, ["/bin/sh", "-c", PROC_STATE])
+            expect(took_pool(r), "the run was not pooled")
+            got = r["stdout"]["text"]
+            diff = [(a, b) for a, b in zip(first.splitlines(), got.splitlines()) if a != b]
+            expect(got == first, "pooled differs from unpooled: %s" % diff[:5])
+        # The control: one change (a limit) is seen.
+        expect(pooled(c, 1), "the pool never held its jail")
+        r = run(c, ["/bin/sh", "-c", "ulimit -n 20; " + PROC_STATE])
+        expect(r["stdout"]["text"] != first, "the comparison cannot see a changed limit")
+    finally:
+        c.close()
+        stop(c.proc)
+
+
 import sys  # noqa: E402
 
 sys.exit(main(globals()))
@@ -391,9 +527,12 @@ tc() { "$py" "$tmp/cases.py" "$@"; }
 check "runs take pooled jails: clone_us and id_maps_us 0, the output right" tc pooled
 check "control: --pool 0 never pools and keeps no jail" tc unpooled_control
 check "a pooled run sees none of what the one before left (files, process, env, limits)" tc fresh
+check "a pooled run's process is an unpooled one's (status, limits, fds, umask, cwd, env, mounts, pid 1)" tc same_as_unpooled
 check "another shape gets a jail cloned for it; the pool follows the new shape" tc shape
 check "the pool holds exactly N when idle, within bounds when busy, none after the idle time" tc bound_idle
 check "SIGTERM of the server: no pooled process left" tc sigterm
+check "a pooled jail whose pid 1 died before its job: the run fails with a record, not exit 0" tc dead_pid1
+check "a running jail cannot reach a waiting pooled one (kill, SIGKILL, ptrace, pidfd_open, /proc)" tc reach
 if is_root; then
 	check "a root server pools nothing" tc root_none
 else
