@@ -29,6 +29,7 @@ struct walk {
 	struct plan *p;
 	const struct plan_mount *bind;	/* the bind being walked */
 	char path[HUTCH_SPEC_MAX_PATH + 1];	/* jail path of the entry */
+	const atomic_bool *cancel;	/* stop at the next entry (run/offload.h) */
 };
 
 static bool any_match(char *const *pats, size_t n, const char *path)
@@ -208,6 +209,10 @@ static int walk_dir(struct walk *w, int dfd, unsigned depth)
 		struct stat st;
 		int enter;
 
+		if (w->cancel && atomic_load_explicit(w->cancel, memory_order_relaxed)) {
+			r = -ECANCELED;
+			break;
+		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (++w->p->masks_report.visited > MASKS_MAX_ENTRIES) {
@@ -309,7 +314,13 @@ static int hide_path(struct plan *p, const char *path, size_t i, struct verrors 
 int masks_resolve(const struct request *req, const struct policy *pol, struct plan *p,
 		  struct verrors *e)
 {
-	struct walk w = { .pol = pol, .p = p };
+	return masks_resolve_cancellable(req, pol, p, e, NULL);
+}
+
+int masks_resolve_cancellable(const struct request *req, const struct policy *pol,
+			      struct plan *p, struct verrors *e, const atomic_bool *cancel)
+{
+	struct walk w = { .pol = pol, .p = p, .cancel = cancel };
 	int r = 0;
 
 	if (p->n_mounts == 0 && req->n_hide == 0)

@@ -305,7 +305,8 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 		return -ENOMEM;
 	p->argc = req->argc;
 	if ((r = build_env(req, pol, p, e)) < 0 || (r = narrow_proxy(req, pol, p, e)) < 0 ||
-	    (r = build_mounts(req, pol, p, e)) < 0 || (r = masks_resolve(req, pol, p, e)) < 0 ||
+	    (r = build_mounts(req, pol, p, e)) < 0 ||
+	    (!(req->origin && req->origin->masks_later) && (r = masks_resolve(req, pol, p, e)) < 0) ||
 	    (r = build_files(req, pol, p, e)) < 0)
 		return r;
 	p->work_dir = strdup(pol->work_dir);
