@@ -136,6 +136,8 @@ static bool run_launch(struct srun *r)
 	return true;
 }
 
+static bool run_walked(struct srun *r);
+
 /* A run request: admitted, planned (a refusal names the field at fault),
  * its masks walked off the loop when it has any, then launched; every
  * failure is its one failed event. */
@@ -169,6 +171,12 @@ void run_start(struct conn *c, struct proto_msg *m)
 	r->phase = SRUN_STARTING;
 	if (run_needs_walk(s, r) && run_walk_start(r) < 0) {
 		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, NULL);
+		run_free(r);
+		return;
+	}
+	/* Nothing to wait for (no walk, or done on the loop): launched now,
+	 * as serve_ready said it may be. */
+	if (r->phase == SRUN_STARTING && !run_walked(r)) {
 		run_free(r);
 		return;
 	}
@@ -235,10 +243,14 @@ static void maybe_live(struct srun *r, uint64_t now)
  * are any, or the result goes out now. */
 static void run_ended(struct srun *r)
 {
+	static const atomic_bool stop = true;
+
 	exec_finish_jail(r->x);
 	r->w = NULL;
-	if (!exec_has_files(r->x) || run_read_start(r) < 0) {
-		exec_finish_files(r->x, &r->files, NULL);
+	/* A cancelled run's result carries no files: none are read. */
+	if (r->o.err == HUTCH_ERR_CANCELLED || !exec_has_files(r->x) || run_read_start(r) < 0) {
+		exec_finish_files(r->x, &r->files,
+				  r->o.err == HUTCH_ERR_CANCELLED ? &stop : NULL);
 		r->phase = SRUN_READING;	/* read: done */
 	}
 }
@@ -314,7 +326,7 @@ static bool run_walked(struct srun *r)
 		return false;
 	}
 	if (r->c->srv->probe)
-		return true;	/* the canary runs: its verdict first */
+		return true;	/* the canary runs: its verdict first (run_step) */
 	return run_launch(r);
 }
 
@@ -339,6 +351,10 @@ static bool run_step(struct srun *r, uint64_t now, uint64_t *next)
 		maybe_live(r, now);
 	if (r->phase == SRUN_RUNNING && r->next_live_ms < *next)
 		*next = r->next_live_ms;
+	/* Its walk ended while a canary another request started runs (rare):
+	 * looked at again shortly, the canary settling on no watch of ours. */
+	if (r->phase == SRUN_STARTING && time_add_ms(now, 50) < *next)
+		*next = time_add_ms(now, 50);
 	/* killed: its thread's end wakes the loop, not the passed deadline */
 	if (r->killed == HUTCH_ERR_NONE && r->lifetime_deadline < *next)
 		*next = r->lifetime_deadline;
