@@ -7,7 +7,9 @@
 # result lists what changed (added, modified, deleted, with digests),
 # export_changes brings the files' bytes, and the host tree is byte for
 # byte what it was; hutch_client.py --overlay HOST:JAIL does the same from
-# the command line; the same overlay named by path is refused.
+# the command line; the same overlay named by path is refused; as root, a
+# client of another uid may overlay only a directory of its own (a root
+# server reads an overlay's lower as the directory's owner).
 . "$(dirname "$0")/lib.sh"
 
 tap_tmpdir serve-overlay-fd /tmp
@@ -35,7 +37,8 @@ import os
 import subprocess
 import sys
 
-from tapcase import HUTCH, TMP, Fail, connect, diag, expect, main, serve_socket, stop
+from tapcase import (TMP, connect, diag, expect, hutch_for_all, main, serve_socket,
+                     stop)
 
 SRC = os.path.join(TMP, "src")
 JOB = ("cat /w/keep.txt && echo after >/w/edit.txt && echo fresh >/w/new.txt && "
@@ -133,6 +136,54 @@ def case_client_cli():
         stop(proc)
 
 
+# As another uid: a client of a root server passes a directory for an
+# overlay; its event as JSON on stdout.
+FOREIGN = r"""
+import json, os, socket, sys
+sys.path.insert(0, os.environ["CLIENT_DIR"])
+from hutch_client import HutchClient
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.settimeout(30)
+c = HutchClient(s)
+fd = os.open(sys.argv[2], os.O_RDONLY | os.O_DIRECTORY)
+rid = c.start({"version": 1, "argv": ["/bin/sh", "-c", "echo x >/w/x"],
+               "mounts": [{"source_fd": 0, "target": "/w", "mode": "overlay"}]}, [fd])
+print(json.dumps(c.wait_final(rid)))
+"""
+
+
+def case_not_owner():
+    nobody = 65534
+    mine = os.path.join(TMP, "mine")
+    os.mkdir(mine, 0o755)
+    os.chown(mine, nobody, nobody)
+    path = os.path.join(TMP, "root.sock")
+    proc = serve_socket(path, "--mode", "0666")
+    env = hutch_for_all()[1]
+    try:
+        def as_nobody(src):
+            p = subprocess.run([sys.executable, "-c", FOREIGN, path, src], user=nobody,
+                               group=nobody, extra_groups=[], capture_output=True, timeout=60,
+                               env=env)
+            expect(p.returncode == 0, "client as nobody: %s" % p.stderr.decode()[-600:])
+            return json.loads(p.stdout)
+        ev = as_nobody(SRC)    # root's, readable by all
+        f = ev.get("failed") or {}
+        diag("root's directory: %s: %s" % (f.get("code"), f.get("message")))
+        expect(f.get("code") == "policy_violation" and
+               f.get("pointer") == "/mounts/0/source_fd" and
+               "not owned by the client" in f.get("message", ""),
+               "an overlay of root's directory for nobody: %s" % ev)
+        ev = as_nobody(mine)   # the control: its own
+        doc = ev.get("exit") or {}
+        expect(doc.get("status") == "exited" and doc.get("exit_code") == 0 and
+               "/w/x" in by_path(doc), "an overlay of nobody's own directory: %s" % ev)
+        expect(os.listdir(mine) == [], "nobody's directory changed")
+    finally:
+        stop(proc)
+
+
 sys.exit(main(globals()))
 EOF
 
@@ -142,5 +193,10 @@ tc() { "$py" "$tmp/cases.py" "$@"; }
 check "an overlay of a passed directory: changes listed, host tree unchanged, export_changes brings the bytes" tc overlay_fd
 check "an overlay named by path without --allow-path-binds: policy_violation at /mounts/0/source" tc path_refused
 check "hutch_client.py --overlay HOST:JAIL passes the directory; the change set comes back" tc client_cli
+if [ "$(id -u)" = 0 ]; then
+	check "root server, client nobody: an overlay of root's directory refused (not owned by the client); of its own, taken" tc not_owner
+else
+	skip "overlay of another user's directory" "needs root (a client of another uid)"
+fi
 
 tap_serve_done
