@@ -119,19 +119,25 @@ def case_path_refused():
 
 
 def case_client_cli():
+    """hutch_client.py, then the C client when there is one."""
     path = os.path.join(TMP, "cli.sock")
     proc = serve_socket(path)
     before = tree(SRC)
+    ov = ["--overlay", SRC + ":/w"]
+    # hutch_client.py takes its binds after "run", hutch-client before it
+    clients = [[sys.executable, os.path.join(os.environ["CLIENT_DIR"], "hutch_client.py"),
+                "--socket", path, "--json", "run"] + ov]
+    if os.environ.get("CCLIENT"):
+        clients.append([os.environ["CCLIENT"], "--socket", path, "--json"] + ov + ["run"])
     try:
-        out = subprocess.run([sys.executable, os.path.join(os.environ["CLIENT_DIR"],
-                                                           "hutch_client.py"),
-                              "--socket", path, "--json", "run", "--overlay", SRC + ":/w",
-                              "--", "/bin/sh", "-c", JOB],
-                             stdout=subprocess.PIPE, timeout=60)
-        expect(out.returncode == 0, "hutch_client.py exited %d" % out.returncode)
-        ev = json.loads(out.stdout)
-        check_changes(ev.get("exit", {}), False)
-        expect(tree(SRC) == before, "the host tree changed")
+        for cl in clients:
+            out = subprocess.run(cl + ["--", "/bin/sh", "-c", JOB],
+                                 stdout=subprocess.PIPE, timeout=60)
+            expect(out.returncode == 0, "%s exited %d" % (cl[0], out.returncode))
+            ev = json.loads(out.stdout)
+            check_changes(ev.get("exit", {}), False)
+            expect(tree(SRC) == before, "the host tree changed")
+        diag("--overlay through %d clients" % len(clients))
     finally:
         stop(proc)
 
@@ -187,12 +193,22 @@ def case_not_owner():
 sys.exit(main(globals()))
 EOF
 
-export CLIENT_DIR="$client_dir" TMPD="$tmp"
+cclient=${HUTCH_CLIENT:-}
+if [ -z "$cclient" ]; then
+	for f in ${HUTCH_PROGS:+"$HUTCH_PROGS/../../examples/hutch-client"} \
+		"$(dirname "$0")/../../examples/hutch-client"; do
+		if [ -x "$f" ]; then
+			cclient=$f
+			break
+		fi
+	done
+fi
+export CLIENT_DIR="$client_dir" TMPD="$tmp" CCLIENT="$cclient"
 tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "an overlay of a passed directory: changes listed, host tree unchanged, export_changes brings the bytes" tc overlay_fd
 check "an overlay named by path without --allow-path-binds: policy_violation at /mounts/0/source" tc path_refused
-check "hutch_client.py --overlay HOST:JAIL passes the directory; the change set comes back" tc client_cli
+check "hutch_client.py and hutch-client --overlay HOST:JAIL pass the directory; the change set comes back" tc client_cli
 if [ "$(id -u)" = 0 ]; then
 	check "root server, client nobody: an overlay of root's directory refused (not owned by the client); of its own, taken" tc not_owner
 else
