@@ -17,7 +17,7 @@ int client_binds_add(struct client_binds *cb, const char *opt, const char *arg)
 	const char *colon = strchr(arg, ':');
 	char host[4096];
 	struct stat st;
-	bool rw = strcmp(opt, "--bind-rw") == 0;
+	bool rw = strcmp(opt, "--bind-rw") == 0, overlay = strcmp(opt, "--overlay") == 0;
 	int fd;
 
 	if (!colon || colon == arg || colon[1] != '/' || (size_t)(colon - arg) >= sizeof(host)) {
@@ -32,13 +32,13 @@ int client_binds_add(struct client_binds *cb, const char *opt, const char *arg)
 	memcpy(host, arg, (size_t)(colon - arg));
 	host[colon - arg] = '\0';
 	fd = open(host, (rw && stat(host, &st) == 0 && !S_ISDIR(st.st_mode) ? O_RDWR : O_RDONLY) |
-				O_CLOEXEC | O_NOCTTY);
+				(overlay ? O_DIRECTORY : 0) | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		fprintf(stderr, "hutch-client: %s: %s: %s\n", opt, host, strerror(errno));
 		return -1;
 	}
 	cb->b[cb->n].jail = colon + 1;
-	cb->b[cb->n].rw = rw;
+	cb->b[cb->n].mode = overlay ? "overlay" : rw ? "rw" : "ro";
 	cb->b[cb->n].fd = fd;
 	cb->n++;
 	return 0;
@@ -56,7 +56,9 @@ int client_binds_json(struct buf *b, const struct client_binds *cb)
 		buf_puts(b, idx);
 		if (buf_json_string(b, cb->b[k].jail) < 0)
 			return -EILSEQ;
-		buf_puts(b, cb->b[k].rw ? ",\"mode\":\"rw\"}" : ",\"mode\":\"ro\"}");
+		buf_puts(b, ",\"mode\":\"");
+		buf_puts(b, cb->b[k].mode);
+		buf_puts(b, "\"}");
 	}
 	buf_puts(b, "]");
 	return 0;

@@ -14,10 +14,12 @@
  *   hutch-client --expect-uid NAME|UID --socket PATH ...
  *   hutch-client --socket PATH --count N --in-flight K run -- COMMAND...
  *   hutch-client --socket PATH --bind-ro HOST:JAIL --bind-rw HOST:JAIL run -- ...
+ *   hutch-client --socket PATH --json --overlay HOST:JAIL run -- ...
  *
- * --bind-ro and --bind-rw open HOST here and pass its descriptor with the
- * request (client-binds.h): the server binds what we could open, never a
- * path with its own authority. At most 16.
+ * --bind-ro, --bind-rw and --overlay open HOST here and pass its
+ * descriptor with the request (client-binds.h): the server binds what we
+ * could open, never a path with its own authority. At most 16. An
+ * overlay's jail sees HOST copy-on-write; --json shows the change set.
  *
  * --json prints the final event's JSON on stdout instead and exits 0 once
  * it did, as `hutch run --json` does. ping prints the pong event's JSON.
@@ -60,7 +62,8 @@
 static const char usage[] =
 	"Usage: hutch-client [--expect-uid NAME|UID] --fd N | --socket PATH [--json]\n"
 	"                    [--count N] [--in-flight K] [--bind-ro HOST:JAIL]\n"
-	"                    [--bind-rw HOST:JAIL]  run -- COMMAND [ARG...]\n"
+	"                    [--bind-rw HOST:JAIL] [--overlay HOST:JAIL]\n"
+	"                    run -- COMMAND [ARG...]\n"
 	"       hutch-client [--expect-uid NAME|UID] --fd N | --socket PATH [--count N]\n"
 	"                    [--in-flight K]  ping\n";
 
@@ -274,7 +277,8 @@ static int parse_options(int argc, char **argv, int *i, const char **path, long 
 			}
 		} else if (strcmp(o, "--fd") == 0 && (*fd = parse_num(v, 1 << 20)) >= 0) {
 			continue;
-		} else if (strcmp(o, "--bind-ro") == 0 || strcmp(o, "--bind-rw") == 0) {
+		} else if (strcmp(o, "--bind-ro") == 0 || strcmp(o, "--bind-rw") == 0 ||
+			   strcmp(o, "--overlay") == 0) {
 			if (client_binds_add(&bt->binds, o, v) < 0)
 				return CLIENT_EXIT_FAILURE;
 		} else if (strcmp(o, "--socket") == 0 && *v) {

@@ -13,13 +13,19 @@ request names it by its index in fds (hutch-protocol(7), "DESCRIPTORS"):
         c.run({"version": 1, "argv": ["/bin/ls", "/data"],
                "mounts": [{"source_fd": 0, "target": "/data", "mode": "ro"}]},
               fds=[fd])
+The same descriptor as "mode": "overlay" gives the jail a copy-on-write
+view: the result's "changes" says what it changed, and with
+"export_changes": true carries the changed files too.
 
 As a command, scripted like `hutch run` (hutch-client(1) says the same):
     hutch_client.py [--socket PATH] [--expect-uid NAME|UID] [--json] run
-                    [--bind-ro HOST:JAIL] [--bind-rw HOST:JAIL] -- /bin/echo hi
+                    [--bind-ro HOST:JAIL] [--bind-rw HOST:JAIL]
+                    [--overlay HOST:JAIL] -- /bin/echo hi
     hutch_client.py [--socket PATH] [--expect-uid NAME|UID] ping
 With no --socket it starts `hutch serve --fd N` itself over a socketpair.
---bind-ro and --bind-rw open HOST here, as the caller, and pass it.
+--bind-ro, --bind-rw and --overlay open HOST here, as the caller, and pass
+it; an overlay (copy-on-write: HOST never changes) is a directory of the
+caller's own, and the result document lists its changes (--json).
 A run's output goes to our stdout and stderr as live events bring it (the
 rest from the result, no byte twice), and the exit status is hutch(1)'s:
 the command's status, 128+N for signal N, 124 timeout, 126 and 127 exec
@@ -287,22 +293,28 @@ def stream_bytes(part):
     return part.get("text", "").encode()
 
 
+BIND_MODES = {"--bind-ro": "ro", "--bind-rw": "rw", "--overlay": "overlay"}
+
+
 def open_binds(args):
-    """--bind-ro/--bind-rw HOST:JAIL pairs before "--": the mounts, the
-    descriptors (opened here, as the caller) and the rest of args."""
+    """--bind-ro/--bind-rw/--overlay HOST:JAIL pairs before "--": the
+    mounts, the descriptors (opened here, as the caller) and the rest of
+    args. An overlay's HOST is a directory, opened for reading: the jail
+    sees it copy-on-write, and the result lists what it changed."""
     mounts, fds = [], []
-    while len(args) >= 2 and args[0] in ("--bind-ro", "--bind-rw"):
+    while len(args) >= 2 and args[0] in BIND_MODES:
         host, sep, jail = args[1].partition(":")
         if not sep or not host or not jail:
             raise ValueError("%s: %r: give HOST:JAIL" % (args[0], args[1]))
-        rw = args[0] == "--bind-rw"
-        flags = os.O_RDONLY if os.path.isdir(host) or not rw else os.O_RDWR
+        mode = BIND_MODES[args[0]]
+        flags = os.O_RDONLY if os.path.isdir(host) or mode != "rw" else os.O_RDWR
+        if mode == "overlay":
+            flags |= os.O_DIRECTORY
         try:
             fds.append(os.open(host, flags | os.O_CLOEXEC | os.O_NOCTTY))
         except OSError as e:
             raise ValueError("%s: %s: %s" % (args[0], host, e.strerror))
-        mounts.append({"source_fd": len(fds) - 1, "target": jail,
-                       "mode": "rw" if rw else "ro"})
+        mounts.append({"source_fd": len(fds) - 1, "target": jail, "mode": mode})
         args = args[2:]
     return mounts, fds, args
 

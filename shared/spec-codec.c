@@ -56,9 +56,11 @@ static int check_mount(const struct spec_mount *m)
 	       (m->kind == HUTCH_MOUNT_BIND && (m->flags & HUTCH_MF_RW))) ||
 	     (m->flags & (HUTCH_MF_OPTIONAL | HUTCH_MF_DEV))))
 		return 0;
-	/* a descriptor is only ever a bind's source, never optional */
+	/* a descriptor is only ever a bind's source or an overlay's lower,
+	 * never optional */
 	if ((m->flags & HUTCH_MF_FD) &&
-	    (m->kind != HUTCH_MOUNT_BIND || (m->flags & (HUTCH_MF_OPTIONAL | HUTCH_MF_DEV))))
+	    ((m->kind != HUTCH_MOUNT_BIND && m->kind != HUTCH_MOUNT_OVERLAY) ||
+	     (m->flags & (HUTCH_MF_OPTIONAL | HUTCH_MF_DEV))))
 		return 0;
 	/* tmpfs reads nr_inodes=0 as unlimited: a tmpfs (an overlay's upper
 	 * is one) always says its bound. */
@@ -84,7 +86,7 @@ static int check_mount(const struct spec_mount *m)
 	case HUTCH_MOUNT_OVERLAY:
 		/* always writable (the upper layer), never dev or optional */
 		return spec_path_is_clean(m->source, 0) && m->data_len == 0 && m->size_bytes > 0 &&
-		       (m->flags & ~(HUTCH_MF_EXEC | HUTCH_MF_IDMAP)) == 0;
+		       (m->flags & ~(HUTCH_MF_EXEC | HUTCH_MF_IDMAP | HUTCH_MF_FD)) == 0;
 	case HUTCH_MOUNT_DEVPTS:
 		/* never nodev-free by a flag: the instance is the jail's own */
 		return m->source[0] == '\0' && m->data_len == 0 && m->flags == 0 &&

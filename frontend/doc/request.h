@@ -45,6 +45,9 @@ struct req_origin {
 	size_t n_fds;
 	bool path_binds_refused;	/* serve without --allow-path-binds */
 	uint32_t peer_uid;	/* the client's, from SO_PEERCRED */
+	/* serve walks the masks (jail/masks.h) off its loop: narrow() leaves
+	 * them to it, p->masks empty until masks_resolve_cancellable() */
+	bool masks_later;
 };
 
 struct req_file {

@@ -97,3 +97,25 @@ const char *bind_fd_refusal(int fd, bool rw, uid_t peer_uid, char *ret_path)
 		return "is on a read-only mount";
 	return find_path(fd, &stx, ret_path);
 }
+
+const char *bind_fd_overlay_refusal(int fd, uid_t peer_uid, char *ret_path)
+{
+	struct statx stx;
+	const char *why;
+
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_UID | STATX_MNT_ID,
+		  &stx) < 0)
+		return "is not an open descriptor";
+	if ((why = bind_source_type_refusal(&stx)))
+		return why;
+	if (!S_ISDIR(stx.stx_mode))
+		return "is not a directory; an overlay's source must be a directory";
+	if ((why = open_mode_refusal(fd, false, &stx)))
+		return why;
+	if (peer_uid == (uid_t)-1)
+		return "comes from a client whose user cannot be told; an overlay needs the "
+		       "client's own directory";
+	if (peer_uid != 0 && stx.stx_uid != peer_uid)
+		return "is not owned by the client; an overlay needs the client's own directory";
+	return find_path(fd, &stx, ret_path);
+}

@@ -26,5 +26,11 @@
  * ret_path[PATH_MAX]; else why not (a fixed phrase). The policy's prefix
  * rules and bind_source_refusal() are the caller's to apply to it. */
 const char *bind_fd_refusal(int fd, bool rw, uid_t peer_uid, char *ret_path);
+/* The same for the lower layer of an overlay ("mode": "overlay"): a
+ * directory open for reading, on any mount (nothing is written to it),
+ * and, as for a rw bind, the client's own (or the client root): a root
+ * server's overlay lower is idmapped, the jail reading it as the
+ * directory's owner. */
+const char *bind_fd_overlay_refusal(int fd, uid_t peer_uid, char *ret_path);
 
 #endif

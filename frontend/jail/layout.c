@@ -305,7 +305,7 @@ static int add_overlay(struct layout *l, const struct plan *plan, const struct p
 	m->mode = 0700;
 	m->size_bytes = plan->limits.overlay_bytes;
 	m->inodes = plan->limits.overlay_inodes;
-	m->flags = rw_idmap(l) | (pm->exec ? HUTCH_MF_EXEC : 0);
+	m->flags = rw_idmap(l) | (pm->exec ? HUTCH_MF_EXEC : 0) | (pm->by_fd ? HUTCH_MF_FD : 0);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #ifndef HUTCH_MASKS_INTERNAL_H
 #define HUTCH_MASKS_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 
@@ -34,6 +35,7 @@ struct walk {
 	struct masks_inode *inodes;	/* hidden regular files with st_nlink > 1 */
 	size_t n_inodes;
 	char path[HUTCH_SPEC_MAX_PATH + 1];	/* jail path of the entry */
+	const atomic_bool *cancel;	/* stop at the next entry (run/offload.h) */
 };
 
 /* jail/masks.c: add a hidden path, or a protected one with its parents

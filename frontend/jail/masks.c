@@ -250,6 +250,10 @@ static int walk_dir(struct walk *w, int dfd, unsigned depth)
 		struct stat st;
 		enum enter how;
 
+		if (w->cancel && atomic_load_explicit(w->cancel, memory_order_relaxed)) {
+			r = -ECANCELED;
+			break;
+		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (++w->p->masks_report.visited > MASKS_MAX_ENTRIES) {
@@ -389,8 +393,15 @@ static int too_many(const struct plan *p, struct verrors *e)
 int masks_resolve(const struct request *req, const struct policy *pol, struct plan *p,
 		  struct verrors *e)
 {
+	return masks_resolve_cancellable(req, pol, p, e, NULL);
+}
+
+int masks_resolve_cancellable(const struct request *req, const struct policy *pol,
+			      struct plan *p, struct verrors *e, const atomic_bool *cancel)
+{
 	_cleanup_free_ struct masks_inode *inodes = NULL;
-	struct walk w = { .pol = pol, .p = p, .e = e, .req_hide = req->n_hide > 0 };
+	struct walk w = { .pol = pol, .p = p, .e = e, .req_hide = req->n_hide > 0,
+			  .cancel = cancel };
 	uint64_t visited;
 	int r = 0;
 

@@ -6,6 +6,8 @@
 #ifndef HUTCH_MASKS_H
 #define HUTCH_MASKS_H
 
+#include <stdatomic.h>
+
 #include "doc/plan.h"
 #include "doc/policy.h"
 #include "doc/request.h"
@@ -22,5 +24,11 @@
  * not refused. */
 int masks_resolve(const struct request *req, const struct policy *pol, struct plan *p,
 		  struct verrors *e);
+/* The same, stopping with -ECANCELED at the next directory entry once
+ * *cancel is set (cancel NULL: never): serve walks on a thread of its own
+ * (run/offload.h), with req, pol and p left to it meanwhile. narrow()
+ * leaves the walk to the caller when req->origin says masks_later. */
+int masks_resolve_cancellable(const struct request *req, const struct policy *pol,
+			      struct plan *p, struct verrors *e, const atomic_bool *cancel);
 
 #endif

@@ -110,7 +110,8 @@ static int mount_source(const struct request *req, const struct req_mount *m, co
 			return verror_add_key(e, BAD, ptr, "source_fd",
 					      o ? "no descriptor with that index came with the frame"
 						: "descriptors come only with a hutch serve frame");
-		why = bind_fd_refusal(o->fds[m->source_fd], m->rw, o->peer_uid, real);
+		why = m->overlay ? bind_fd_overlay_refusal(o->fds[m->source_fd], o->peer_uid, real)
+				 : bind_fd_refusal(o->fds[m->source_fd], m->rw, o->peer_uid, real);
 		return why ? verror_add_key(e, VIOLATION, ptr, "source_fd", why) : 0;
 	}
 	if (o && o->path_binds_refused)
@@ -161,10 +162,6 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		if (m->source_fd >= 0 && ++n_by_fd > REQ_MAX_SOURCE_FDS)
 			return verror_add_key(e, BAD, ptr, "source_fd",
 					      "more than 16 binds of descriptors");
-		if (m->source_fd >= 0 && m->overlay)
-			return verror_add_key(e, BAD, ptr, "mode",
-					      "an overlay's source is a path (--allow-path-binds); "
-					      "a descriptor binds ro or rw");
 		if (!policy_takes_mount(pol, real, m)) {
 			verror_add(e, VIOLATION, ptr, "not allowed by the policy");
 			verror_given(e, "%s", m->overlay ? "overlay" : m->rw ? "rw" : "ro");
@@ -305,7 +302,8 @@ static int fill(const struct request *req, const struct policy *pol, struct plan
 		return -ENOMEM;
 	p->argc = req->argc;
 	if ((r = build_env(req, pol, p, e)) < 0 || (r = narrow_proxy(req, pol, p, e)) < 0 ||
-	    (r = build_mounts(req, pol, p, e)) < 0 || (r = masks_resolve(req, pol, p, e)) < 0 ||
+	    (r = build_mounts(req, pol, p, e)) < 0 ||
+	    (!(req->origin && req->origin->masks_later) && (r = masks_resolve(req, pol, p, e)) < 0) ||
 	    (r = build_files(req, pol, p, e)) < 0)
 		return r;
 	p->work_dir = strdup(pol->work_dir);

@@ -24,6 +24,7 @@
 #include "cleanup.h"
 #include "fd-util.h"
 #include "run/changes.h"
+#include "run/offload.h"
 
 /* How deep the walk goes below an overlay's root, and how long a path. */
 #define CHANGES_MAX_DEPTH 64
@@ -40,7 +41,8 @@ struct walker {
 	 * whatever the tmpfs holds, and the frontend (serve's loop) would
 	 * hash it long after the jail's time is up. */
 	uint64_t hash_left;
-	int err;		/* -ENOMEM, which ends the walk */
+	int err;		/* -ENOMEM or -ECANCELED, which end the walk */
+	const atomic_bool *cancel;	/* offload.h: stop at the next step; or NULL */
 };
 
 /* One name beneath dir_fd: no link followed, no mount crossed in the
@@ -101,7 +103,7 @@ static bool is_whiteout(const struct stat *st)
 /* A regular file's SHA-256 and, when asked and within bounds, its bytes.
  * Reads what fstat says and no more: the file cannot grow now. */
 static const char *hash_file(int fd, const struct stat *st, uint8_t digest[32],
-			     uint8_t **ret_data)
+			     uint8_t **ret_data, const atomic_bool *cancel)
 {
 	_cleanup_free_ uint8_t *buf = malloc(CHUNK);
 	_cleanup_free_ uint8_t *data = NULL;
@@ -115,7 +117,7 @@ static const char *hash_file(int fd, const struct stat *st, uint8_t digest[32],
 	sha256_init(&ctx);
 	while (left > 0) {
 		size_t want = left < CHUNK ? (size_t)left : CHUNK;
-		long got = fd_read_full(fd, buf, want);
+		long got = offload_stop(cancel) ? -1 : fd_read_full(fd, buf, want);
 
 		if (got != (long)want)
 			return "unreadable";
@@ -147,7 +149,7 @@ static int open_regular(int dir_fd, const char *name, const struct stat *st, boo
 
 /* Whether the lower file holds other bytes than the upper's digest says. */
 static bool lower_differs(int low_dir, const char *name, const struct stat *ls,
-			  const struct change_entry *ce)
+			  const struct change_entry *ce, const atomic_bool *cancel)
 {
 	_cleanup_close_ int fd = -1;
 	uint8_t digest[32];
@@ -155,7 +157,7 @@ static bool lower_differs(int low_dir, const char *name, const struct stat *ls,
 	if (!ce->have_sha256 || (uint64_t)ls->st_size != ce->size)
 		return true;
 	fd = open_regular(low_dir, name, ls, false);
-	if (fd < 0 || hash_file(fd, ls, digest, NULL))
+	if (fd < 0 || hash_file(fd, ls, digest, NULL, cancel))
 		return true;
 	return memcmp(digest, ce->sha256, sizeof(digest)) != 0;
 }
@@ -188,7 +190,7 @@ static void read_content(struct walker *w, int up_dir, const char *name, const s
 			return;
 		}
 		w->hash_left -= ce->size;
-		if (fd < 0 || (ce->error = hash_file(fd, us, ce->sha256, keep ? &ce->data : NULL))) {
+		if (fd < 0 || (ce->error = hash_file(fd, us, ce->sha256, keep ? &ce->data : NULL, w->cancel))) {
 			ce->error = "unreadable";
 			return;
 		}
@@ -204,7 +206,8 @@ static void read_content(struct walker *w, int up_dir, const char *name, const s
 
 /* Whether an upper entry differs from the lower one of the same type. */
 static bool same_type_differs(int low_dir, const char *name, const struct stat *us,
-			      const struct stat *ls, const struct change_entry *ce)
+			      const struct stat *ls, const struct change_entry *ce,
+			      const atomic_bool *cancel)
 {
 	char a[CHANGES_PATH_MAX + 1];
 	ssize_t n;
@@ -212,7 +215,7 @@ static bool same_type_differs(int low_dir, const char *name, const struct stat *
 	if ((us->st_mode & 07777) != (ls->st_mode & 07777))
 		return true;
 	if (S_ISREG(us->st_mode))
-		return lower_differs(low_dir, name, ls, ce);
+		return lower_differs(low_dir, name, ls, ce, cancel);
 	if (S_ISLNK(us->st_mode)) {
 		n = readlinkat(low_dir, name, a, sizeof(a) - 1);
 		if (n < 0 || !ce->link)
@@ -292,13 +295,13 @@ static void upper_entry(struct walker *w, int up_fd, int low_fd, const char *nam
 			read_content(w, up_fd, name, &us, ce);
 	} else if (!S_ISDIR(us.st_mode) || (us.st_mode & 07777) != (ls.st_mode & 07777)) {
 		struct change_entry probe = { .path = NULL };
-		struct walker pw = { .cs = w->cs, .hash_left = w->hash_left };
+		struct walker pw = { .cs = w->cs, .hash_left = w->hash_left, .cancel = w->cancel };
 
 		/* Read first, keep only if it differs: a copy-up without a
 		 * change (opened for writing, touched) is no change. */
 		read_content(&pw, up_fd, name, &us, &probe);
 		w->hash_left = pw.hash_left;
-		if (same_type_differs(low_fd, name, &us, &ls, &probe) &&
+		if (same_type_differs(low_fd, name, &us, &ls, &probe, w->cancel) &&
 		    (ce = add_entry(w, path, kind, us.st_mode)))
 			read_content(w, up_fd, name, &us, ce);
 		free(probe.link);
@@ -328,7 +331,7 @@ static void hidden_entries(struct walker *w, int up_fd, int low_fd, char *path, 
 
 	if (!d)
 		return;
-	while (w->err == 0 && (de = readdir(d))) {
+	while (w->err == 0 && !offload_stop(w->cancel) && (de = readdir(d))) {
 		struct stat us, ls;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
@@ -353,6 +356,10 @@ static void walk_dir(struct walker *w, int up_fd, int low_fd, bool opaque, char 
 	while (w->err == 0 && (de = readdir(d))) {
 		size_t n = strlen(de->d_name);
 
+		if (offload_stop(w->cancel)) {
+			w->err = -ECANCELED;
+			break;
+		}
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
 		if (plen + 1 + n >= CHANGES_PATH_MAX)
@@ -374,8 +381,10 @@ static void walk_overlay(struct walker *w, int tmpfs_fd, const struct plan_mount
 	struct open_how how = { .flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 				.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS };
 	_cleanup_close_ int up = open_child(tmpfs_fd, "upper", O_RDONLY | O_DIRECTORY, false);
-	_cleanup_close_ int low_path = (int)syscall(SYS_openat2, AT_FDCWD, pm->source, &how,
-						    sizeof(how));
+	/* a passed descriptor (serve) is the lower itself, not its path */
+	_cleanup_close_ int low_path = pm->by_fd ? fcntl(pm->fd, F_DUPFD_CLOEXEC, 3)
+						 : (int)syscall(SYS_openat2, AT_FDCWD, pm->source,
+								&how, sizeof(how));
 	_cleanup_close_ int low = -1;
 	struct stat us, ls;
 	size_t plen = strlen(pm->target);
@@ -404,8 +413,14 @@ static int by_path(const void *a, const void *b)
 int changes_read(const struct plan *plan, struct outcome *res, bool with_data,
 		 uint64_t data_bytes)
 {
+	return changes_read_cancellable(plan, res, with_data, data_bytes, NULL);
+}
+
+int changes_read_cancellable(const struct plan *plan, struct outcome *res, bool with_data,
+			     uint64_t data_bytes, const atomic_bool *cancel)
+{
 	struct walker w = { .cs = &res->changes, .with_data = with_data,
-			    .max_data_bytes = data_bytes };
+			    .max_data_bytes = data_bytes, .cancel = cancel };
 	_cleanup_free_ char *path = malloc(CHANGES_PATH_MAX);
 	uint64_t hash_budget = plan->limits.overlay_bytes > UINT64_MAX / 2
 				       ? UINT64_MAX

@@ -8,6 +8,7 @@
 #ifndef HUTCH_CHANGES_H
 #define HUTCH_CHANGES_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "doc/outcome.h"
@@ -20,5 +21,10 @@
  * entry it stopped at; returns 0 or -ENOMEM. */
 int changes_read(const struct plan *plan, struct outcome *res, bool with_data,
 		 uint64_t data_bytes);
+/* The same, stopping (-ECANCELED, the set partial) at the next step once
+ * *cancel is set (run/offload.h); cancel NULL: never. Any thread, with
+ * plan and res its own meanwhile. */
+int changes_read_cancellable(const struct plan *plan, struct outcome *res, bool with_data,
+			     uint64_t data_bytes, const atomic_bool *cancel);
 
 #endif

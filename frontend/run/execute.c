@@ -24,6 +24,7 @@
 #include "run/explain.h"
 #include "run/forkserver.h"
 #include "run/least-privilege.h"
+#include "run/offload.h"
 #include "run/probe-verdict.h"
 #include "run/spawn.h"
 
@@ -490,14 +491,16 @@ static int exec_supervise(struct exec_run *x)
 /* The overlays' upper layers, as frozen as the work dir; their files
  * share the collect budget with what --collect brought back, since one
  * result carries both. */
-static void read_changes(struct exec_run *x, const struct collected *files)
+static void read_changes(struct exec_run *x, const struct collected *files,
+			 const atomic_bool *cancel)
 {
 	uint64_t left = x->plan->collect_max_bytes;
 
 	for (size_t i = 0; i < files->n; i++)
 		left -= files->files[i].len <= left ? files->files[i].len : left;
-	if (changes_read(x->plan, x->res, x->plan->export_changes || x->changes_data, left) < 0)
-		change_set_free(&x->res->changes);	/* no memory: no change set */
+	if (changes_read_cancellable(x->plan, x->res, x->plan->export_changes || x->changes_data,
+				     left, cancel) < 0)
+		change_set_free(&x->res->changes);	/* no memory, or cancelled: none */
 }
 
 /* Our steps, then pid 1's record if it came (the watch read it), which
@@ -512,12 +515,11 @@ static void take_timings(struct exec_run *x)
 		(void)timings_take_record(&x->res->timings, &rec, sizeof(rec));
 }
 
-void exec_finish(struct exec_run *x, struct collected *ret_files)
+void exec_finish_jail(struct exec_run *x)
 {
 	struct outcome *res = x->res;
 	struct cgroup_usage cu;
 
-	memset(ret_files, 0, sizeof(*ret_files));
 	if (x->watch) {
 		watch_finish(x->watch); /* kills and reaps what is left */
 	} else {
@@ -545,8 +547,21 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 	if (classify_jail_refused(res)) /* the host changed since the probe */
 		probe_forget(x->plan->digest);
 	explain_finish(x->plan, res);
+}
+
+bool exec_has_files(const struct exec_run *x)
+{
+	return x->plan->n_collect || x->res->n_overlay_fds;
+}
+
+void exec_finish_files(struct exec_run *x, struct collected *ret_files,
+		       const atomic_bool *cancel)
+{
+	struct outcome *res = x->res;
+
+	memset(ret_files, 0, sizeof(*ret_files));
 	/* The helper has exited: the jail is empty, its work dir frozen. */
-	if (x->plan->n_collect) {
+	if (x->plan->n_collect && !offload_stop(cancel)) {
 		struct collect_limits lim = { .max_count = x->plan->collect_max_count,
 					      .max_bytes = x->plan->collect_max_bytes,
 					      .walk_dirs = x->collect_dirs };
@@ -557,8 +572,19 @@ void exec_finish(struct exec_run *x, struct collected *ret_files)
 	if (res->workdir_fd >= 0)
 		close(res->workdir_fd);
 	res->workdir_fd = -1;
-	read_changes(x, ret_files);
+	read_changes(x, ret_files, cancel);
+}
+
+void exec_free(struct exec_run *x)
+{
 	run_free(x);
+}
+
+void exec_finish(struct exec_run *x, struct collected *ret_files)
+{
+	exec_finish_jail(x);
+	exec_finish_files(x, ret_files, NULL);
+	exec_free(x);
 }
 
 int execute_plan(const struct plan *plan, const struct exec_opts *eo, struct outcome *ret,

@@ -4,6 +4,7 @@
 #ifndef HUTCH_EXECUTE_H
 #define HUTCH_EXECUTE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include "doc/plan.h"
@@ -53,6 +54,17 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	       struct exec_run **ret);
 struct jail_watch *exec_watch(struct exec_run *x);
 void exec_finish(struct exec_run *x, struct collected *ret_files);
+/* exec_finish in three steps, for serve to read files off its loop:
+ * exec_finish_jail (the loop's: the watch finished, the outcome
+ * classified), exec_finish_files (any thread, once: --collect and the
+ * overlays' change set, the bounded walks; stopped at the next step once
+ * *cancel is set, run/offload.h, leaving no change set), exec_free.
+ * exec_has_files: whether the second step has anything to read. */
+void exec_finish_jail(struct exec_run *x);
+bool exec_has_files(const struct exec_run *x);
+void exec_finish_files(struct exec_run *x, struct collected *ret_files,
+		       const atomic_bool *cancel);
+void exec_free(struct exec_run *x);
 void exec_move(struct exec_run *x, const struct plan *plan, struct outcome *res);
 
 /* hutch-exec started before the plan is made (the CLI, first thing), so

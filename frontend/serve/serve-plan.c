@@ -16,7 +16,7 @@
 /* The first validation error as a refusal: its code, its pointer as a
  * field and, as before, in the reason. None recorded: json-c or malloc
  * failed. */
-static int refuse_verror(int r, const struct verrors *e, struct serve_refusal *rf)
+int serve_refusal_of(int r, const struct verrors *e, struct serve_refusal *rf)
 {
 	const struct verror *v = &e->items[0];
 
@@ -44,7 +44,7 @@ int serve_plan(struct srv *s, struct json_object *doc, const struct req_origin *
 
 	r = request_from_json(doc, ret_req, &e);
 	if (r < 0)
-		return refuse_verror(r, &e, ret_refusal);
+		return serve_refusal_of(r, &e, ret_refusal);
 	if (ret_req->policy && strcmp(ret_req->policy, s->pol.name) != 0) {
 		request_free(ret_req);
 		*ret_refusal = (struct serve_refusal){
@@ -58,7 +58,7 @@ int serve_plan(struct srv *s, struct json_object *doc, const struct req_origin *
 	ret_req->origin = NULL;	/* its descriptors go with the frame */
 	if (r < 0) {
 		request_free(ret_req);
-		return refuse_verror(r, &e, ret_refusal);
+		return serve_refusal_of(r, &e, ret_refusal);
 	}
 	ret_plan->digest = strdup(s->digest);
 	if (!ret_plan->digest) {

@@ -44,16 +44,14 @@ static bool run_admitted(struct conn *c, uint64_t id)
 	return true;
 }
 
-/* A started run whose watch could not be made: killed, reaped, freed. */
+/* A started run whose watch could not be made: killed, reaped, its
+ * exec_run freed (run_free frees the rest). */
 static void run_abandon(struct srun *r)
 {
 	struct collected files;
 
 	exec_finish(r->x, &files);
 	collected_free(&files);
-	outcome_free(&r->o);
-	plan_free(&r->plan);
-	request_free(&r->req);
 }
 
 /* Around each event the run's watch handles: what it may keep fits what
@@ -83,37 +81,72 @@ static void run_after(void *data)
 		r->o.limit = "max_buffered";
 }
 
-/* The run joins its connection and the loop, its output charged to the
- * budget. false: the loop could not take it (the caller abandons it). */
-static bool run_link(struct conn *c, struct srun *r)
+/* The run joins its connection: counted, timed by --lifetime. */
+static void run_join(struct conn *c, struct srun *r)
 {
-	struct srv *s = c->srv;
-	struct watch_hooks hooks = { run_before, run_after, r };
 	uint64_t now = time_now_ms();
 
-	held_init(&r->h_out, &r->o.out);
-	held_init(&r->h_err, &r->o.errc);
-	if (watch_attach(r->w, s->loop, &hooks) < 0)
-		return false;
-	r->lifetime_deadline = time_add_ms(now, s->lifetime_ms);
+	r->lifetime_deadline = time_add_ms(now, c->srv->lifetime_ms);
 	r->next_live_ms = time_add_ms(now, LIVE_INTERVAL_MS);
 	r->next = c->runs;
 	c->runs = r;
 	c->n_runs++;
-	s->n_runs_total++;
-	return true;
+	c->srv->n_runs_total++;
 }
 
-/* A run request: admitted, planned (a refusal names the field at fault),
- * gated by the probe, started and watched; every failure is its one
- * failed event. */
-void run_start(struct conn *c, struct proto_msg *m)
+/* What a run holds besides its jail, freed with it. */
+static void run_free(struct srun *r)
 {
+	offload_free(r->job);
+	free(r->walk_e);
+	run_fds_close(r);
+	collected_free(&r->files);
+	outcome_free(&r->o);
+	plan_free(&r->plan);
+	request_free(&r->req);
+	free(r);
+}
+
+/* Gated by the probe, started and watched on the loop, its output
+ * charged to the budget: true; false after its one failed event. */
+static bool run_launch(struct srun *r)
+{
+	struct conn *c = r->c;
 	struct srv *s = c->srv;
 	struct exec_opts eo = { .kill_grace_ms = s->grace_ms, .fs = s->fs.pid >= 0 ? &s->fs : NULL,
 				.concurrency = serve_concurrency(s), .caps_memo = &s->caps_memo };
-	_cleanup_free_ struct srun *r = NULL;
+	struct watch_hooks hooks = { run_before, run_after, r };
+
+	if (!serve_probe_gate(s, r->id, c) || exec_start(&r->plan, &eo, &r->o, &r->x) < 0) {
+		if (r->x == NULL && r->o.err != HUTCH_ERR_NONE)
+			conn_fail(c, r->id, r->o.err, r->o.detail[0] ? r->o.detail : NULL);
+		return false;
+	}
+	held_init(&r->h_out, &r->o.out);
+	held_init(&r->h_err, &r->o.errc);
+	r->w = exec_watch(r->x);	/* NULL: out of memory, the run cannot go on */
+	if (!r->w || watch_attach(r->w, s->loop, &hooks) < 0) {
+		run_abandon(r);
+		r->w = NULL;
+		r->x = NULL;
+		conn_fail(c, r->id, HUTCH_ERR_INTERNAL, NULL);
+		return false;
+	}
+	r->phase = SRUN_RUNNING;
+	return true;
+}
+
+static bool run_walked(struct srun *r);
+
+/* A run request: admitted, planned (a refusal names the field at fault),
+ * its masks walked off the loop when it has any, then launched; every
+ * failure is its one failed event. */
+void run_start(struct conn *c, struct proto_msg *m)
+{
+	struct srv *s = c->srv;
+	struct req_origin origin = *serve_origin(c);
 	struct serve_refusal rf;
+	struct srun *r;
 
 	if (!run_admitted(c, m->id))
 		return;
@@ -124,24 +157,30 @@ void run_start(struct conn *c, struct proto_msg *m)
 	}
 	r->c = c;
 	r->id = m->id;
-	if (serve_plan(s, m->run, serve_origin(c), &r->req, &r->plan, &rf) < 0) {
+	origin.masks_later = true;
+	if (serve_plan(s, m->run, &origin, &r->req, &r->plan, &rf) < 0) {
 		serve_refuse(c, m->id, &rf);
+		free(r);
 		return;
 	}
-	if (!serve_probe_gate(s, m->id, c) || exec_start(&r->plan, &eo, &r->o, &r->x) < 0) {
-		if (r->x == NULL && r->o.err != HUTCH_ERR_NONE)
-			conn_fail(c, m->id, r->o.err, r->o.detail[0] ? r->o.detail : NULL);
-		plan_free(&r->plan);
-		request_free(&r->req);
+	if (run_needs_fds(s, r) && run_fds_own(r) < 0) {
+		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, "cannot hold the passed descriptors");
+		run_free(r);
 		return;
 	}
-	r->w = exec_watch(r->x);	/* NULL: out of memory, the run cannot go on */
-	if (!r->w || !run_link(c, r)) {
-		run_abandon(r);
+	r->phase = SRUN_STARTING;
+	if (run_needs_walk(s, r) && run_walk_start(r) < 0) {
 		conn_fail(c, m->id, HUTCH_ERR_INTERNAL, NULL);
+		run_free(r);
 		return;
 	}
-	TAKE_PTR(r);
+	/* Nothing to wait for (no walk, or done on the loop): launched now,
+	 * as serve_ready said it may be. */
+	if (r->phase == SRUN_STARTING && !run_walked(r)) {
+		run_free(r);
+		return;
+	}
+	run_join(c, r);
 }
 
 /* One stream's part of a live event, or NULL when json-c failed. */
@@ -200,21 +239,44 @@ static void maybe_live(struct srun *r, uint64_t now)
 	conn_send(r->c, frame, len);
 }
 
+/* The run's jail is gone: its files are read, off the loop when there
+ * are any, or the result goes out now. */
+static void run_ended(struct srun *r)
+{
+	static const atomic_bool stop = true;
+
+	exec_finish_jail(r->x);
+	r->w = NULL;
+	/* A cancelled run's result carries no files: none are read. */
+	if (r->o.err == HUTCH_ERR_CANCELLED || !exec_has_files(r->x) || run_read_start(r) < 0) {
+		exec_finish_files(r->x, &r->files,
+				  r->o.err == HUTCH_ERR_CANCELLED ? &stop : NULL);
+		r->phase = SRUN_READING;	/* read: done */
+	}
+}
+
 static void finish_run(struct srun *r)
 {
 	struct srv *s = r->c->srv;
 	struct jail_report jr;
-	struct collected files;
+	struct collected *files = &r->files;
 	struct json_object *doc;
 
-	exec_finish(r->x, &files);
+	exec_free(r->x);
+	r->x = NULL;
+	if (r->killed != HUTCH_ERR_NONE) {	/* while its files were read */
+		conn_fail(r->c, r->id, r->killed, NULL);
+		held_release(&s->budget, &r->h_out);
+		held_release(&s->budget, &r->h_err);
+		return;
+	}
 	jail_report_from_policy(&jr, &s->pol, s->digest);
 	jail_report_add_plan(&jr, &r->plan);
 	jail_report_add_timings(&jr, NULL, &r->o.timings);
 	if (r->o.status == OUTCOME_FAILED && r->o.err == HUTCH_ERR_CANCELLED) {
 		conn_fail(r->c, r->id, HUTCH_ERR_CANCELLED, NULL);
 	} else {
-		doc = result_for_outcome(&r->plan, &r->o, &files, &jr);
+		doc = result_for_outcome(&r->plan, &r->o, files, &jr);
 		/* The output is in the document now: its captures go before
 		 * rendering, which the budget charged for (serve-budget.c). */
 		outcome_free(&r->o);
@@ -225,15 +287,84 @@ static void finish_run(struct srun *r)
 	}
 	held_release(&s->budget, &r->h_out);
 	held_release(&s->budget, &r->h_err);
-	collected_free(&files);
-	outcome_free(&r->o);
-	plan_free(&r->plan);
-	request_free(&r->req);
 }
 
-/* Each turn: the lifetime cap, live snapshots, and the final event of
- * every run whose watch is done (exec_finish waits for nothing then).
- * Lowers *next to the runs' own deadlines. */
+/* A run killed (cancel, --lifetime, the connection or the server gone):
+ * its jail, or the thread walking for it, which stops at its next step. */
+static void run_kill(struct srun *r, enum hutch_err why)
+{
+	if (r->phase == SRUN_RUNNING) {
+		watch_kill(r->w, why);
+		return;
+	}
+	if (r->killed == HUTCH_ERR_NONE)
+		r->killed = why;
+	if (r->job)
+		offload_cancel(r->job);
+}
+
+/* A walk that ended: refused, or the run launched (once the canary, if
+ * one runs, has settled). false: the run is over, its event sent. */
+static bool run_walked(struct srun *r)
+{
+	struct serve_refusal rf;
+
+	if (r->phase == SRUN_WALKING) {
+		if (!offload_done(r->job))
+			return true;
+		offload_free(r->job);
+		r->job = NULL;
+		r->phase = SRUN_STARTING;
+	}
+	if (r->killed != HUTCH_ERR_NONE) {
+		conn_fail(r->c, r->id, r->killed, NULL);
+		return false;
+	}
+	if (r->walk_e && r->walk_r < 0) {
+		serve_refusal_of(r->walk_r, r->walk_e, &rf);
+		serve_refuse(r->c, r->id, &rf);
+		return false;
+	}
+	if (r->c->srv->probe)
+		return true;	/* the canary runs: its verdict first (run_step) */
+	return run_launch(r);
+}
+
+/* One run's turn: true while it goes on. */
+static bool run_step(struct srun *r, uint64_t now, uint64_t *next)
+{
+	if (now >= r->lifetime_deadline)
+		run_kill(r, HUTCH_ERR_TIMEOUT);
+	if (r->phase == SRUN_WALKING || r->phase == SRUN_STARTING) {
+		if (!run_walked(r))
+			return false;
+	} else if (r->phase == SRUN_RUNNING && watch_done(r->w)) {
+		run_ended(r);
+	}
+	if (r->phase == SRUN_READING) {
+		if (r->job && !offload_done(r->job))
+			return true;
+		finish_run(r);
+		return false;
+	}
+	if (r->phase == SRUN_RUNNING)
+		maybe_live(r, now);
+	if (r->phase == SRUN_RUNNING && r->next_live_ms < *next)
+		*next = r->next_live_ms;
+	/* Its walk ended while a canary another request started runs (rare):
+	 * looked at again shortly, the canary settling on no watch of ours. */
+	if (r->phase == SRUN_STARTING && time_add_ms(now, 50) < *next)
+		*next = time_add_ms(now, 50);
+	/* killed: its thread's end wakes the loop, not the passed deadline */
+	if (r->killed == HUTCH_ERR_NONE && r->lifetime_deadline < *next)
+		*next = r->lifetime_deadline;
+	return true;
+}
+
+/* Each turn: the lifetime cap, live snapshots, the walks started and
+ * seen to their end, and the final event of every run that is done
+ * (exec_finish_jail waits for nothing then). Lowers *next to the runs'
+ * own deadlines. */
 void runs_tick(struct conn *c, uint64_t now, uint64_t *next)
 {
 	struct srun **pp = &c->runs;
@@ -241,20 +372,14 @@ void runs_tick(struct conn *c, uint64_t now, uint64_t *next)
 	while (*pp) {
 		struct srun *r = *pp;
 
-		if (now >= r->lifetime_deadline)
-			watch_kill(r->w, HUTCH_ERR_TIMEOUT);
-		if (!watch_done(r->w)) {
-			maybe_live(r, now);
-			if (r->next_live_ms < *next)
-				*next = r->next_live_ms;
-			if (r->lifetime_deadline < *next)
-				*next = r->lifetime_deadline;
+		if (run_step(r, now, next)) {
 			pp = &r->next;
 			continue;
 		}
 		*pp = r->next;
-		finish_run(r);
-		free(r);
+		if (r->x)
+			run_abandon(r);
+		run_free(r);
 		c->n_runs--;
 		c->srv->n_runs_total--;
 	}
@@ -263,7 +388,7 @@ void runs_tick(struct conn *c, uint64_t now, uint64_t *next)
 void runs_kill(struct conn *c, enum hutch_err why)
 {
 	for (struct srun *r = c->runs; r; r = r->next)
-		watch_kill(r->w, why);
+		run_kill(r, why);
 }
 
 bool run_cancel(struct conn *c, uint64_t target)
@@ -272,7 +397,7 @@ bool run_cancel(struct conn *c, uint64_t target)
 
 	for (struct srun *r = c->runs; r; r = r->next)
 		if (r->id == target) {
-			watch_kill(r->w, HUTCH_ERR_CANCELLED);
+			run_kill(r, HUTCH_ERR_CANCELLED);
 			found = true;
 		}
 	return found;

@@ -26,6 +26,7 @@
 #include "run/event-loop.h"
 #include "run/execute.h"
 #include "run/forkserver.h"
+#include "run/offload.h"
 #include "run/supervise.h"
 #include "serve/serve-budget.h"
 #include "serve/serve-log.h"
@@ -51,15 +52,28 @@ struct frame_fds {
 	size_t n;
 };
 
+/* A run's phases: its masks walked, waiting for the canary, its jail
+ * watched, its files read; the walk and the read on a thread of their
+ * own (serve-offload.c), so that no tree of one client's stalls the loop. */
+enum srun_phase { SRUN_WALKING, SRUN_STARTING, SRUN_RUNNING, SRUN_READING };
+
 struct srun {
 	struct srun *next;
 	struct conn *c;
 	uint64_t id;
+	enum srun_phase phase;
 	struct request req;
 	struct plan plan;
 	struct outcome o;
 	struct exec_run *x;
-	struct jail_watch *w;
+	struct jail_watch *w;	/* SRUN_RUNNING only */
+	struct offload *job;	/* SRUN_WALKING and SRUN_READING: the thread */
+	struct verrors *walk_e;	/* the walk's refusal */
+	int walk_r;		/* the walk's return */
+	enum hutch_err killed;	/* killed outside SRUN_RUNNING: why; NONE if not */
+	struct collected files;	/* what SRUN_READING brought back */
+	int own_fds[SERVE_FDS_MAX];	/* the plan's passed descriptors, ours */
+	size_t n_own_fds;
 	uint64_t lifetime_deadline;	/* absolute cap, whatever the policy says */
 	uint64_t next_live_ms;
 	size_t live_out, live_err;	/* bytes already sent in live events */
@@ -260,6 +274,9 @@ struct serve_refusal {
  * nothing held. */
 int serve_plan(struct srv *s, struct json_object *doc, const struct req_origin *origin,
 	       struct request *ret_req, struct plan *ret_plan, struct serve_refusal *ret_refusal);
+/* The refusal for a validation failure r (e's first error), as
+ * serve_plan fills it: -EINVAL, or -ENOMEM when e holds none. */
+int serve_refusal_of(int r, const struct verrors *e, struct serve_refusal *rf);
 /* Its failed event, pointer included. */
 void serve_refuse(struct conn *c, uint64_t id, const struct serve_refusal *rf);
 /* The sandbox probe of the pinned policy, once per server until it
@@ -289,6 +306,24 @@ void session_destroy(struct session *se);	/* hands the worker to the reaper, fre
 void reap_later(struct srv *s, struct exec_run *x, struct jail_watch *w, struct request *req,
 		struct plan *plan, struct outcome *o);
 void reap_tick(struct srv *s);
+
+/* serve-offload.c, for serve-run.c: a run's walks off the loop. */
+/* The plan's passed descriptors made the run's own (the frame's go when
+ * it is handled; the walk and the change set's lower outlive it): 0 or
+ * -errno. Closed by run_fds_close. */
+int run_fds_own(struct srun *r);
+void run_fds_close(struct srun *r);
+/* Whether the plan's masks are to be walked (narrow left them). */
+bool run_needs_walk(const struct srv *s, const struct srun *r);
+/* Whether the run needs its passed descriptors past its frame: for the
+ * walk, or as an overlay's lower when its change set is read. */
+bool run_needs_fds(const struct srv *s, const struct srun *r);
+/* The walk started on a thread (SRUN_WALKING), or done on the loop when
+ * none can be had: 0, or -ENOMEM. */
+int run_walk_start(struct srun *r);
+/* The read started on a thread (SRUN_READING): 0, or -errno (the caller
+ * reads on the loop). */
+int run_read_start(struct srun *r);
 
 /* serve-run.c: runs, from request to final event */
 bool run_id_in_flight(struct conn *c, uint64_t id);
