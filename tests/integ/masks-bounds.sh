@@ -8,7 +8,9 @@
 # the bind, the bound and what is accepted), in `hutch run` and in `hutch
 # serve` (a failed event). Controls: the same trees under the default
 # policy (no patterns) run and read the file; a tree at each bound runs
-# with its .env empty. Root and unprivileged.
+# with its .env empty. And the limit hutch-policy(5) documents: agent's
+# read_only leaves .git/commondir writable, **/.git in read_only does not.
+# Root and unprivileged.
 . "$(dirname "$0")/lib.sh"
 # Sources where every policy allows request mounts (/tmp).
 tap_tmpdir masks-bounds /tmp
@@ -93,6 +95,26 @@ rm "$leaf/.env" && echo SECRET-LINK >"$tmp/link34/.env" && ln "$tmp/link34/.env"
 "$HUTCH" run --json --policy agent --ro "$tmp/link34:/work/d" -- \
 	cat "/work/d${leaf#"$tmp/link34"}/notes" >"$tmp/doc" 2>"$tmp/err"
 refused "a hard link to the hidden .env 34 levels down under agent" "$tmp/doc"
+
+# A limit documented, not fixed (hutch-policy(5), read_only): agent's
+# read_only protects .git/hooks and .git/config, not git's indirections;
+# a job writes .git/commondir. What the page advises holds: **/.git in
+# read_only makes it fail, the host's .git unchanged.
+git_src=$tmp/git-src
+mkdir -p "$git_src/.git/hooks" "$git_src/.git/objects/info" && echo '[core]' >"$git_src/.git/config"
+chmod -R u+rwX,go+rX,go-w "$git_src"
+printf '{"version": 1, "description": "agent, .git read-only", "extends": "agent",
+  "filesystem": {"read_only": {"append": ["**/.git"]}}}\n' >"$tmp/git-ro.json"
+chmod a+r "$tmp/git-ro.json"
+"$HUTCH" run --policy agent --rw "$git_src:/work/src" -- \
+	sh -c 'echo /elsewhere >/work/src/.git/commondir' 2>"$tmp/err"
+check "the documented limit: agent lets a job write .git/commondir" test -f "$git_src/.git/commondir"
+rm -f "$git_src/.git/commondir"
+"$HUTCH" run --policy "$tmp/git-ro.json" --rw "$git_src:/work/src" -- sh -c '
+	echo /elsewhere >/work/src/.git/commondir || echo refused
+	echo /x >/work/src/.git/objects/info/alternates || echo refused' >"$tmp/out" 2>"$tmp/err"
+same "the advice: **/.git in read_only refuses commondir and alternates" "refused refused " \
+	"$(tr '\n' ' ' <"$tmp/out")$(ls "$git_src/.git/commondir" "$git_src/.git/objects/info/alternates" 2>/dev/null)"
 
 # hutch serve: the same refusal as a failed event.
 if [ -x "$py" ] && [ -n "$(tap_client_dir)" ]; then
