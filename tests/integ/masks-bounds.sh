@@ -8,7 +8,8 @@
 # the bind, the bound and what is accepted), in `hutch run` and in `hutch
 # serve` (a failed event). Controls: the same trees under the default
 # policy (no patterns) run and read the file; a tree at each bound runs
-# with its .env empty. And the limit hutch-policy(5) documents: agent's
+# with its .env empty. A jail path longer than a mask can name (4095
+# bytes) is refused alike. And the limit hutch-policy(5) documents: agent's
 # read_only leaves .git/commondir writable, **/.git in read_only does not.
 # Root and unprivileged.
 . "$(dirname "$0")/lib.sh"
@@ -95,6 +96,28 @@ rm "$leaf/.env" && echo SECRET-LINK >"$tmp/link34/.env" && ln "$tmp/link34/.env"
 "$HUTCH" run --json --policy agent --ro "$tmp/link34:/work/d" -- \
 	cat "/work/d${leaf#"$tmp/link34"}/notes" >"$tmp/doc" 2>"$tmp/err"
 refused "a hard link to the hidden .env 34 levels down under agent" "$tmp/doc"
+
+# Length: a jail path a mask cannot name (past 4095 bytes) is refused as
+# a bound; before, the walk skipped the entry and a .env below it read
+# the secret. 16 names of 250 bytes under /work/l run (.env empty), a
+# 17th is refused. Made relative: the host path is too long for mkdir.
+long=$(printf 'n%.0s' $(seq 250))
+mkdir "$tmp/long" && (cd "$tmp/long" && for i in $(seq 16); do mkdir "$long" && cd "$long"; done &&
+	echo SECRET-LONG >.env && chmod a+r .env) || exit 99
+chmod -R u+rwX,go+rX,go-w "$tmp/long"
+walk16=$(for i in $(seq 16); do printf 'cd %s && ' "$long"; done)
+"$HUTCH" run --json --policy agent --ro "$tmp/long:/work/l" -- sh -c "cd /work/l && ${walk16}cat .env" \
+	>"$tmp/doc" 2>"$tmp/err"
+same "control: .env at a 4028-byte jail path runs under agent, reads as empty" '["exited", "", 1]' \
+	"$(json_get '[d["status"], d["stdout"]["text"], d["jail"]["masks"]["hidden"]]' <"$tmp/doc")"
+(cd "$tmp/long" && for i in $(seq 16); do cd "$long"; done && mkdir "$long" && mv .env "$long/" &&
+	chmod -R u+rwX,go+rX,go-w "$long") || exit 99
+"$HUTCH" run --json --policy agent --ro "$tmp/long:/work/l" -- sh -c "cd /work/l && ${walk16}cd $long && cat .env" \
+	>"$tmp/doc" 2>"$tmp/err"
+refused ".env below a 4274-byte jail path under agent" "$tmp/doc"
+"$HUTCH" run --policy agent --ro "$tmp/long:/work/l" -- true 2>"$tmp/err"
+check "... naming the length reached and what is accepted" \
+	grep -q "(given 4274 bytes); accepted: jail paths of at most 4095 bytes; bind a narrower tree or at a shorter jail path\$" "$tmp/err"
 
 # A limit documented, not fixed (hutch-policy(5), read_only): agent's
 # read_only protects .git/hooks and .git/config, not git's indirections;
