@@ -205,6 +205,49 @@ static enum enter visit(struct walk *w, const struct stat *st, int *ret)
 	return dir ? (w->in_ro ? ENTER_RO : ENTER) : SKIP;
 }
 
+enum bound { BOUND_DEPTH, BOUND_ENTRIES, BOUND_LENGTH };
+
+/* The walk reached a bound of its own (reached: the level, the count of
+ * entries or the jail path's length in bytes): what lies beyond was never
+ * looked at (or cannot be named in a mask), so a secret there would be
+ * readable, and a job with a writable bind can plant 200,000 files, 33
+ * levels of directories or long names for the next run. Refused before
+ * anything runs, in the words of the count bound (too_many). */
+static int past_bound(struct walk *w, enum bound bound, size_t reached)
+{
+	static const char *const reason[] = {
+		[BOUND_DEPTH] = "a tree deeper than the walk for paths to hide or keep read-only "
+				"(filesystem.hide, filesystem.read_only, hide) goes: what lies "
+				"below would not be masked",
+		[BOUND_ENTRIES] = "trees with more entries than the walk for paths to hide or keep "
+				  "read-only (filesystem.hide, filesystem.read_only, hide) looks "
+				  "at: what lies beyond would not be masked",
+		[BOUND_LENGTH] = "a tree with a path longer than a mask can name (filesystem.hide, "
+				 "filesystem.read_only, hide): it would not be masked",
+	};
+
+	verror_add_index(w->e, HUTCH_ERR_POLICY_VIOLATION, "/mounts", w->bind_index,
+			 reason[bound]);
+	switch (bound) {
+	case BOUND_DEPTH:
+		verror_given(w->e, "%zu levels", reached);
+		verror_accept(w->e, "at most %u directory levels below a bind's root; bind a "
+			      "narrower tree", MASKS_MAX_DEPTH);
+		break;
+	case BOUND_ENTRIES:
+		verror_given(w->e, "%zu entries", reached);
+		verror_accept(w->e, "at most %u directory entries in all binds together; bind a "
+			      "narrower tree", MASKS_MAX_ENTRIES);
+		break;
+	case BOUND_LENGTH:
+		verror_given(w->e, "%zu bytes", reached);
+		verror_accept(w->e, "jail paths of at most %u bytes; bind a narrower tree or at a "
+			      "shorter jail path", HUTCH_SPEC_MAX_PATH);
+		break;
+	}
+	return -EINVAL;
+}
+
 static int walk_dir(struct walk *w, int dfd, unsigned depth);
 
 /* The directory name in dfd, depth levels below the bind's root. */
@@ -215,7 +258,7 @@ static int enter_dir(struct walk *w, int dfd, const char *name, unsigned depth, 
 
 	if (depth > MASKS_MAX_DEPTH) {
 		w->p->masks_report.depth_hit = true;
-		return 0;
+		return past_bound(w, BOUND_DEPTH, depth);
 	}
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
@@ -258,11 +301,14 @@ static int walk_dir(struct walk *w, int dfd, unsigned depth)
 			continue;
 		if (++w->p->masks_report.visited > MASKS_MAX_ENTRIES) {
 			w->p->masks_report.entries_hit = true;
-			r = 1;
+			r = past_bound(w, BOUND_ENTRIES, (size_t)w->p->masks_report.visited);
 			break;
 		}
-		if (base + 1 + strlen(de->d_name) >= sizeof(w->path) ||
-		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		if (base + 1 + strlen(de->d_name) >= sizeof(w->path)) {
+			r = past_bound(w, BOUND_LENGTH, base + 1 + strlen(de->d_name));
+			break;
+		}
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		w->path[base] = '/';
 		strcpy(w->path + base + 1, de->d_name);
@@ -373,10 +419,10 @@ static int walk_binds(struct walk *w, enum walk_pass pass)
 }
 
 /* A match the count bound left out is a secret found and left readable,
- * or a protected path left writable: unlike the depth and entries bounds
- * (what lies beyond them was never looked at), this one fails closed. A
- * job with a writable bind could otherwise plant decoys (97 .env files)
- * so that the next run's real one goes unmasked. */
+ * or a protected path left writable: it fails closed, as the depth and
+ * entries bounds do (past_bound). A job with a writable bind could
+ * otherwise plant decoys (97 .env files) so that the next run's real one
+ * goes unmasked. */
 static int too_many(const struct plan *p, struct verrors *e)
 {
 	verror_add(e, HUTCH_ERR_POLICY_VIOLATION, "/mounts",

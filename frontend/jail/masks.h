@@ -20,8 +20,9 @@
 /* Fill p->masks and p->masks_report from the request's binds (p->mounts,
  * already checked). -EINVAL with e filled when a "hide" path is not inside
  * a bind or is a link, or when a match is past the count bound (MASKS_MAX,
- * MASKS_MAX_INODES); -ENOMEM. The depth and entries bounds are reported,
- * not refused. */
+ * MASKS_MAX_INODES) or when the walk reaches its depth or entries bound
+ * or a jail path longer than a mask can name (what lies beyond would not
+ * be masked); -ENOMEM. */
 int masks_resolve(const struct request *req, const struct policy *pol, struct plan *p,
 		  struct verrors *e);
 /* The same, stopping with -ECANCELED at the next directory entry once
