@@ -31,6 +31,13 @@ compare() {
 	norm "$4" >"$4.n"
 	check "$1: the jail's output equals the host's (but for timestamps and IDs)" \
 		sh -c 'test -s "$1" -a -s "$2" && cmp -s "$1.n" "$2.n"' - "$2" "$3"
+	if ! { test -s "$2" && test -s "$3" && cmp -s "$2.n" "$3.n"; }; then
+		# What differed, for a failure seen once in CI and not since.
+		diag "$(wc -c "$2" "$3" 2>&1 | tr '\n' ' ')" "$(cmp "$2.n" "$3.n" 2>&1)"
+		diag "jail's stderr: $(head -c 600 "$2.err" 2>/dev/null | tr '\n' ' ')"
+		diag "jail: $(grep -a -o '<[a-zA-Z:]*Date>[^<]*<\|/[A-Za-z]*Date *([^)]*)' "$2" | head -4 | tr '\n' ' ')"
+		diag "host: $(grep -a -o '<[a-zA-Z:]*Date>[^<]*<\|/[A-Za-z]*Date *([^)]*)' "$3" | head -4 | tr '\n' ' ')"
+	fi
 	check "$1: control: another input's output does not compare equal" \
 		not cmp -s "$2.n" "$4.n"
 }
