@@ -78,16 +78,23 @@ static const char *authority_refusal(bool rw, uid_t peer_uid, const struct statx
 	return NULL;
 }
 
+/* What every passed source is checked for first: open, and of a type
+ * a bind may have. */
+static const char *source_refusal(int fd, struct statx *stx)
+{
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_UID | STATX_MNT_ID,
+		  stx) < 0)
+		return "is not an open descriptor";
+	return bind_source_type_refusal(stx);
+}
+
 const char *bind_fd_refusal(int fd, bool rw, uid_t peer_uid, char *ret_path)
 {
 	struct statvfs vfs;
 	struct statx stx;
 	const char *why;
 
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_UID | STATX_MNT_ID,
-		  &stx) < 0)
-		return "is not an open descriptor";
-	if ((why = bind_source_type_refusal(&stx)))
+	if ((why = source_refusal(fd, &stx)))
 		return why;
 	if ((why = open_mode_refusal(fd, rw, &stx)) || (why = authority_refusal(rw, peer_uid, &stx)))
 		return why;
@@ -103,10 +110,7 @@ const char *bind_fd_overlay_refusal(int fd, uid_t peer_uid, char *ret_path)
 	struct statx stx;
 	const char *why;
 
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_TYPE | STATX_INO | STATX_UID | STATX_MNT_ID,
-		  &stx) < 0)
-		return "is not an open descriptor";
-	if ((why = bind_source_type_refusal(&stx)))
+	if ((why = source_refusal(fd, &stx)))
 		return why;
 	if (!S_ISDIR(stx.stx_mode))
 		return "is not a directory; an overlay's source must be a directory";
