@@ -19,12 +19,7 @@
 . "$(dirname "$0")/lib.sh"
 
 tap_tmpdir serve-offload /tmp
-client_dir=$(tap_client_dir)
-if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
-	skip "hutch serve walks off the loop" "no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
-	tap_done
-	exit
-fi
+tap_serve_setup "hutch serve walks off the loop"
 
 mkdir "$tmp/low" "$tmp/tree"
 head -c 125829120 /dev/zero >"$tmp/low/big"
@@ -44,7 +39,6 @@ EOF
 chmod -R a+rX "$tmp/low" "$tmp/tree"
 chmod 755 "$tmp"
 
-tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one case per invocation (argv[1]), run by tapcase.main.
 import os
@@ -240,8 +234,6 @@ def case_sigterm():
 sys.exit(main(globals()))
 EOF
 
-export CLIENT_DIR="$client_dir" TMPD="$tmp"
-tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "an overlay's change set of 480 MB to hash and 3000 files: another client's runs each answered within 200 ms" tc change_set
 check "a mask walk over 198000 entries (agent policy): another client's runs each answered within 200 ms" tc mask_walk

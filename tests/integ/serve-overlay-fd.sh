@@ -13,12 +13,7 @@
 . "$(dirname "$0")/lib.sh"
 
 tap_tmpdir serve-overlay-fd /tmp
-client_dir=$(tap_client_dir)
-if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
-	skip "hutch serve overlays by descriptor" "no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
-	tap_done
-	exit
-fi
+tap_serve_setup "hutch serve overlays by descriptor" c
 
 mkdir "$tmp/src" "$tmp/src/sub"
 echo "kept" >"$tmp/src/keep.txt"
@@ -27,7 +22,6 @@ echo "doomed" >"$tmp/src/sub/gone.txt"
 chmod -R a+rX "$tmp/src"
 chmod 755 "$tmp"
 
-tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one case per invocation (argv[1]), run by tapcase.main.
 import base64
@@ -193,18 +187,6 @@ def case_not_owner():
 sys.exit(main(globals()))
 EOF
 
-cclient=${HUTCH_CLIENT:-}
-if [ -z "$cclient" ]; then
-	for f in ${HUTCH_PROGS:+"$HUTCH_PROGS/../../examples/hutch-client"} \
-		"$(dirname "$0")/../../examples/hutch-client"; do
-		if [ -x "$f" ]; then
-			cclient=$f
-			break
-		fi
-	done
-fi
-export CLIENT_DIR="$client_dir" TMPD="$tmp" CCLIENT="$cclient"
-tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "an overlay of a passed directory: changes listed, host tree unchanged, export_changes brings the bytes" tc overlay_fd
 check "an overlay named by path without --allow-path-binds: policy_violation at /mounts/0/source" tc path_refused

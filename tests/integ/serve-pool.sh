@@ -22,14 +22,8 @@
 
 tap_tmpdir serve-pool
 
-client_dir=$(tap_client_dir)
-if [ ! -x "$py" ] || [ -z "$client_dir" ]; then
-	skip "hutch serve --pool" "no $py or no hutch_client.py (HUTCH_SRCDIR unset and none next to the tests)"
-	tap_done
-	exit
-fi
+tap_serve_setup "hutch serve --pool"
 
-tap_pycases "$tmp"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one test case per invocation (argv[1]), run by tapcase.main;
 # every wait is bounded.
@@ -521,8 +515,6 @@ import sys  # noqa: E402
 sys.exit(main(globals()))
 EOF
 
-export CLIENT_DIR="$client_dir" TMPD="$tmp"
-tc() { "$py" "$tmp/cases.py" "$@"; }
 
 check "runs take pooled jails: clone_us and id_maps_us 0, the output right" tc pooled
 check "control: --pool 0 never pools and keeps no jail" tc unpooled_control
