@@ -14,6 +14,8 @@
 #   FUZZ_ARTIFACTS  where failing inputs and logs are kept (default: a new
 #                   /tmp/hutch-fuzz-artifacts.XXXXXX, made only on failure)
 #   FUZZ_CC         the clang to build with (default clang)
+#   FUZZ_JOBS       harnesses run side by side (default: the online CPUs);
+#                   each still gets FUZZ_SECONDS of its own
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,12 +46,11 @@ if ! make -C "$build" fuzz ${FUZZ_CC:+FUZZ_CC="$FUZZ_CC"} >"$scratch/build.log" 
 	exit 1
 fi
 
-artifacts=
+# Failing inputs and logs go here; made now (harnesses run side by side,
+# each in a subshell) and removed at the end if nothing failed.
+artifacts=${FUZZ_ARTIFACTS:-$(mktemp -d /tmp/hutch-fuzz-artifacts.XXXXXX)}
+mkdir -p "$artifacts"
 keep() { # keep NAME FILE...: copy a failing harness's inputs and log
-	if [ -z "$artifacts" ]; then
-		artifacts=${FUZZ_ARTIFACTS:-$(mktemp -d /tmp/hutch-fuzz-artifacts.XXXXXX)}
-		mkdir -p "$artifacts"
-	fi
 	name=$1
 	shift
 	for f in "$@"; do
@@ -63,8 +64,10 @@ reported() {
 	grep -q -E '^==[0-9]+==ERROR|runtime error:|^SUMMARY: |ERROR: libFuzzer|deadly signal|-- (leak|timeout|oom)' "$1"
 }
 
-failed=0
-for h in $harnesses; do
+# fuzz_one NAME: one harness for FUZZ_SECONDS, then its regressions; its
+# lines go to $scratch/NAME/out, and a FAILED file marks a failure.
+fuzz_one() {
+	h=$1
 	bin=$build/fuzz/fuzz-$h
 	work=$scratch/$h
 	mkdir -p "$work/corpus"
@@ -84,7 +87,7 @@ for h in $harnesses; do
 	if [ "$rc" != 0 ] || reported "$work/log" || ls "$work"/crash-* "$work"/leak-* \
 		"$work"/timeout-* "$work"/oom-* >/dev/null 2>&1; then
 		verdict=FAILED
-		failed=1
+		touch "$work/FAILED"
 		keep "fuzz-$h" "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-* "$work/log"
 		grep -E -A30 '^==[0-9]+==ERROR|runtime error:|ERROR: libFuzzer|deadly signal' \
 			"$work/log" | head -60 || tail -30 "$work/log"
@@ -99,7 +102,7 @@ for h in $harnesses; do
 			-artifact_prefix="$work/reg-" "$reg" >"$work/reg.log" 2>&1 || rc=$?
 		n=$(find "$reg" -type f | wc -l)
 		if [ "$rc" != 0 ] || reported "$work/reg.log"; then
-			failed=1
+			touch "$work/FAILED"
 			keep "fuzz-$h-regressions" "$work"/reg-* "$work/reg.log"
 			tail -40 "$work/reg.log"
 			echo "fuzz-$h regressions: $n inputs: FAILED"
@@ -107,10 +110,35 @@ for h in $harnesses; do
 			echo "fuzz-$h regressions: $n inputs: ok"
 		fi
 	fi
+}
+
+# A harness whose subshell ends non-zero (set -e: a corpus that cannot be
+# copied, a missing binary) failed too, FAILED file or not.
+jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+pids=
+for h in $harnesses; do
+	mkdir -p "$scratch/$h"
+	(fuzz_one "$h" || touch "$scratch/$h/FAILED") >"$scratch/$h/out" 2>&1 &
+	pids="$pids $!"
+	if [ "$(echo $pids | wc -w)" -ge "$jobs" ]; then
+		wait $pids
+		pids=
+	fi
+done
+wait $pids
+failed=0
+for h in $harnesses; do
+	cat "$scratch/$h/out"
+	if [ -e "$scratch/$h/FAILED" ]; then
+		failed=1
+		grep -q -E "^fuzz-$h: .*: FAILED$" "$scratch/$h/out" ||
+			echo "fuzz-$h: did not run: FAILED"
+	fi
 done
 
 if [ "$failed" != 0 ]; then
 	echo "fuzz: FAILED; inputs and logs kept in $artifacts"
 	exit 1
 fi
+[ -n "${FUZZ_ARTIFACTS:-}" ] || rmdir "$artifacts" 2>/dev/null || true
 echo "fuzz: all clean"

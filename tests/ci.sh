@@ -183,26 +183,54 @@ escape_suite() {
 }
 stage "escape suites"
 # As root from the build tree, and unprivileged against the installed tree
-# with the bare environment a daemon's system user has.
-escape_suite root env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
-	HUTCH_POLICY_PATH="$top/policy" sh "$top/tests/escape/run.sh"
-escape_suite "$unpriv" su "$unpriv" -s /bin/sh -c "cd / && env -i PATH=/usr/bin:/bin \
-	HUTCH='$prefix/bin/hutch' sh '$prefix/tests/escape/run.sh'"
-# Through `hutch serve` (via_serve.py): as nobody every jail a pooled one
-# (--pool 2), as root through the forkserver (a root server pools nothing).
-escape_suite "$unpriv serve --pool" su "$unpriv" -s /bin/sh -c "cd / && env -i PATH=/usr/bin:/bin \
-	HUTCH='$prefix/bin/hutch' HUTCH_ESCAPE_SERVE='--pool 2' sh '$prefix/tests/escape/run.sh'"
-escape_suite "root serve" env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
-	HUTCH_POLICY_PATH="$top/policy" HUTCH_ESCAPE_SERVE="--pool 2" \
-	HUTCH_ESCAPE_POLICIES="default strict network" sh "$top/tests/escape/run.sh"
-# Once more as root with --explain: its listener answers "continue" to
-# every open and exec, so every probe must fail the same way with it
-# (default, strict and network: build's and convert's seccomp sections are
-# default's, so the listener has nothing new to answer there).
-escape_suite "root --explain" env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
-	HUTCH_POLICY_PATH="$top/policy" HUTCH_ESCAPE_EXTRA_ARGS=--explain \
-	HUTCH_ESCAPE_POLICIES="default strict network" \
-	sh "$top/tests/escape/run.sh"
+# with the bare environment a daemon's system user has. Two streams run
+# side by side, one per user: a user's suites stay one after the other, so
+# a probe that fills a per-user limit (RLIMIT_NPROC of an unprivileged
+# caller's jails) never meets another suite of the same user.
+esc_out=$(mktemp -d /tmp/hutch-escape-out.XXXXXX)
+(
+	escape_suite root env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
+		HUTCH_POLICY_PATH="$top/policy" sh "$top/tests/escape/run.sh"
+	# Through `hutch serve` (via_serve.py): as root through the
+	# forkserver (a root server pools nothing).
+	escape_suite "root serve" env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
+		HUTCH_POLICY_PATH="$top/policy" HUTCH_ESCAPE_SERVE="--pool 2" \
+		HUTCH_ESCAPE_POLICIES="default strict network" sh "$top/tests/escape/run.sh"
+	# Once more as root with --explain: its listener answers "continue"
+	# to every open and exec, so every probe must fail the same way with
+	# it (default, strict and network: build's and convert's seccomp
+	# sections are default's, so the listener has nothing new to answer).
+	escape_suite "root --explain" env HUTCH="$build/hutch" HUTCH_EXEC="$build/hutch-exec" \
+		HUTCH_POLICY_PATH="$top/policy" HUTCH_ESCAPE_EXTRA_ARGS=--explain \
+		HUTCH_ESCAPE_POLICIES="default strict network" \
+		sh "$top/tests/escape/run.sh"
+	echo "$passed $failed" >"$esc_out/root.sum"
+) >"$esc_out/root.log" 2>&1 &
+esc_root=$!
+(
+	escape_suite "$unpriv" su "$unpriv" -s /bin/sh -c "cd / && env -i PATH=/usr/bin:/bin \
+		HUTCH='$prefix/bin/hutch' sh '$prefix/tests/escape/run.sh'"
+	# Through serve, every jail a pooled one (--pool 2).
+	escape_suite "$unpriv serve --pool" su "$unpriv" -s /bin/sh -c "cd / && env -i PATH=/usr/bin:/bin \
+		HUTCH='$prefix/bin/hutch' HUTCH_ESCAPE_SERVE='--pool 2' sh '$prefix/tests/escape/run.sh'"
+	echo "$passed $failed" >"$esc_out/unpriv.sum"
+) >"$esc_out/unpriv.log" 2>&1 &
+esc_unpriv=$!
+wait "$esc_root" || true
+wait "$esc_unpriv" || true
+base_p=$passed base_f=$failed
+for s in root unpriv; do
+	cat "$esc_out/$s.log"
+	if [ -s "$esc_out/$s.sum" ]; then
+		read -r p f <"$esc_out/$s.sum"
+		passed=$((passed + p - base_p))
+		failed=$((failed + f - base_f))
+	else
+		failed=$((failed + 1))
+		echo "[$s] escape: the stream ended without its totals"
+	fi
+done
+rm -rf "$esc_out"
 
 stage distcheck
 # 3. The release tarball builds and passes its own checks.
@@ -214,6 +242,13 @@ if [ "${HUTCH_DISTCHECK:-1}" = 1 ]; then
 		failed=$((failed + 1))
 		echo "distcheck: FAILED"
 		tail -40 distcheck.log
+		# Which tests, and their own words: the tail above is the summary.
+		dlog=$(find . -path '*/_build/sub/test-suite.log' | head -1)
+		if [ -n "$dlog" ]; then
+			grep -E '^(FAIL|ERROR)' "$dlog" | sed 's/^/[distcheck] /' || true
+			grep -E -B2 -A25 '^(not ok|Bail out|ERROR)' "$dlog" | head -150 |
+				sed 's/^/[distcheck] /' || true
+		fi
 	fi
 fi
 
@@ -315,8 +350,8 @@ if [ "${HUTCH_FUZZ:-1}" = 1 ]; then
 	rc=$?
 	set -e
 	printf '%s\n' "$out" | sed 's/^/[fuzz] /'
-	p=$(printf '%s\n' "$out" | grep -c -E '^fuzz-[a-z]+( regressions)?: .*: ok$' || true)
-	f=$(printf '%s\n' "$out" | grep -c -E '^fuzz-[a-z]+( regressions)?: .*: FAILED$' || true)
+	p=$(printf '%s\n' "$out" | grep -c -E '^fuzz-[a-z-]+( regressions)?: .*: ok$' || true)
+	f=$(printf '%s\n' "$out" | grep -c -E '^fuzz-[a-z-]+( regressions)?: .*: FAILED$' || true)
 	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
 		f=1 # it failed before any harness ran
 	fi
