@@ -813,11 +813,13 @@ static int one_run(unsigned long flags)
 			  prctl(PR_SET_SECUREBITS, (unsigned long)bits, 0, 0, 0) < 0))
 		die("owner back");
 	c0 = clock_us(CLOCK_THREAD_CPUTIME_ID);
-	write_file(child, "setgroups", "deny");
-	snprintf(map, sizeof(map), "%u %u 1\n", plan.uid_in, out_u);
-	write_file(child, "uid_map", map);
-	snprintf(map, sizeof(map), "%u %u 1\n", plan.gid_in, out_g);
-	write_file(child, "gid_map", map);
+	if (flags & CLONE_NEWUSER) {	/* -c without one: root's namespaces alone */
+		write_file(child, "setgroups", "deny");
+		snprintf(map, sizeof(map), "%u %u 1\n", plan.uid_in, out_u);
+		write_file(child, "uid_map", map);
+		snprintf(map, sizeof(map), "%u %u 1\n", plan.gid_in, out_g);
+		write_file(child, "gid_map", map);
+	}
 	if (write(sync_p[1], "g", 1) != 1)
 		die("release");
 	rec->cpu[S_ID_MAPS] = clock_us(CLOCK_THREAD_CPUTIME_ID) - c0;
