@@ -113,20 +113,21 @@ struct mnt {
 	int kind, flags;
 	unsigned mode;
 	unsigned long long size, inodes, data_len;
-	char source[4096], target[4096];
+	const char *source, *target;	/* in paths[] */
 };
 
 static struct {
 	unsigned flags;			/* spec flags */
 	unsigned uid_in, gid_in, uid_out, gid_out;
 	unsigned long long rlim[5], ucap[4];
-	char hostname[65], cwd[4096];
+	char hostname[65], cwd[256];
 	int n;
 	struct mnt m[MAX_MOUNTS];
 } plan;
 
+static char paths[65536];	/* the mounts' strings */
 static struct sock_fprog filt, base;
-static const char *cmd = "/bin/true";
+static const char *cmd;
 
 /* one run's record, in memory shared with pid 1 */
 struct rec {
@@ -137,7 +138,7 @@ static struct rec *rec;
 static unsigned run_mask;
 static double last_wall, last_cpu;
 static int tree_fd[MAX_MOUNTS], tree_dir[MAX_MOUNTS], count_fd[12];
-static int ruleset_fd = -1, last_cap = 40, ctl[2];
+static int ruleset_fd, last_cap, ctl[2];	/* zero, in .bss: see prefault() */
 
 static void die(const char *what)
 {
@@ -232,8 +233,9 @@ static void clone_source(int i)
  * target in the same directory (as rootfs.c keeps it). */
 static int parent_of(int root_fd, const char *target, char *name)
 {
-	static int kept = -1;
+	static int kept_1;	/* the kept fd + 1, 0: none (.bss, see prefault) */
 	static char kept_dir[4096];
+	int kept = kept_1 - 1;
 	const char *last = strrchr(target, '/'), *p = target + 1;
 	size_t len = (size_t)(last - target);
 	int dir;
@@ -261,7 +263,8 @@ static int parent_of(int root_fd, const char *target, char *name)
 	}
 	memcpy(kept_dir, target, len);
 	kept_dir[len] = '\0';
-	return kept = dir;
+	kept_1 = dir + 1;
+	return dir;
 }
 
 static int make_dir(int dir, const char *name, unsigned mode)
@@ -574,7 +577,7 @@ static void privileges(void)
 
 static void session(int *exec_p)
 {
-	static char cwd[4096];
+	char cwd[4096];
 	const char *dir = RUN(S_PIVOT_ROOT) ? plan.cwd : "/";
 
 	if (chdir(dir) < 0 || !getcwd(cwd, sizeof(cwd)))
@@ -755,6 +758,26 @@ static void prepare(void)
 	close(p[1]);
 }
 
+/* A forked process's first write to a page of its own is a copy-on-write
+ * fault: taken here, untimed, for the stack and every page of .bss (all
+ * our writable statics are there), so that a step measured alone is not
+ * charged for faults that any earlier step would have taken. */
+extern char __bss_start[], _end[];
+
+static void __attribute__((noinline)) prefault(void)
+{
+	volatile char stack[64 * 1024];
+	long page = sysconf(_SC_PAGESIZE);
+
+	for (size_t i = 0; i < sizeof(stack); i += (size_t)page)
+		stack[i] = 0;
+	/* from the page of __bss_start to the one _end is in */
+	for (uintptr_t a = (uintptr_t)__bss_start & ~(uintptr_t)(page - 1); a < (uintptr_t)_end;
+	     a += (uintptr_t)page)
+		*(volatile char *)(a < (uintptr_t)__bss_start ? (uintptr_t)__bss_start : a) =
+			*(volatile char *)(a < (uintptr_t)__bss_start ? (uintptr_t)__bss_start : a);
+}
+
 /* pid 1 from its first instruction to the id maps' release */
 static _Noreturn void pid1(int go_fd, int bits)
 {
@@ -767,6 +790,7 @@ static _Noreturn void pid1(int go_fd, int bits)
 		_exit(71);
 	close(go_fd);
 	rec->wall[S_ID_MAPS] = clock_us(CLOCK_MONOTONIC) - last_wall;
+	prefault();
 	if (bits >= 0)
 		prctl(PR_SET_SECUREBITS, (unsigned long)bits, 0, 0, 0);
 	jail();
@@ -874,7 +898,8 @@ static void load_filter(const char *path, struct sock_fprog *prog)
 static void load_plan(const char *path)
 {
 	FILE *f = fopen(path, "r");
-	char line[9000];
+	char line[9000], src[4096], dst[4096];
+	size_t used = 0;
 
 	if (!f)
 		die(path);
@@ -887,7 +912,7 @@ static void load_plan(const char *path)
 		    sscanf(line, "ids %u %u %u %u", &plan.uid_in, &plan.gid_in, &plan.uid_out,
 			   &plan.gid_out) == 4 ||
 		    sscanf(line, "hostname %64s", plan.hostname) == 1 ||
-		    sscanf(line, "cwd %4095s", plan.cwd) == 1 ||
+		    sscanf(line, "cwd %255s", plan.cwd) == 1 ||
 		    sscanf(line, "rlimit %llu %llu %llu %llu %llu", &plan.rlim[0], &plan.rlim[1],
 			   &plan.rlim[2], &plan.rlim[3], &plan.rlim[4]) == 5 ||
 		    sscanf(line, "ucap %llu %llu %llu %llu", &plan.ucap[0], &plan.ucap[1],
@@ -895,7 +920,8 @@ static void load_plan(const char *path)
 			continue;
 		if (plan.n == MAX_MOUNTS ||
 		    sscanf(line, "mount %d %x %o %llu %llu %llu %4095s %4095s", &m->kind, &m->flags,
-			   &m->mode, &m->size, &m->inodes, &m->data_len, m->source, m->target) != 8) {
+			   &m->mode, &m->size, &m->inodes, &m->data_len, src, dst) != 8 ||
+		    used + strlen(src) + strlen(dst) + 2 > sizeof(paths)) {
 			fprintf(stderr, "kernel-steps: %s: cannot read: %s\n", path, line);
 			exit(64);
 		}
@@ -904,8 +930,12 @@ static void load_plan(const char *path)
 				"modelled\n", path, m->kind);
 			exit(64);
 		}
-		if (strcmp(m->source, "-") == 0)
-			m->source[0] = '\0';
+		if (strcmp(src, "-") == 0)
+			src[0] = '\0';
+		m->source = strcpy(paths + used, src);
+		used += strlen(src) + 1;
+		m->target = strcpy(paths + used, dst);
+		used += strlen(dst) + 1;
 		tree_dir[plan.n] = m->kind == K_BIND && stat(m->source, &st) == 0 && S_ISDIR(st.st_mode);
 		plan.n++;
 	}
@@ -962,7 +992,10 @@ int main(int argc, char **argv)
 			      CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
 	const char *plan_path = NULL, *filt_path = NULL, *base_path = NULL;
 	int runs = 100, warm = 5, only = -1, all = 0, opt, sp[2];
-	static double wall[S_MAX + 1][10000], cpu[S_MAX + 1][10000];
+
+	cmd = "/bin/true";
+	double (*wall)[10000], (*cpu)[10000];
+	size_t samples = sizeof(*wall) * (S_MAX + 1);
 
 	while ((opt = getopt(argc, argv, "p:f:b:n:w:s:ac:x:")) != -1) {
 		switch (opt) {
@@ -985,8 +1018,13 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!plan_path || !filt_path || !base_path || runs < 1 || runs > 10000 || warm < 0 ||
-	    all == (only >= 0) || cmd[0] != '/')
+	    all == (only >= 0) || cmd[0] != '/' || (size_t)runs > sizeof(*wall) / sizeof(**wall))
 		usage();
+	/* the samples: not copied into every jail we fork */
+	wall = mmap(NULL, 2 * samples, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (wall == MAP_FAILED || madvise(wall, 2 * samples, MADV_DONTFORK) < 0)
+		die("mmap");
+	cpu = (double (*)[10000])((char *)wall + samples);
 	load_plan(plan_path);
 	load_filter(filt_path, &filt);
 	load_filter(base_path, &base);

@@ -11,13 +11,24 @@ import sys
 user, d = sys.argv[1], sys.argv[2]
 med = statistics.median
 
-# hutch: per round, per key, the runs' values
-hutch = collections.defaultdict(lambda: collections.defaultdict(list))
-for line in open(d + "/timings.jsonl"):
-    r, doc = line.split(" ", 1)
-    for k, v in (json.loads(doc)["jail"].get("timings") or {}).items():
-        hutch[k[:-3]][r].append(v)
-h = {k: med([med(v) for v in rs.values()]) for k, rs in hutch.items()}
+
+
+def timings(path):
+    """"ROUND <json>" lines, a result (jail.timings) or a bare record:
+    per key, the median over rounds of each round's median."""
+    per = collections.defaultdict(lambda: collections.defaultdict(list))
+    for line in open(path):
+        r, doc = line.split(" ", 1)
+        doc = json.loads(doc)
+        if "jail" in doc:
+            doc = doc["jail"].get("timings") or {}
+        for key, v in doc.items():
+            per[key[:-3]][r].append(v)
+    return {key: med([med(v) for v in rs.values()]) for key, rs in per.items()}
+
+
+h = timings(d + "/timings.jsonl")
+hx = timings(d + "/helper.jsonl")
 
 # kernel-steps: (mode, step) -> per round (wall, cpu)
 ks = collections.defaultdict(list)
@@ -40,31 +51,36 @@ def fmt(x):
 
 print()
 print("steps: as %s: median us; hutch = jail.timings of `hutch run -- /bin/true`," % user)
+print("  helper = the same record from hutch-exec replaying the spec, no frontend beside it;")
 print("  kernel = the same system calls alone (kernel-steps -s STEP), wall and CPU;")
 print("  in-seq = kernel-steps -a, every step in one minimal jail")
-print("%-14s %8s %8s %8s %8s %8s" % ("step", "hutch", "kernel", "k-cpu", "h-k", "in-seq"))
-sums = [0.0, 0.0, 0.0]
+print("%-14s %8s %8s %8s %8s %8s %8s %8s" % ("step", "hutch", "helper", "kernel", "k-cpu",
+                                            "h-k", "helper-k", "in-seq"))
+sums = [0.0, 0.0, 0.0, 0.0]
 for s in steps:
-    hv = h.get(s)
+    hv, xv = h.get(s), hx.get(s)
     kv = k.get(("alone", s))
     sv = k.get(("seq", s))
     if hv is None and kv is None:
         continue
-    diff = hv - kv[0] if hv is not None and kv else None
-    print("%-14s %s %s %s %s %s" % (s, fmt(hv), fmt(kv[0] if kv else None),
-                                     fmt(kv[1] if kv else None), fmt(diff),
-                                     fmt(sv[0] if sv else None)))
+    print("%-14s %s %s %s %s %s %s %s" % (
+        s, fmt(hv), fmt(xv), fmt(kv[0] if kv else None), fmt(kv[1] if kv else None),
+        fmt(hv - kv[0] if hv is not None and kv else None),
+        fmt(xv - kv[0] if xv is not None and kv else None), fmt(sv[0] if sv else None)))
     sums[0] += hv or 0
-    sums[1] += kv[0] if kv else 0
-    sums[2] += kv[1] if kv else 0
+    sums[1] += xv or 0
+    sums[2] += kv[0] if kv else 0
+    sums[3] += kv[1] if kv else 0
 seq_sum = k.get(("seq", "sum"))
-print("%-14s %s %s %s %s %s" % ("sum", fmt(sums[0]), fmt(sums[1]), fmt(sums[2]),
-                                 fmt(sums[0] - sums[1]), fmt(seq_sum[0] if seq_sum else None)))
+print("%-14s %s %s %s %s %s %s %s" % ("sum", fmt(sums[0]), fmt(sums[1]), fmt(sums[2]),
+                                       fmt(sums[3]), fmt(sums[0] - sums[2]),
+                                       fmt(sums[1] - sums[2]),
+                                       fmt(seq_sum[0] if seq_sum else None)))
 td = k.get(("alone", "teardown"))
 tds = k.get(("seq", "teardown"))
-print("%-14s %s %s %s %s %s" % ("teardown", fmt(None), fmt(td[0] if td else None),
-                                 fmt(td[1] if td else None), fmt(None),
-                                 fmt(tds[0] if tds else None)))
+print("%-14s %s %s %s %s %s %s %s" % ("teardown", fmt(None), fmt(None),
+                                       fmt(td[0] if td else None), fmt(td[1] if td else None),
+                                       fmt(None), fmt(None), fmt(tds[0] if tds else None)))
 print("  (exec's k-cpu is the target's whole run; teardown's, pid 1's exit: the network")
 print("  namespace's cleanup runs later in a kernel worker, in nobody's time.")
 print("  teardown alone = bare namespaces; in-seq = the whole jail's.)")

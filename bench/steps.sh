@@ -12,7 +12,9 @@
 #      mounts of the same host paths, the same Landlock rules, the same
 #      seccomp programs (the spec's and the helper's base filter);
 #   2. BENCH_STEPS_ROUNDS rounds, each: BENCH_STEPS_RUNS runs of
-#      `hutch run --json -- /bin/true` (their jail.timings), then every
+#      `hutch run --json -- /bin/true` (their jail.timings), as many of
+#      hutch-exec alone replaying the spec (replay-timings.py: the same
+#      record without the frontend running beside it), then every
 #      step alone in kernel-steps (BENCH_STEPS_RUNS fresh jails per step),
 #      then the whole minimal jail (kernel-steps -a), then the namespace
 #      sets one by one (clone and teardown); a value is the median over
@@ -24,7 +26,7 @@
 # Then one table per user.
 #
 # Environment: HUTCH, HUTCH_EXEC as for run.sh; BENCH_STEPS_AS (users);
-# BENCH_STEPS_RUNS (default 30); BENCH_STEPS_ROUNDS (default 3);
+# BENCH_STEPS_RUNS (default 40); BENCH_STEPS_ROUNDS (default 5);
 # BENCH_ITERS (default 100), BENCH_WARMUP (default 10) for the totals;
 # CC. Needs python3 for the tables. Its aids compile this checkout's
 # shared/spec-codec.c and helper/base-filter.c: run it on a tree that
@@ -60,8 +62,8 @@ if [ ! -x "$hutch" ] || [ -z "$helper" ] || [ ! -x "$helper" ]; then
 fi
 command -v python3 >/dev/null 2>&1 || { note "steps: needs python3"; exit 1; }
 export HUTCH_EXEC="$helper"
-runs=${BENCH_STEPS_RUNS:-30}
-rounds=${BENCH_STEPS_ROUNDS:-3}
+runs=${BENCH_STEPS_RUNS:-40}
+rounds=${BENCH_STEPS_ROUNDS:-5}
 if [ -z "${BENCH_STEPS_AS:-}" ]; then
 	BENCH_STEPS_AS=$(id -un)
 	[ "$(id -u)" = 0 ] && BENCH_STEPS_AS="$BENCH_STEPS_AS nobody"
@@ -85,7 +87,7 @@ nsets="user:0x10000000 user+mnt:0x10020000 user+pid:0x30000000 user+net:0x500000
 user+ipc:0x18000000 user+uts:0x14000000 user+cgroup:0x12000000
 all-but-net:0x3e020000 all:0x7e020000"
 
-measure() { # user: leaves $dir/{timings.jsonl,ks.txt,totals.json}
+measure() { # user: leaves $dir/{timings,helper}.jsonl, ks.txt, totals.json
 	user=$1
 	dir=$tmp/$user
 	mkdir "$dir"
@@ -118,6 +120,8 @@ EOF
 			$as "$hutch" run --json -- /bin/true </dev/null || return 1
 			i=$((i + 1))
 		done | sed "s/^/$r /" >>"$dir/timings.jsonl"
+		$as python3 "$here/replay-timings.py" "$dir/spec.bin" "$helper" "$runs" |
+			sed "s/^/$r /" >>"$dir/helper.jsonl"
 		for s in $steps; do
 			$ks -s "$s" | sed "s/^/$r alone /"
 		done >>"$dir/ks.txt"
