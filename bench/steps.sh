@@ -93,10 +93,17 @@ measure() { # user: leaves $dir/{timings,helper}.jsonl, ks.txt, totals.json
 	mkdir "$dir"
 	as=""
 	if [ "$user" != "$(id -un)" ]; then
-		uid=$(id -u "$user") && gid=$(id -g "$user") ||
-			{ note "steps: no user $user"; return 1; }
+		if ! uid=$(id -u "$user") || ! gid=$(id -g "$user"); then
+			note "steps: no user $user"
+			return 1
+		fi
 		as="setpriv --reuid=$uid --regid=$gid --clear-groups --"
 		chown "$uid:$gid" "$dir"
+	fi
+	# python3 for that user: a root's one may live where nobody can read
+	py=$(command -v python3)
+	if ! $as "$py" -c '' 2>/dev/null; then
+		py=/usr/bin/python3
 	fi
 	cat >"$dir/capture" <<EOF
 #!/bin/sh
@@ -117,20 +124,25 @@ EOF
 		note "steps: $user: round $r of $rounds"
 		i=0
 		while [ "$i" -lt "$runs" ]; do
-			$as "$hutch" run --json -- /bin/true </dev/null || return 1
+			$as "$hutch" run --json -- /bin/true </dev/null >"$dir/one.json" || return 1
+			printf '%s ' "$r" >>"$dir/timings.jsonl"
+			cat "$dir/one.json" >>"$dir/timings.jsonl"
 			i=$((i + 1))
-		done | sed "s/^/$r /" >>"$dir/timings.jsonl"
-		$as python3 "$here/replay-timings.py" "$dir/spec.bin" "$helper" "$runs" |
-			sed "s/^/$r /" >>"$dir/helper.jsonl"
-		for s in $steps; do
-			$ks -s "$s" | sed "s/^/$r alone /"
-		done >>"$dir/ks.txt"
-		$ks -a | sed "s/^/$r seq /" >>"$dir/ks.txt"
-		for ns in $nsets; do
-			for s in clone teardown; do
-				$ks -s "$s" -c "${ns#*:}" | sed "s/^/$r ns:${ns%%:*} /"
+		done
+		$as "$py" "$here/replay-timings.py" "$dir/spec.bin" "$helper" "$runs" \
+			>"$dir/replay.jsonl" || return 1
+		sed "s/^/$r /" "$dir/replay.jsonl" >>"$dir/helper.jsonl"
+		{
+			for s in $steps; do
+				$ks -s "$s" | sed "s/^/$r alone /"
 			done
-		done >>"$dir/ks.txt"
+			$ks -a | sed "s/^/$r seq /"
+			for ns in $nsets; do
+				for s in clone teardown; do
+					$ks -s "$s" -c "${ns#*:}" | sed "s/^/$r ns:${ns%%:*} /"
+				done
+			done
+		} >>"$dir/ks.txt"
 		r=$((r + 1))
 	done
 	note "steps: $user: totals, ${BENCH_ITERS:-100} interleaved rounds"
