@@ -98,10 +98,23 @@ for name in ("floor", "hutch", "hutch-exec"):
 if seq_sum and tds:
     print("  %-26s %8.0f %8.0f  (in-process: no exec of its own)" % (
         "kernel-steps -a + teardown", seq_sum[0] + tds[0], seq_sum[1] + tds[1]))
-fl, hu = tot.get("floor"), tot.get("hutch")
-if fl and hu and not fl.get("skipped") and not hu.get("skipped"):
+fl, hu, hx_ = tot.get("floor"), tot.get("hutch"), tot.get("hutch-exec")
+
+
+def ok(v):
+    return v and not v.get("skipped")
+
+
+if ok(fl) and ok(hu):
     print("  hutch %.2fx floor (wall), %.2fx (CPU)" % (hu["median"] / fl["median"],
                                                      hu["cpu_median"] / fl["cpu_median"]))
+if ok(hu) and ok(hx_):
+    print("  CPU the frontend adds (hutch - hutch-exec): %.0f us" % (
+        hu["cpu_median"] - hx_["cpu_median"]))
+if ok(hx_) and seq_sum and tds:
+    print("  CPU hutch-exec adds to kernel-steps -a + teardown (its exec and outer"
+          " process too): %.0f us" % (
+              hx_["cpu_median"] - seq_sum[1] - tds[1]))
 
 print("namespaces, clone and teardown alone (kernel-steps -s clone|teardown -c SET):")
 print("%-14s %8s %8s %8s %8s" % ("set", "clone", "c-cpu", "teardown", "t-cpu"))
