@@ -25,8 +25,13 @@
  * order, the whole jail with nothing of hutch's (no frontend, no status
  * pipe, no supervisor, no mirror, no error reporting).
  *
- * Output, one line per step that ran: "STEP WALL_MEDIAN_US CPU_MEDIAN_US"
- * and with -a a line "sum" (the median of each run's total). The CPU of
+ * -c: the namespaces as a number of CLONE_NEW* bits (without
+ * CLONE_NEWUSER no id maps are written). -x: the command instead of
+ * /bin/true.
+ *
+ * Output, "STEP WALL_MEDIAN_US CPU_MEDIAN_US": the step of -s, or with -a
+ * every step and a line "sum" (the median of each run's total, teardown
+ * left out). The CPU of
  * clone and id_maps is the outer process's (the one doing the work), of
  * exec the target's from fork to exit (it cannot be cut at the execve),
  * of teardown pid 1's total from wait4 less what it had used before its
