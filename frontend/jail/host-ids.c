@@ -1,10 +1,27 @@
 /* host-ids.c: see host-ids.h. The lock is one root-only file whose byte at
  * offset UID (and at 2^32 + GID) an open file description locks (OFD
  * locks: per open, not per process, released when the last descriptor of
- * that open closes, never by another open of ours). Before locking, ids
- * that any process still holds are skipped: a jail whose hutch was killed
- * may take a moment to die, and its ids must not be handed out before it
- * is gone (systemd's dynamic users wait for the unit's cgroup instead).
+ * that open closes, never by another open of ours).
+ *
+ * An id must not be handed out while a process of an earlier jail with it
+ * lives: a jail whose hutch was killed may take a moment to die (systemd's
+ * dynamic users wait for the unit's cgroup instead). Scanning /proc for
+ * that costs 150-300 us a run, so the byte each lock covers also holds
+ * the id's mark, read and written only by the holder of that lock:
+ * HOST_IDS_MARK_CLEAN when the last jail with the id is known empty, 0
+ * (or a hole: never written) otherwise. The holder clears it before its
+ * jail starts and sets it only when the helper exited of its own accord
+ * after waiting for the jail's pid 1 (a pid namespace's init is reaped
+ * only once every process of its namespace is gone, and none leaves it),
+ * just before the lock goes. So a killed hutch, a killed or failed helper,
+ * a jail without a pid namespace or a lock file of an older hutch leave
+ * the mark unset, and only then is /proc scanned for that id, under its
+ * lock, where no other hutch can start a jail with it meanwhile. Ids are
+ * tried from the start of the range, so that runs reuse the few marked
+ * clean. A process of no jail that takes an id of hutch's range on its
+ * own (root's to do) is seen only while its mark is unset: the range is
+ * hutch's (hutch(1), "Host ids").
+ *
  * No file outlives a jail with its id (a --rw bind is idmapped to its
  * owner; /tmp and the working directory are the jail's own tmpfs; IPC is
  * the jail's own namespace, so unlike systemd's dynamic users there are no
@@ -23,7 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -344,30 +360,77 @@ static int mapped(const char *file, uint32_t base, uint32_t count)
 	return 0;
 }
 
-/* From a random place in the range, the first free pair this open can lock. */
-static int pick(int fd, const struct host_id_range *r, const struct busy *b,
+static void unlock_byte(int fd, uint64_t off)
+{
+	struct flock un = { .l_type = F_UNLCK, .l_whence = SEEK_SET, .l_start = (off_t)off,
+			    .l_len = 1 };
+
+	(void)fcntl(fd, F_OFD_SETLK, &un); /* ours or none: no other open's */
+}
+
+/* The mark in the byte at off, whose lock this open holds: a hole or a
+ * short file reads as unset. */
+static uint8_t get_mark(int fd, uint64_t off)
+{
+	uint8_t m = 0;
+
+	return pread(fd, &m, 1, (off_t)off) == 1 ? m : 0;
+}
+
+static int put_mark(int fd, uint64_t off, uint8_t m)
+{
+	return pwrite(fd, &m, 1, (off_t)off) == 1 ? 0 : -EIO;
+}
+
+/* With the locks of the pair at index i held: 0 when no process of an
+ * earlier jail can hold it, its clean marks then cleared (a hutch killed
+ * from here on leaves them unset); -EBUSY when a process holds either id.
+ * Unless both marks say clean, /proc is read now, under the locks: a
+ * scan from before them could miss a jail started and orphaned since. */
+static int take(int fd, const struct host_id_range *r, uint32_t i, struct busy *procs)
+{
+	uint64_t uo = (uint64_t)r->uid_base + i, go = (1ull << 32) + r->gid_base + i;
+	uint8_t um = get_mark(fd, uo), gm = get_mark(fd, go);
+
+	if (um != HOST_IDS_MARK_CLEAN || gm != HOST_IDS_MARK_CLEAN) {
+		procs->n = 0;
+		scan_processes(procs, r);
+		if (procs->n)
+			qsort(procs->idx, procs->n, sizeof(*procs->idx), cmp_u32);
+		if (busy_has(procs, i))
+			return -EBUSY;
+	}
+	if ((um == HOST_IDS_MARK_CLEAN && put_mark(fd, uo, 0) < 0) ||
+	    (gm == HOST_IDS_MARK_CLEAN && put_mark(fd, go, 0) < 0))
+		return -EIO; /* a mark left set could outlive a killed hutch */
+	return 0;
+}
+
+/* The first pair from the start of the range that this open can lock and
+ * take. Ids a scan found held are skipped without a second look (a scan
+ * is a moment's truth, and skipping is always safe). */
+static int pick(int fd, const struct host_id_range *r, const struct busy *named,
 		struct host_id_lease *ret)
 {
-	uint32_t start = 0;
+	struct busy procs = { 0 };
+	int rc = -EBUSY;
 
-	if (getrandom(&start, sizeof(start), GRND_NONBLOCK) != sizeof(start))
-		start = (uint32_t)getpid();
-	for (uint32_t k = 0; k < r->count; k++) {
-		uint32_t i = (uint32_t)(((uint64_t)start + k) % r->count);
-		struct flock un = { .l_type = F_UNLCK, .l_whence = SEEK_SET,
-				    .l_start = (off_t)(r->uid_base + i), .l_len = 1 };
+	for (uint32_t i = 0; i < r->count; i++) {
+		uint64_t uo = (uint64_t)r->uid_base + i, go = (1ull << 32) + r->gid_base + i;
 
-		if (busy_has(b, i) || lock_byte(fd, r->uid_base + i) < 0)
+		if (busy_has(named, i) || busy_has(&procs, i) || lock_byte(fd, uo) < 0)
 			continue;
-		if (lock_byte(fd, (1ull << 32) + r->gid_base + i) < 0) {
-			(void)fcntl(fd, F_OFD_SETLK, &un);
-			continue;
+		if (lock_byte(fd, go) == 0 && take(fd, r, i, &procs) == 0) {
+			ret->uid = r->uid_base + i;
+			ret->gid = r->gid_base + i;
+			rc = 0;
+			break;
 		}
-		ret->uid = r->uid_base + i;
-		ret->gid = r->gid_base + i;
-		return 0;
+		unlock_byte(fd, go);
+		unlock_byte(fd, uo);
 	}
-	return -EBUSY;
+	free(procs.idx);
+	return rc;
 }
 
 int host_ids_acquire(struct host_id_lease *ret, char *why, size_t why_len)
@@ -390,7 +453,6 @@ int host_ids_acquire(struct host_id_lease *ret, char *why, size_t why_len)
 	}
 	if ((fd = open_lock(why, why_len)) < 0)
 		return fd;
-	scan_processes(&b, &r);
 	scan_file(&b, &r, "/etc/passwd", 0);
 	scan_file(&b, &r, "/etc/group", 1);
 	if (b.n)
@@ -410,5 +472,12 @@ int host_ids_acquire(struct host_id_lease *ret, char *why, size_t why_len)
 
 void host_ids_release(struct host_id_lease *l)
 {
+	/* Marked before the locks go: a hutch that dies in between leaves
+	 * the marks unset, which costs the next run a scan, nothing more. */
+	if (l->lock_fd >= 0 && l->jail_gone) {
+		(void)put_mark(l->lock_fd, l->uid, HOST_IDS_MARK_CLEAN);
+		(void)put_mark(l->lock_fd, (1ull << 32) + l->gid, HOST_IDS_MARK_CLEAN);
+	}
 	fd_close(&l->lock_fd);
+	l->jail_gone = false;
 }

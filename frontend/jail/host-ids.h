@@ -5,6 +5,7 @@
 #ifndef HUTCH_HOST_IDS_H
 #define HUTCH_HOST_IDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,19 +33,29 @@ struct host_id_range {
 int host_ids_parse(const char *subuid, const char *subgid, struct host_id_range *ret,
 		   char *why, size_t why_len);
 
+/* The byte each lock covers holds its id's mark (host-ids.c): this value
+ * when the last jail with the id is known to be empty, else anything. */
+#define HOST_IDS_MARK_CLEAN 1
+
 /* A pair handed out: lock_fd holds it (an open file description with
- * two byte locks) until host_ids_release. */
+ * two byte locks) until host_ids_release. jail_gone is the holder's to
+ * set once it knows every process that ever held the pair is gone (the
+ * helper exited of its own accord after its jail's pid 1, which had a pid
+ * namespace of its own, was reaped): the release then marks the pair
+ * clean, and the next run skips the scan of /proc. */
 struct host_id_lease {
 	int lock_fd;
 	uint32_t uid, gid;
+	bool jail_gone;
 };
 
 /* Read the range (refused unless all of it exists in our user
- * namespace), then lock a uid and gid of it that no process holds
- * (as real, effective, saved or filesystem id), that /etc/passwd and
- * /etc/group do not name, and that no other hutch holds: -EBUSY when all
- * are taken, another -errno when the range or the lock cannot be used;
- * either way why says so in one line. */
+ * namespace), then lock the first uid and gid of it that no other hutch
+ * holds, that /etc/passwd and /etc/group do not name, and that no process
+ * holds (as real, effective, saved or filesystem id): known from the
+ * pair's clean mark, else by reading /proc. -EBUSY when all are taken,
+ * another -errno when the range or the lock cannot be used; either way
+ * why says so in one line. */
 int host_ids_acquire(struct host_id_lease *ret, char *why, size_t why_len);
 void host_ids_release(struct host_id_lease *l);
 

@@ -127,9 +127,45 @@ static int mount_source(const struct request *req, const struct req_mount *m, co
 	return 0;
 }
 
+/* A parent directory and where it really is (realpath_under). */
+struct real_parent {
+	char dir[PATH_MAX], real[PATH_MAX];
+	bool ok;
+};
+
+/* realpath(3) of path, for a list of paths that mostly share a parent
+ * (the default policy binds 27 files of /etc): glibc's realpath reads the
+ * link of every component, so the parent once (memo) and then the last
+ * component alone save a readlink(2) a path. The same answer as realpath:
+ * a last component that is a link, "." or "..", or that is missing, is
+ * realpath's to resolve. */
+static const char *realpath_under(const char *path, char real[PATH_MAX], struct real_parent *memo)
+{
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : "";
+	size_t dlen = slash == path ? 1 : (size_t)(slash - path);
+	char c;
+	int n;
+
+	if (path[0] != '/' || !*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 ||
+	    dlen >= PATH_MAX)
+		return realpath(path, real);
+	if (strlen(memo->dir) != dlen || strncmp(memo->dir, path, dlen) != 0) {
+		memcpy(memo->dir, path, dlen);
+		memo->dir[dlen] = '\0';
+		memo->ok = realpath(memo->dir, memo->real) != NULL;
+	}
+	if (!memo->ok)
+		return realpath(path, real);
+	n = snprintf(real, PATH_MAX, "%s/%s", strcmp(memo->real, "/") ? memo->real : "", base);
+	if (n < 0 || n >= PATH_MAX || readlink(real, &c, 1) >= 0 || errno != EINVAL)
+		return realpath(path, real);
+	return real; /* EINVAL: there, and not a link */
+}
+
 static int build_mounts(const struct request *req, const struct policy *pol, struct plan *p,
 			struct verrors *e)
 {
+	struct real_parent memo = { .ok = false };
 	size_t n_by_fd = 0;
 
 	p->policy_binds = calloc(pol->n_binds + 1, sizeof(*p->policy_binds));
@@ -142,7 +178,8 @@ static int build_mounts(const struct request *req, const struct policy *pol, str
 		/* /etc/resolv.conf and friends are often symlinks; the helper
 		 * binds only symlink-free paths, so bind where they point.
 		 * A path the host lacks stays as it is and is skipped. */
-		p->policy_binds[i].source = strdup(realpath(pol->binds[i].path, real) ? real
+		p->policy_binds[i].source =
+			strdup(realpath_under(pol->binds[i].path, real, &memo) ? real
 										 : pol->binds[i].path);
 		p->policy_binds[i].target = strdup(pol->binds[i].path);
 		p->policy_binds[i].exec = pol->binds[i].exec;

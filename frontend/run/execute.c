@@ -529,6 +529,9 @@ void exec_finish_jail(struct exec_run *x)
 		if (!x->reaped && x->jp.pidfd >= 0)
 			(void)jail_kill_and_reap(&x->jp, 0, NULL);
 	}
+	/* pid 1 is reaped only once its pid namespace is empty, and no
+	 * process leaves one: the ids go back marked clean (host-ids.h). */
+	x->ids.jail_gone = x->jp.helper_waited && (x->layout.sp.flags & HUTCH_SPEC_NS_PID);
 	jail_proc_close(&x->jp);
 	take_timings(x);
 	if (x->have_cgroup) {

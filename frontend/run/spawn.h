@@ -20,6 +20,8 @@ struct jail_proc {
 	int spec_wr;	/* -1, or the spec's pipe while spec_off of it is
 			 * written: the run's watch writes the rest */
 	size_t spec_off;
+	bool helper_waited; /* reaped, exited of its own accord (no signal,
+			     * not 71): it waited for pid 1 (reaper.c) */
 };
 
 /* The spec to the helper without blocking: what the pipe takes now is

@@ -42,14 +42,21 @@ static int jail_reap(struct jail_proc *jp, int flags, struct rusage *ru)
 	int status = 0;
 	pid_t r;
 
-	if (jp->exit_rd >= 0 || jp->pid < 0)
-		return jp->pid < 0 ? -ECHILD : forkserver_reap(jp, flags, ru);
-	do
-		r = wait4(jp->pid, &status, flags, ru);
-	while (r < 0 && errno == EINTR);
-	if (r == 0)
-		return -EAGAIN;
-	return r < 0 ? -errno : status;
+	if (jp->exit_rd >= 0 || jp->pid < 0) {
+		status = jp->pid < 0 ? -ECHILD : forkserver_reap(jp, flags, ru);
+	} else {
+		do
+			r = wait4(jp->pid, &status, flags, ru);
+		while (r < 0 && errno == EINTR);
+		if (r <= 0)
+			return r == 0 ? -EAGAIN : -errno;
+	}
+	/* The helper's outer process exits on its own only after waiting
+	 * for pid 1 (a setup failure before that is 71, a signal may be
+	 * anyone's): host-ids.h's jail_gone. */
+	if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) != HUTCH_EXIT_SETUP)
+		jp->helper_waited = true;
+	return status;
 }
 
 int jail_kill_and_reap(struct jail_proc *jp, uint64_t grace_ms, void *ret_rusage)

@@ -221,8 +221,15 @@ wait "$holder"
 same "... and once that jail is gone, the id is handed out again" "65534 $one 1" \
 	"$(HUTCH_HOST_IDS="$one:1" "$HUTCH" run -- cat /proc/self/uid_map 2>"$tmp/err" | tr -s ' \t' '  ' | sed 's/^ //')"
 # A process still holding an id (a jail whose hutch was killed, dying),
-# lock or no lock, keeps it from being handed out.
+# lock or no lock, keeps it from being handed out. Such a process can only
+# be about when the id's last jail was not seen to end (its mark unset:
+# hutch(1), "Host ids"), so each case starts from one: a jail whose
+# command died of a signal (which anyone may have sent to the helper).
+unmark() {
+	HUTCH_HOST_IDS="$1:1" "$HUTCH" run -- /bin/sh -c 'kill -KILL $$' >/dev/null 2>&1 || :
+}
 two=$((one + 1))
+unmark "$two"
 mkdir "$tmp/linger"
 chown "$two:$two" "$tmp/linger"
 "$py" -c 'import os, sys, time
@@ -247,6 +254,7 @@ same "... and is once that process is gone" "65534 $two 1" \
 # A root process (its /proc entry root's) holding the id only as its
 # saved uid, or only as its saved gid, holds it too: its ids are read
 # (by pidfd where the kernel can, else from its status), not its owner.
+unmark "$two"
 for kind in uid gid; do
 	rm -f "$tmp/linger/holding" "$tmp/linger/go-away"
 	"$py" -c 'import os, sys, time
@@ -294,6 +302,108 @@ same "SIGKILL of hutch: its jail and the daemon it set off (pid 1, the command, 
 	"yes 0" "$([ "$n" -ge 3 ] && echo yes) $(held_by "$three")"
 same "... and the id is handed out again" "65534 $three 1" \
 	"$(HUTCH_HOST_IDS="$three:1" "$HUTCH" run -- cat /proc/self/uid_map 2>"$tmp/err" | tr -s ' \t' '  ' | sed 's/^ //')"
+# ---- root: the clean mark, and what must leave it unset ----
+
+# Any process holding the id (real, effective, saved or fs uid or gid).
+holders() {
+	grep -l -E "^(Uid|Gid):.*	$1(	|\$)" /proc/[0-9]*/status 2>/dev/null | wc -l
+}
+# A root process holding the id, standing in for a jail's process that
+# outlived its hutch; it goes when $tmp/linger-ID/go-away appears.
+linger() {
+	mkdir -p "$tmp/linger-$1"
+	chown "$1:$1" "$tmp/linger-$1"
+	"$py" -c 'import os, sys, time
+os.setgroups([])
+os.setresgid(int(sys.argv[1]), int(sys.argv[1]), int(sys.argv[1]))
+os.setresuid(int(sys.argv[1]), int(sys.argv[1]), int(sys.argv[1]))
+open(sys.argv[2], "w").close()
+end = time.monotonic() + 30
+while not os.path.exists(sys.argv[3]) and time.monotonic() < end:
+    time.sleep(0.05)' "$1" "$tmp/linger-$1/holding" "$tmp/linger-$1/go-away" &
+	lingerer=$!
+	wait_for_file "$tmp/linger-$1/holding"
+}
+# rc and whether the refusal names the range of one id $1.
+refused() {
+	rc=0
+	HUTCH_HOST_IDS="$1:1" "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
+	echo "$rc $(grep -c "all 1 of the range $1-$1 are in use" "$tmp/err")"
+}
+wait_gone() {
+	i=0
+	while [ "$(holders "$1")" != 0 ] && [ $i -lt 100 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
+# A jail that set off a daemon and whose command then exited: when hutch
+# returns, nothing holds the id any more (no waiting): pid 1's pid
+# namespace is empty before the helper can exit, which is what the clean
+# mark rests on.
+four=$((one + 3))
+rc=0
+HUTCH_HOST_IDS="$four:1" "$HUTCH" run -- /bin/sh -c \
+	'(setsid /bin/sleep 300 </dev/null >/dev/null 2>&1 &); /bin/sleep 0.2' 2>"$tmp/err" || rc=$?
+same "a jail's command exits, its daemon left behind: gone by the time hutch returns" "0 0" \
+	"$rc $(holders "$four")"
+# Back to back, the id whose last jail ended is handed out again, without
+# a look through /proc.
+rc=0
+HUTCH_HOST_IDS="$four:1" "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
+if command -v strace >/dev/null 2>&1; then
+	strace -f -e trace=openat -o "$tmp/strace" env HUTCH_HOST_IDS="$four:1" "$HUTCH" run -- \
+		/bin/true 2>"$tmp/err" || rc="$rc $?"
+	same "... and again, back to back, without reading /proc's processes" "0 0" \
+		"$rc $(grep -c -E 'openat\(AT_FDCWD, "/proc", ' "$tmp/strace")"
+else
+	same "... and again, back to back" 0 "$rc"
+	skip "... without reading /proc's processes" "no strace"
+fi
+
+# hutch SIGKILLed mid-run, on an id marked clean: the mark was cleared
+# when the run took the id, so a process still holding it afterwards
+# keeps it from being handed out.
+five=$((one + 4))
+HUTCH_HOST_IDS="$five:1" "$HUTCH" run -- /bin/true 2>/dev/null
+rm -f "$tmp/sig/up"
+HUTCH_HOST_IDS="$five:1" "$HUTCH" run --rw "$tmp/sig:/sig" -- /bin/sh -c \
+	': >/sig/up; /bin/sleep 300' >/dev/null 2>&1 &
+victim=$!
+wait_for_file "$tmp/sig/up"
+kill -9 "$victim"
+wait "$victim" 2>/dev/null
+wait_gone "$five"
+linger "$five"
+same "hutch SIGKILLed mid-run: a process holding its id after it keeps the id from a new jail" \
+	"71 1" "$(refused "$five")"
+: >"$tmp/linger-$five/go-away"
+wait "$lingerer"
+same "... which is handed out once that process is gone" 0 "$(refused "$five" | cut -d' ' -f1)"
+
+# The helper SIGKILLed mid-run (hutch lives on and reaps it): hutch
+# cannot tell that the jail is empty, so the id is not marked clean.
+six=$((one + 5))
+HUTCH_HOST_IDS="$six:1" "$HUTCH" run -- /bin/true 2>/dev/null
+rm -f "$tmp/sig/up"
+HUTCH_HOST_IDS="$six:1" "$HUTCH" run --rw "$tmp/sig:/sig" -- /bin/sh -c \
+	': >/sig/up; /bin/sleep 300' >/dev/null 2>&1 &
+victim=$!
+wait_for_file "$tmp/sig/up"
+outer=$(awk -v p="$victim" '$4 == p && $2 == "(hutch-exec)" { print $1 }' /proc/[0-9]*/stat 2>/dev/null)
+check "the helper's outer process, hutch's child, is found" test -n "$outer"
+kill -9 $outer
+rc=0
+wait "$victim" 2>/dev/null || rc=$?
+wait_gone "$six"
+linger "$six"
+same "helper SIGKILLed: hutch fails the run; a process holding the id after it keeps the id" \
+	"yes 71 1" "$([ "$rc" != 0 ] && echo yes) $(refused "$six")"
+: >"$tmp/linger-$six/go-away"
+wait "$lingerer"
+same "... which is handed out once that process is gone" 0 "$(refused "$six" | cut -d' ' -f1)"
+
 for bad in 0:5 60000:2000 2147483647:2 x:1; do
 	rc=0
 	HUTCH_HOST_IDS=$bad "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
