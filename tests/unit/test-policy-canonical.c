@@ -234,6 +234,17 @@ static void set_mtime(const char *path, time_t sec)
 	CU_ASSERT_EQUAL_FATAL(utimensat(AT_FDCWD, path, ts, 0), 0);
 }
 
+/* The stand-in helper at path, holding text, its mtime sec. */
+static void write_helper(const char *path, const char *text, time_t sec)
+{
+	FILE *f = fopen(path, "we");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+	set_mtime(path, sec);
+}
+
 static void test_digest(void)
 {
 	char dir[] = "/tmp/hutch-test-policy-XXXXXX";
@@ -244,16 +255,11 @@ static void test_digest(void)
 	static const struct mutation m = { "/limits/wall_ms/default", "30001" };
 	size_t len;
 	char *text = read_policy("default", &len), *other = mutated_default(&m, 1);
-	FILE *f;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(dir));
 	snprintf(helper, sizeof(helper), "%s/hutch-exec", dir);
 	snprintf(alias, sizeof(alias), "%s/hutch-exec2", dir);
-	f = fopen(helper, "we");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs("helper v1\n", f);
-	fclose(f);
-	set_mtime(helper, 1000000000);
+	write_helper(helper, "helper v1\n", 1000000000);
 	CU_ASSERT_EQUAL_FATAL(policy_parse(text, len, "default", &p, &e), 0);
 	CU_ASSERT_EQUAL_FATAL(parse_text(other, "default", &q, &e), 0);
 
@@ -278,11 +284,7 @@ static void test_digest(void)
 	digest_of(&p, helper, b);
 	CU_ASSERT_STRING_EQUAL(a, b);
 	/* the helper rewritten: another size, same mtime */
-	f = fopen(helper, "we");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs("helper v2, longer\n", f);
-	fclose(f);
-	set_mtime(helper, 1000000000);
+	write_helper(helper, "helper v2, longer\n", 1000000000);
 	digest_of(&p, helper, b);
 	CU_ASSERT_STRING_NOT_EQUAL(a, b);
 	/* the same file under another path */
@@ -292,11 +294,7 @@ static void test_digest(void)
 	CU_ASSERT_STRING_NOT_EQUAL(a, c);
 	/* replaced by another file (another inode), same size and mtime */
 	CU_ASSERT_EQUAL_FATAL(unlink(helper), 0);
-	f = fopen(helper, "we");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs("helper v3, longer\n", f);
-	fclose(f);
-	set_mtime(helper, 1000000000);
+	write_helper(helper, "helper v3, longer\n", 1000000000);
 	digest_of(&p, helper, b);
 	CU_ASSERT_STRING_NOT_EQUAL(a, b);
 	/* no helper */
