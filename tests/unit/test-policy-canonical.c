@@ -25,6 +25,8 @@
 #include "policy-text.h"
 #include "policy-mutate.h"
 
+/* ---- loading ---- */
+
 /* policy_load: by path (named after the file) and by name. */
 static void test_load(void)
 {

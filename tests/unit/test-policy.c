@@ -62,7 +62,7 @@ static void fail_calloc(size_t n, size_t size)
 	fail_armed = 1;
 }
 
-/* ---- mutations of default.json ---- */
+/* ---- invalid policies: mutations of default.json ---- */
 
 #define HOST65 "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\""
 
