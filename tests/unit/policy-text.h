@@ -1,7 +1,7 @@
 /* policy-text.h: what the policy unit tests (test-policy.c,
- * test-policy-shipped.c) share: the shipped policies' names, one's text
- * from the source tree and a parse that prints its errors. Include after
- * policy.h and cunit-main.h. */
+ * test-policy-canonical.c, test-policy-shipped.c) share: the shipped
+ * policies' names, one's text from the source tree and a parse that prints
+ * its errors. Include after policy.h and cunit-main.h. */
 #ifndef HUTCH_POLICY_TEXT_H
 #define HUTCH_POLICY_TEXT_H
 
