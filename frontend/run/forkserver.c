@@ -104,12 +104,16 @@ static void fail_queue(struct forkserver *fs, int r)
 	fs->tail = NULL;
 }
 
+/* The timer first: the watch's teardown forgets both (on_teardown). */
 static void detach(struct forkserver *fs)
 {
-	evwatch_del(fs->ev);
-	fs->ev = NULL;
-	evtimer_del(fs->timer);
+	struct evtimer *t = fs->timer;
+	struct evwatch *w = fs->ev;
+
 	fs->timer = NULL;
+	fs->ev = NULL;
+	evtimer_del(t);
+	evwatch_del(w);
 }
 
 static void stop(struct forkserver *fs, int r)
