@@ -164,6 +164,7 @@ static void enqueue(struct forkserver *fs, struct fs_ticket *t, struct jail_proc
 	else
 		fs->head = t;
 	fs->tail = t;
+	fs->n_queued++;
 	arm(fs);
 }
 
@@ -177,6 +178,7 @@ static void answer(struct forkserver *fs, const struct hutch_fs_reply *rep, int 
 	fs->head = t->next;
 	if (!fs->head)
 		fs->tail = NULL;
+	fs->n_queued--;
 	t->next = NULL;
 	t->queued = false;
 	arm(fs);

@@ -37,6 +37,7 @@ struct forkserver {
 	int pidfd;
 	unsigned pool;	/* jails it builds ahead (--pool); 0: none */
 	struct fs_ticket *head, *tail;	/* sent, not yet answered */
+	unsigned n_queued;
 	/* Set by the caller around one spawn: that spawn sends its request
 	 * and returns without waiting; the ticket tells the rest. */
 	struct fs_ticket *next_async;
@@ -62,6 +63,14 @@ int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len
 /* Replies read and the queue's deadline kept on l, so that requests sent
  * without waiting are answered while the loop turns: 0 or -errno. */
 int forkserver_attach(struct forkserver *fs, struct evloop *l);
+
+/* Requests sent without waiting, at most, before the next waits for a
+ * reply: the descriptors in flight on a socket count against the
+ * sender's user's RLIMIT_NOFILE until they are received (ETOOMANYREFS
+ * past it, for any process of that user: a jail's pid 1 sending its
+ * seccomp listener too), and a full socket would block the sender. Two
+ * keep the forkserver busy. */
+#define FORKSERVER_INFLIGHT_MAX 2
 
 /* A ticket for the next spawn (fs->next_async), or NULL (no memory: the
  * spawn waits, as the CLI's path does). */

@@ -339,6 +339,8 @@ static bool run_walked(struct srun *r)
 	}
 	if (r->c->srv->probe)
 		return true;	/* the canary runs: its verdict first (run_step) */
+	if (spawn_full(r->c->srv))
+		return true;	/* a reply frees room: the loop turns then */
 	return run_launch(r);
 }
 

@@ -25,6 +25,11 @@ struct fs_ticket *spawn_ticket(struct srv *s, const struct srun *r)
 	return forkserver_ticket_new();
 }
 
+bool spawn_full(const struct srv *s)
+{
+	return s->fs.pid >= 0 && s->fs.ev && s->fs.n_queued >= FORKSERVER_INFLIGHT_MAX;
+}
+
 bool spawn_pending(struct srun *r, struct fs_ticket *t)
 {
 	struct forkserver *fs = &r->c->srv->fs;

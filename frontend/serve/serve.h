@@ -337,7 +337,10 @@ int run_read_start(struct srun *r);
  * on a failure the run torn down to SRUN_STARTING, to be launched again
  * (or failed, if killed meanwhile) as after its walk. spawn_settle:
  * wait for the reply now (a path that must end the run at once);
- * spawn_forget: let go of it (its jail killed when it comes). */
+ * spawn_forget: let go of it (its jail killed when it comes). spawn_full:
+ * the forkserver has FORKSERVER_INFLIGHT_MAX requests unanswered; a run
+ * waits in SRUN_STARTING for a reply to free one. */
+bool spawn_full(const struct srv *s);
 struct fs_ticket *spawn_ticket(struct srv *s, const struct srun *r);
 bool spawn_pending(struct srun *r, struct fs_ticket *t);
 void spawn_step(struct srun *r);
