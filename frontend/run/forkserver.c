@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -22,6 +23,7 @@
 #include "forkserver-wire.h"
 #include "hutch-abi.h"
 #include "spec.h"
+#include "time-util.h"
 #include "run/forkserver.h"
 
 #define REPLY_TIMEOUT_MS 5000	/* a fork; a forkserver that takes longer is broken */
@@ -83,10 +85,42 @@ int forkserver_start(const char *helper, unsigned pool, struct forkserver *ret)
 	return 0;
 }
 
-void forkserver_stop(struct forkserver *fs)
+/* Every request still awaiting its reply fails with r: its run learns
+ * that no jail was started (the forkserver's end closed what it held of
+ * the run's pipes); one let go of is freed. */
+static void fail_queue(struct forkserver *fs, int r)
+{
+	while (fs->head) {
+		struct fs_ticket *t = fs->head;
+
+		fs->head = t->next;
+		t->next = NULL;
+		t->queued = false;
+		t->done = true;
+		t->err = r;
+		if (!t->jp && t->heap)
+			free(t);
+	}
+	fs->tail = NULL;
+}
+
+/* The timer first: the watch's teardown forgets both (on_teardown). */
+static void detach(struct forkserver *fs)
+{
+	struct evtimer *t = fs->timer;
+	struct evwatch *w = fs->ev;
+
+	fs->timer = NULL;
+	fs->ev = NULL;
+	evtimer_del(t);
+	evwatch_del(w);
+}
+
+static void stop(struct forkserver *fs, int r)
 {
 	if (fs->pid < 0)
 		return;
+	detach(fs);	/* before its socket closes: the number is reused */
 	fd_close(&fs->sock);	/* EOF: it exits, its children die with it */
 	if (fs->pidfd >= 0)
 		(void)syscall(SYS_pidfd_send_signal, fs->pidfd, SIGKILL, NULL, 0);
@@ -94,14 +128,184 @@ void forkserver_stop(struct forkserver *fs)
 		;
 	fd_close(&fs->pidfd);
 	fs->pid = -1;
+	fail_queue(fs, r);
+}
+
+void forkserver_stop(struct forkserver *fs)
+{
+	stop(fs, -ENOTCONN);
 }
 
 /* A broken forkserver is stopped for good: later runs take the one-shot
  * path (the caller's choice), which is as strict, only slower. */
 static int broken(struct forkserver *fs, int r)
 {
-	forkserver_stop(fs);
+	stop(fs, r);
 	return r;
+}
+
+/* The oldest request's deadline on the loop's timer, if attached. */
+static void arm(struct forkserver *fs)
+{
+	if (fs->timer)
+		evtimer_set(fs->timer, fs->head ? fs->head->deadline : EVTIMER_NEVER);
+}
+
+static void enqueue(struct forkserver *fs, struct fs_ticket *t, struct jail_proc *jp)
+{
+	t->next = NULL;
+	t->jp = jp;
+	t->deadline = time_add_ms(time_now_ms(), REPLY_TIMEOUT_MS);
+	t->queued = true;
+	t->done = false;
+	t->err = 0;
+	if (fs->tail)
+		fs->tail->next = t;
+	else
+		fs->head = t;
+	fs->tail = t;
+	fs->n_queued++;
+	arm(fs);
+}
+
+/* The reply to the oldest request: its ticket done. A ticket let go of
+ * gets its jail killed now; the forkserver reaps it, and its exit record
+ * goes to a pipe no one reads. */
+static void answer(struct forkserver *fs, const struct hutch_fs_reply *rep, int pidfd)
+{
+	struct fs_ticket *t = fs->head;
+
+	fs->head = t->next;
+	if (!fs->head)
+		fs->tail = NULL;
+	fs->n_queued--;
+	t->next = NULL;
+	t->queued = false;
+	arm(fs);
+	if (!t->jp) {
+		if (pidfd >= 0) {
+			(void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0);
+			close(pidfd);
+		}
+		if (t->heap)
+			free(t);
+		return;
+	}
+	t->done = true;
+	t->err = rep->err != 0 ? -rep->err : 0;
+	if (rep->err == 0) {
+		t->jp->pid = rep->pid;
+		t->jp->pidfd = pidfd;
+	}
+}
+
+/* One reply off the socket (it is readable): 0, or -errno when the
+ * forkserver broke (then stopped, every waiting request failed). */
+static int read_reply(struct forkserver *fs)
+{
+	struct hutch_fs_reply rep;
+	int got[FDPASS_MAX];
+	size_t n_got = FDPASS_MAX;
+	ssize_t len = fdpass_recv_msg(fs->sock, &rep, sizeof(rep), got, &n_got);
+
+	if (len != (ssize_t)sizeof(rep) || rep.magic != HUTCH_FS_MAGIC || !fs->head ||
+	    n_got != (rep.err == 0 ? 1u : 0u)) {
+		for (size_t i = 0; i < n_got; i++)
+			close(got[i]);
+		return broken(fs, len < 0 ? (int)len : -EPROTO);
+	}
+	answer(fs, &rep, rep.err == 0 ? got[0] : -1);
+	return 0;
+}
+
+void forkserver_ticket_wait(struct forkserver *fs, struct fs_ticket *t)
+{
+	while (t->queued && fs->pid >= 0) {
+		struct pollfd p = { .fd = fs->sock, .events = POLLIN };
+		uint64_t now = time_now_ms(), end = fs->head->deadline;
+		int r = poll(&p, 1, end > now ? (int)(end - now) : 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			(void)broken(fs, r < 0 ? -errno : -ETIMEDOUT);
+			break;
+		}
+		if (read_reply(fs) < 0)
+			break;
+	}
+}
+
+static void on_reply(struct evwatch *w, uint32_t events, void *data)
+{
+	struct forkserver *fs = data;
+	struct pollfd p = { .fd = fs->sock, .events = POLLIN };
+
+	(void)w;
+	(void)events;
+	/* Every reply there is, and not one more: the loop must not wait. */
+	while (fs->pid >= 0 && poll(&p, 1, 0) > 0)
+		if (read_reply(fs) < 0)
+			break;
+}
+
+static void on_deadline(struct evtimer *tm, void *data)
+{
+	struct forkserver *fs = data;
+
+	(void)tm;
+	if (fs->head && time_now_ms() >= fs->head->deadline)
+		(void)broken(fs, -ETIMEDOUT);
+	else
+		arm(fs);
+}
+
+/* The loop is freed before the forkserver stops (serve.c): both its
+ * watch and its timer go with it. */
+static void on_teardown(int fd, void *data)
+{
+	struct forkserver *fs = data;
+
+	(void)fd;
+	fs->ev = NULL;
+	fs->timer = NULL;
+}
+
+int forkserver_attach(struct forkserver *fs, struct evloop *l)
+{
+	if (fs->pid < 0)
+		return -ENOTCONN;
+	fs->timer = evtimer_add(l, EVTIMER_NEVER, on_deadline, fs);
+	if (!fs->timer)
+		return -ENOMEM;
+	fs->ev = evwatch_add(l, fs->sock, EPOLLIN, on_reply, on_teardown, fs);
+	if (!fs->ev) {
+		evtimer_del(fs->timer);
+		fs->timer = NULL;
+		return -ENOMEM;
+	}
+	arm(fs);
+	return 0;
+}
+
+struct fs_ticket *forkserver_ticket_new(void)
+{
+	struct fs_ticket *t = calloc(1, sizeof(*t));
+
+	if (t)
+		t->heap = true;
+	return t;
+}
+
+void forkserver_ticket_drop(struct forkserver *fs, struct fs_ticket *t)
+{
+	(void)fs;
+	if (!t)
+		return;
+	if (t->queued)
+		t->jp = NULL;	/* answer() or fail_queue() frees it */
+	else
+		free(t);
 }
 
 static uint32_t le32_at(const uint8_t *p)
@@ -129,18 +333,17 @@ static void pool_shape(const struct forkserver *fs, const uint8_t *spec, size_t 
 	};
 }
 
-/* Send the slots and the bind sources, wait (bounded) for the reply with
- * the pidfd. */
+/* Send the slots and the bind sources; then, unless the caller takes the
+ * reply later (fs->next_async), wait (bounded) for it with the pidfd,
+ * answering older requests' replies on the way. */
 static int request(struct forkserver *fs, const int slot_fd[FS_SLOTS],
 		   const struct spawn_stdio *io, const struct hutch_fs_request *shape,
 		   struct jail_proc *ret)
 {
 	struct hutch_fs_request rq = *shape;
-	struct hutch_fs_reply rep;
-	struct pollfd p = { .fd = fs->sock, .events = POLLIN };
-	int fds[FS_SLOTS + HUTCH_BIND_FDS_MAX], got[FDPASS_MAX];
-	size_t n = 0, n_got = FDPASS_MAX;
-	ssize_t len;
+	struct fs_ticket own = { 0 }, *t = fs->next_async ? fs->next_async : &own;
+	int fds[FS_SLOTS + HUTCH_BIND_FDS_MAX];
+	size_t n = 0;
 	int r;
 
 	_Static_assert(FS_SLOTS + HUTCH_BIND_FDS_MAX <= FDPASS_MAX, "one message");
@@ -157,23 +360,15 @@ static int request(struct forkserver *fs, const int slot_fd[FS_SLOTS],
 	r = fdpass_send_msg(fs->sock, &rq, sizeof(rq), fds, n);
 	if (r < 0)
 		return broken(fs, r);
-	do
-		r = poll(&p, 1, REPLY_TIMEOUT_MS);
-	while (r < 0 && errno == EINTR);
-	if (r <= 0)
-		return broken(fs, r < 0 ? -errno : -ETIMEDOUT);
-	len = fdpass_recv_msg(fs->sock, &rep, sizeof(rep), got, &n_got);
-	if (len != (ssize_t)sizeof(rep) || rep.magic != HUTCH_FS_MAGIC ||
-	    n_got != (rep.err == 0 ? 1u : 0u)) {
-		for (size_t i = 0; i < n_got; i++)
-			close(got[i]);
-		return broken(fs, len < 0 ? (int)len : -EPROTO);
+	ret->pid = 0;	/* until the reply: watch.c reaps by the exit pipe */
+	ret->pidfd = -1;
+	enqueue(fs, t, ret);
+	if (t != &own) {
+		fs->next_async = NULL;	/* one spawn's */
+		return 0;
 	}
-	if (rep.err != 0)
-		return -rep.err;
-	ret->pid = rep.pid;
-	ret->pidfd = got[0];
-	return 0;
+	forkserver_ticket_wait(fs, t);
+	return t->done ? t->err : -ETIMEDOUT;
 }
 
 int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len,
@@ -203,8 +398,10 @@ int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len
 	slot_fd[FS_SLOT_EXIT] = exit_p[1];
 	pool_shape(fs, spec, spec_len, io, &rq);
 	r = request(fs, slot_fd, io, &rq, ret);
-	if (r < 0)
+	if (r < 0) {
+		ret->pid = -1;	/* no jail: the caller may spawn its own */
 		goto out;
+	}
 	spawn_pipes_keep(&sp, ret);
 	ret->exit_rd = TAKE_FD(exit_p[0]);
 	/* As spawn.c: a dead helper is EPIPE here and told by its status. */

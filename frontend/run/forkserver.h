@@ -6,18 +6,43 @@
 #ifndef HUTCH_FORKSERVER_H
 #define HUTCH_FORKSERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "run/event-loop.h"
 #include "run/spawn.h"
+
+/* One request awaiting its reply. The forkserver answers in the order it
+ * was asked and a reply does not name its request, so the requests sent
+ * wait in a queue, oldest first. A request sent without waiting (serve's
+ * runs: forkserver_ticket_new) leaves its run's jail_proc with pid 0 and
+ * no pidfd: its pipes are all there, the helper not yet; done says when
+ * the reply came, with err 0 and jp's pid and pidfd filled, or -errno
+ * (no jail was started; the forkserver broke when fs->pid is -1 then). */
+struct fs_ticket {
+	struct fs_ticket *next;
+	struct jail_proc *jp;	/* NULL: let go of (forkserver_ticket_drop) */
+	uint64_t deadline;	/* when no reply means the forkserver is stuck */
+	int err;
+	bool queued, done;
+	bool heap;		/* forkserver_ticket_new's, not a waiting call's own */
+};
 
 struct forkserver {
 	int sock;	/* SOCK_SEQPACKET to it */
 	pid_t pid;	/* -1: none, or stopped after it broke */
 	int pidfd;
 	unsigned pool;	/* jails it builds ahead (--pool); 0: none */
+	struct fs_ticket *head, *tail;	/* sent, not yet answered */
+	unsigned n_queued;
+	/* Set by the caller around one spawn: that spawn sends its request
+	 * and returns without waiting; the ticket tells the rest. */
+	struct fs_ticket *next_async;
+	struct evwatch *ev;	/* sock on a loop (forkserver_attach) */
+	struct evtimer *timer;	/* the oldest request's deadline */
 };
 
 /* Start helper as a forkserver; it dies with us (PDEATHSIG) and exits
@@ -34,6 +59,29 @@ void forkserver_stop(struct forkserver *fs);
  * fs->pid is -1 afterwards when the forkserver itself broke. */
 int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len,
 		     const struct spawn_stdio *io, struct jail_proc *ret);
+
+/* Replies read and the queue's deadline kept on l, so that requests sent
+ * without waiting are answered while the loop turns: 0 or -errno. */
+int forkserver_attach(struct forkserver *fs, struct evloop *l);
+
+/* Requests sent without waiting, at most, before the next waits for a
+ * reply: the descriptors in flight on a socket count against the
+ * sender's user's RLIMIT_NOFILE until they are received (ETOOMANYREFS
+ * past it, for any process of that user: a jail's pid 1 sending its
+ * seccomp listener too), and a full socket would block the sender. Two
+ * keep the forkserver busy. */
+#define FORKSERVER_INFLIGHT_MAX 2
+
+/* A ticket for the next spawn (fs->next_async), or NULL (no memory: the
+ * spawn waits, as the CLI's path does). */
+struct fs_ticket *forkserver_ticket_new(void);
+/* Block (bounded by the forkserver's reply timeout) until t is done:
+ * for the rare paths that must have the jail now. */
+void forkserver_ticket_wait(struct forkserver *fs, struct fs_ticket *t);
+/* Its owner lets go: freed now when done or never sent, else when its
+ * reply comes, the jail it names then killed at once (the forkserver
+ * reaps it). NULL is fine. */
+void forkserver_ticket_drop(struct forkserver *fs, struct fs_ticket *t);
 
 /* wait4 for a forkserver's child: the record on jp->exit_rd. The status,
  * -EAGAIN (WNOHANG, not yet) or -ECHILD (the forkserver died first). */

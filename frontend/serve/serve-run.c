@@ -97,6 +97,7 @@ static void run_join(struct conn *c, struct srun *r)
 /* What a run holds besides its jail, freed with it. */
 static void run_free(struct srun *r)
 {
+	spawn_forget(r);
 	offload_free(r->job);
 	free(r->walk_e);
 	run_fds_close(r);
@@ -116,8 +117,17 @@ static bool run_launch(struct srun *r)
 	struct exec_opts eo = { .kill_grace_ms = s->grace_ms, .fs = s->fs.pid >= 0 ? &s->fs : NULL,
 				.concurrency = serve_concurrency(s), .caps_memo = &s->caps_memo };
 	struct watch_hooks hooks = { run_before, run_after, r };
+	struct fs_ticket *t;
+	bool pending;
+	int e;
 
-	if (!serve_probe_gate(s, r->id, c) || exec_start(&r->plan, &eo, &r->o, &r->x) < 0) {
+	if (!serve_probe_gate(s, r->id, c))
+		return false;
+	/* The fork is asked for, not waited for (serve-spawn.c). */
+	s->fs.next_async = t = spawn_ticket(s, r);
+	e = exec_start(&r->plan, &eo, &r->o, &r->x);
+	pending = spawn_pending(r, t);
+	if (e < 0) {
 		if (r->x == NULL && r->o.err != HUTCH_ERR_NONE)
 			conn_fail(c, r->id, r->o.err, r->o.detail[0] ? r->o.detail : NULL);
 		return false;
@@ -126,13 +136,14 @@ static bool run_launch(struct srun *r)
 	held_init(&r->h_err, &r->o.errc);
 	r->w = exec_watch(r->x);	/* NULL: out of memory, the run cannot go on */
 	if (!r->w || watch_attach(r->w, s->loop, &hooks) < 0) {
+		spawn_settle(r);	/* its pidfd first: the jail is killed */
 		run_abandon(r);
 		r->w = NULL;
 		r->x = NULL;
 		conn_fail(c, r->id, HUTCH_ERR_INTERNAL, NULL);
 		return false;
 	}
-	r->phase = SRUN_RUNNING;
+	r->phase = pending ? SRUN_SPAWNING : SRUN_RUNNING;
 	return true;
 }
 
@@ -297,6 +308,7 @@ static void run_kill(struct srun *r, enum hutch_err why)
 		watch_kill(r->w, why);
 		return;
 	}
+	/* SRUN_SPAWNING: kept until the pidfd is there (serve-spawn.c) */
 	if (r->killed == HUTCH_ERR_NONE)
 		r->killed = why;
 	if (r->job)
@@ -327,6 +339,8 @@ static bool run_walked(struct srun *r)
 	}
 	if (r->c->srv->probe)
 		return true;	/* the canary runs: its verdict first (run_step) */
+	if (spawn_full(r->c->srv))
+		return true;	/* a reply frees room: the loop turns then */
 	return run_launch(r);
 }
 
@@ -335,6 +349,8 @@ static bool run_step(struct srun *r, uint64_t now, uint64_t *next)
 {
 	if (now >= r->lifetime_deadline)
 		run_kill(r, HUTCH_ERR_TIMEOUT);
+	if (r->phase == SRUN_SPAWNING)
+		spawn_step(r);	/* failed: SRUN_STARTING, launched again below */
 	if (r->phase == SRUN_WALKING || r->phase == SRUN_STARTING) {
 		if (!run_walked(r))
 			return false;

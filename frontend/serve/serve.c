@@ -314,6 +314,9 @@ int cmd_serve(int argc, char **argv)
 	 * `hutch run` does. Runs find it in their execution options. */
 	if (r == 0 && (o.no_forkserver || forkserver_start(execute_helper_path(), s.pool, &s.fs) < 0))
 		s.fs.pid = -1;
+	/* Its replies read on the loop: a run's fork is never waited for. */
+	if (r == 0 && s.fs.pid >= 0)
+		(void)forkserver_attach(&s.fs, s.loop);
 	/* Every jail comes from the forkserver: keep only what
 	 * run/least-privilege.c lists, for the server's life. */
 	if (r == 0 && s.fs.pid >= 0 && least_privilege_drop() < 0)

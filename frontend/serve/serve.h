@@ -52,10 +52,12 @@ struct frame_fds {
 	size_t n;
 };
 
-/* A run's phases: its masks walked, waiting for the canary, its jail
- * watched, its files read; the walk and the read on a thread of their
- * own (serve-offload.c), so that no tree of one client's stalls the loop. */
-enum srun_phase { SRUN_WALKING, SRUN_STARTING, SRUN_RUNNING, SRUN_READING };
+/* A run's phases: its masks walked, waiting for the canary, its helper
+ * asked of the forkserver (its watch made, the reply not yet in:
+ * serve-spawn.c), its jail watched, its files read; the walk and the read
+ * on a thread of their own (serve-offload.c), so that no tree of one
+ * client's stalls the loop, and the fork never waited for on it. */
+enum srun_phase { SRUN_WALKING, SRUN_STARTING, SRUN_SPAWNING, SRUN_RUNNING, SRUN_READING };
 
 struct srun {
 	struct srun *next;
@@ -68,6 +70,8 @@ struct srun {
 	struct exec_run *x;
 	struct jail_watch *w;	/* SRUN_RUNNING only */
 	struct offload *job;	/* SRUN_WALKING and SRUN_READING: the thread */
+	struct fs_ticket *fst;	/* SRUN_SPAWNING: the forkserver's reply */
+	bool spawn_waits;	/* launched again after a refusal: its fork waited for */
 	struct verrors *walk_e;	/* the walk's refusal */
 	int walk_r;		/* the walk's return */
 	enum hutch_err killed;	/* killed outside SRUN_RUNNING: why; NONE if not */
@@ -324,6 +328,24 @@ int run_walk_start(struct srun *r);
 /* The read started on a thread (SRUN_READING): 0, or -errno (the caller
  * reads on the loop). */
 int run_read_start(struct srun *r);
+
+/* serve-spawn.c: a run's fork asked without waiting. spawn_ticket: the
+ * ticket to set as the forkserver's next_async around exec_start, or NULL
+ * (the fork is waited for); spawn_pending after it: whether the run now
+ * waits for the reply (r->fst). spawn_step, each turn in SRUN_SPAWNING:
+ * once the reply is in, SRUN_RUNNING (a kill kept meanwhile applied), or
+ * on a failure the run torn down to SRUN_STARTING, to be launched again
+ * (or failed, if killed meanwhile) as after its walk. spawn_settle:
+ * wait for the reply now (a path that must end the run at once);
+ * spawn_forget: let go of it (its jail killed when it comes). spawn_full:
+ * the forkserver has FORKSERVER_INFLIGHT_MAX requests unanswered; a run
+ * waits in SRUN_STARTING for a reply to free one. */
+bool spawn_full(const struct srv *s);
+struct fs_ticket *spawn_ticket(struct srv *s, const struct srun *r);
+bool spawn_pending(struct srun *r, struct fs_ticket *t);
+void spawn_step(struct srun *r);
+void spawn_settle(struct srun *r);
+void spawn_forget(struct srun *r);
 
 /* serve-run.c: runs, from request to final event */
 bool run_id_in_flight(struct conn *c, uint64_t id);

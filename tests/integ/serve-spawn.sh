@@ -1,0 +1,296 @@
+#!/bin/sh
+# serve-spawn.sh: `hutch serve` never waits on its forkserver's reply. A
+# run's fork is asked for and the loop goes on; the reply is read when it
+# comes. The forkserver is made slow for real: SIGSTOP (its pid found
+# among the server's children), then SIGCONT. Each case asserts that
+# another client's ping is answered within LAT_MS while the forkserver is
+# stopped; before this change the loop sat in poll() for the reply, up
+# to 5 s, and every client with it.
+# 1. runs sent while it is stopped (three on one connection, one on
+#    another) all complete once it goes on, each with its own output;
+# 2. cancel while "starting": the cancelled jail is killed once its pid
+#    arrives, its neighbours in the queue are not (the replies matched
+#    to the right runs), nothing left running;
+# 3. the client gone, --lifetime and SIGTERM's drain while "starting":
+#    the jail is killed once it exists, the server's descriptors back to
+#    what they were, or the server exits within its grace;
+# 4. a forkserver stopped past the 5 s reply timeout: it is killed and
+#    reaped, the waiting run ends as a broken forkserver's run always has
+#    (one helper of its own: as root, whose server has dropped the
+#    capabilities that takes, refused sandbox_unavailable), the server
+#    answers and runs on, no descriptor kept.
+. "$(dirname "$0")/lib.sh"
+
+tap_tmpdir serve-spawn /tmp
+tap_serve_setup "hutch serve reads the forkserver's replies on its loop"
+chmod 755 "$tmp"
+
+cat >"$tmp/cases.py" <<'EOF'
+# cases.py: one case per invocation (argv[1]), run by tapcase.main.
+import os
+import signal
+import threading
+
+from tapcase import (T, TMP, Fail, connect, diag, expect, gone, main, now, procs_with,
+                     serve_socket, stop, wait_until)
+
+LAT_MS = 1000   # a ping; the old loop held it for the 5 s reply timeout
+
+
+def marker(tag):
+    return "hutch-serve-spawn-%d-%s" % (os.getpid(), tag)
+
+
+def sleeper(mark):
+    return {"version": 1, "argv": ["/bin/sh", "-c", "sleep 1000; :", mark],
+            "limits": {"wall_ms": 600000}}
+
+
+def echo(word):
+    return {"version": 1, "argv": ["/bin/echo", word]}
+
+
+def forkserver_of(pid):
+    """The server's child that runs hutch-exec --forkserver."""
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                cmd = f.read()
+        except OSError:
+            continue
+        if ppid == pid and b"--forkserver" in cmd:
+            return int(d)
+    raise Fail("no forkserver among the children of %d" % pid)
+
+
+def fds(pid):
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def server(tag, *opts):
+    path = os.path.join(TMP, tag + ".sock")
+    proc = serve_socket(path, *opts)
+    c = connect(path)
+    doc = c.run(echo("warm"))       # the probe settled, the pool filled
+    expect(doc.get("status") == "exited", "the first run: %s" % doc)
+    c.close()
+    return path, proc, forkserver_of(proc.pid)
+
+
+def prompt_ping(path, what):
+    c = connect(path)
+    t0 = now()
+    ok = c.ping()
+    ms = (now() - t0) * 1000
+    c.close()
+    diag("%s: a ping answered in %.0f ms" % (what, ms))
+    expect(ok, "no pong %s" % what)
+    expect(ms < LAT_MS, "a ping took %.0f ms %s (bound %d ms)" % (ms, what, LAT_MS))
+
+
+def stalled(fs, path, what):
+    """Once the requests are sent to the stopped forkserver (a moment for
+    the server to read them): the loop answers another client."""
+    threading.Event().wait(0.3)
+    prompt_ping(path, what)
+    prompt_ping(path, what + ", again")
+
+
+def exited_with(doc, out, what):
+    expect(doc.get("status") == "exited" and doc.get("exit_code") == 0,
+           "%s: %s %s" % (what, doc.get("status"), doc.get("error")))
+    expect(doc["stdout"]["text"] == out + "\n", "%s: stdout %r" % (what, doc["stdout"]))
+
+
+def case_stopped():
+    path, proc, fs = server("st")
+    try:
+        base = fds(proc.pid)
+        a, b = connect(path), connect(path)
+        os.kill(fs, signal.SIGSTOP)
+        try:
+            rids = [(a.start(echo("a%d" % i)), "a%d" % i) for i in range(3)]
+            rb = b.start(echo("b0"))
+            stalled(fs, path, "with four runs waiting on the stopped forkserver")
+        finally:
+            os.kill(fs, signal.SIGCONT)
+        for rid, word in rids:
+            exited_with(a.result(rid), word, "run %s" % word)
+        exited_with(b.result(rb), "b0", "the other client's run")
+        a.close()
+        b.close()
+        expect(wait_until(lambda: fds(proc.pid) == base, 5),
+               "the server holds %d descriptors, %d before" % (fds(proc.pid), base))
+        expect(forkserver_of(proc.pid) == fs, "the forkserver changed")
+    finally:
+        stop(proc)
+
+
+def case_cancel():
+    path, proc, fs = server("ca")
+    mx, my = marker("x"), marker("y")
+    try:
+        base = fds(proc.pid)
+        c = connect(path)
+        os.kill(fs, signal.SIGSTOP)
+        try:
+            rx = c.start(sleeper(mx))
+            ry = c.start(sleeper(my))
+            rz = c.start(echo("z"))
+            expect(c.cancel(ry), "the cancel of a starting run was not acked")
+            stalled(fs, path, "a cancelled run waiting on the stopped forkserver")
+            expect(not procs_with(my), "the cancelled jail runs before its fork")
+        finally:
+            os.kill(fs, signal.SIGCONT)
+        ev = c.wait_final(ry)
+        expect(ev.get("failed", {}).get("code") == "cancelled", "the cancelled run: %s" % ev)
+        exited_with(c.result(rz), "z", "the run queued after it")
+        expect(wait_until(lambda: procs_with(mx), 10), "its neighbour never ran")
+        expect(gone(my), "the cancelled jail outlived its fork")
+        expect(procs_with(mx), "the neighbour was killed with it")
+        expect(c.cancel(rx), "the second cancel was not acked")
+        ev = c.wait_final(rx)
+        expect(ev.get("failed", {}).get("code") == "cancelled", "the running run: %s" % ev)
+        expect(gone(mx), "the running jail outlived its cancel")
+        c.close()
+        expect(wait_until(lambda: fds(proc.pid) == base, 5),
+               "the server holds %d descriptors, %d before" % (fds(proc.pid), base))
+    finally:
+        stop(proc)
+
+
+def case_disconnect():
+    path, proc, fs = server("dc", "--grace", "1s")
+    m = marker("dc")
+    try:
+        base = fds(proc.pid)
+        c = connect(path)
+        os.kill(fs, signal.SIGSTOP)
+        try:
+            c.start(sleeper(m))
+            stalled(fs, path, "a run waiting on the stopped forkserver")
+            c.sock.close()
+            prompt_ping(path, "its client gone")
+        finally:
+            os.kill(fs, signal.SIGCONT)
+        expect(gone(m, 5), "the jail of a client gone while it started outlived it")
+        expect(wait_until(lambda: fds(proc.pid) == base, 5),
+               "the server holds %d descriptors, %d before" % (fds(proc.pid), base))
+        exited_with(connect(path).run(echo("after")), "after", "a run after")
+    finally:
+        stop(proc)
+
+
+def case_lifetime():
+    path, proc, fs = server("lt", "--lifetime", "1s")
+    m = marker("lt")
+    try:
+        c = connect(path)
+        os.kill(fs, signal.SIGSTOP)
+        try:
+            rid = c.start(sleeper(m))
+            stalled(fs, path, "a run waiting on the stopped forkserver")
+            threading.Event().wait(1.3)     # past its lifetime
+            prompt_ping(path, "past the waiting run's lifetime")
+        finally:
+            os.kill(fs, signal.SIGCONT)
+        t0 = now()
+        doc = c.result(rid)
+        diag("the lifetime's end: the result %.0f ms after the fork went on" %
+             ((now() - t0) * 1000))
+        expect(doc.get("status") == "failed" and doc["error"]["code"] == "timeout",
+               "lifetime: %s" % doc)
+        expect(gone(m), "the jail outlived its lifetime")
+    finally:
+        stop(proc)
+
+
+def case_drain():
+    path, proc, fs = server("dr", "--grace", "1s")
+    m = marker("dr")
+    c = connect(path)
+    os.kill(fs, signal.SIGSTOP)
+    try:
+        rid = c.start(sleeper(m))
+        stalled(fs, path, "a run waiting on the stopped forkserver")
+        proc.send_signal(signal.SIGTERM)
+        threading.Event().wait(0.3)
+        expect(proc.poll() is None, "the server left a starting run behind")
+    finally:
+        os.kill(fs, signal.SIGCONT)
+    t0 = now()
+    ev = c.wait_final(rid)
+    try:
+        rc = proc.wait(5)
+    except Exception:
+        proc.kill()
+        raise Fail("no exit within 5 s of the forkserver going on")
+    diag("drain: exit %d, %.2f s after the fork went on; the run got %s" %
+         (rc, now() - t0, [k for k in ev if k not in ("version", "id")]))
+    expect(rc == 0, "exit status %d" % rc)
+    expect(gone(m), "a jail outlived the server")
+
+
+def case_timeout():
+    path, proc, fs = server("to")
+    m = marker("to")
+    try:
+        base = fds(proc.pid)
+        c = connect(path, 30)
+        os.kill(fs, signal.SIGSTOP)
+        t0 = now()
+        rid = c.start({"version": 1, "argv": ["/bin/sh", "-c", "echo late", m]})
+        stalled(fs, path, "a run waiting on the stopped forkserver")
+        ev = c.wait_final(rid)
+        took = now() - t0
+        doc = ev.get("exit", {})
+        diag("the forkserver stopped for good: the run ended after %.2f s: %s %s" %
+             (took, doc.get("status"), doc.get("error", ev.get("failed"))))
+        expect(4.5 <= took < 15, "the run ended %.2f s after its request" % took)
+        expect(wait_until(lambda: not os.path.exists("/proc/%d" % fs), 5),
+               "the stuck forkserver was not killed and reaped")
+        prompt_ping(path, "after the forkserver broke")
+        c2 = connect(path)
+        ev2 = c2.wait_final(c2.start(echo("later")))
+        c2.close()
+        if os.geteuid() == 0:
+            # Its capabilities dropped, a root server starts no helper
+            # of its own (hutch(1), serve --no-forkserver): the run's
+            # result, or the canary's verdict for a later one.
+            for e, what in ((ev, "the waiting run"), (ev2, "a later run")):
+                code = e.get("failed", {}).get("code") or \
+                    e.get("exit", {}).get("error", {}).get("code")
+                expect(code == "sandbox_unavailable", "%s: %s" % (what, e))
+        else:
+            exited_with(doc, "late", "the waiting run")
+            exited_with(ev2.get("exit", {}), "later", "a later run")
+        expect(gone(m), "a process of the run is left")
+        c.close()
+        # Its socket and pidfd are gone with it; nothing else is held.
+        expect(wait_until(lambda: fds(proc.pid) == base - 2, 5),
+               "the server holds %d descriptors, %d before, with the forkserver" %
+               (fds(proc.pid), base))
+    finally:
+        try:
+            os.kill(fs, signal.SIGCONT)
+        except OSError:
+            pass
+        stop(proc)
+
+
+import sys  # noqa: E402
+sys.exit(main(globals()))
+EOF
+
+check "runs sent to a stopped forkserver: another client's ping answered meanwhile; all four complete once it goes on" tc stopped
+check "cancel of a starting run: acked at once, the jail killed once its pid comes, its queued neighbours untouched" tc cancel
+check "the client gone while its run starts: the jail killed once it exists, no descriptor kept" tc disconnect
+check "--lifetime ends a starting run: timeout, no jail left" tc lifetime
+check "SIGTERM while a run starts: the server waits for it, kills it, exits 0" tc drain
+check "a forkserver stopped past the 5 s reply timeout: killed and reaped, the run ends as a broken forkserver's, the server answers and runs on" tc timeout
+
+tap_serve_done
