@@ -2,7 +2,9 @@
 # serve-pool.sh: `hutch serve --pool N` (hutch-exec(8), FORKSERVER, "Pooled
 # jails") against a real server. Runs of the pooled shape take a jail
 # built ahead (jail.timings: clone_us and id_maps_us 0; with --pool 0,
-# the control, never); nothing a run leaves (files in /tmp, /dev/shm and
+# the control, never), also back to back at 1 in flight with no idle gap
+# and beside a running job while a processor is free (the refill comes
+# right after a take; on one processor, the control, it waits); nothing a run leaves (files in /tmp, /dev/shm and
 # the working directory, a background process, its environment, its
 # limits) is seen by the next pooled run, which sees what a first run
 # sees; a pooled run's process is an unpooled one's (status, limits,
