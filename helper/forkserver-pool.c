@@ -52,6 +52,10 @@ static bool have_want;
 static bool stalled;
 static uint64_t last_ms;		/* when it came */
 static size_t cores;			/* the processors we may run on */
+/* Fills made since the last request or reaped child: jails still being
+ * built, as far as we can tell (a pooled jail says nothing when it is
+ * ready), each of them on a processor as a job is. */
+static size_t building;
 
 static uint64_t now_ms(void)
 {
@@ -119,6 +123,7 @@ void fs_pool_drop_all(void)
 
 bool fs_pool_reaped(pid_t pid)
 {
+	building = 0;
 	for (size_t i = 0; i < HUTCH_FS_POOL_MAX; i++)
 		if (pool[i].pid == pid) {
 			drop(&pool[i]);	/* died unused: the next request refills */
@@ -138,15 +143,16 @@ int fs_pool_timeout(size_t jobs)
 		fs_pool_drop_all();
 		return -1;
 	}
-	/* Fill while fewer jobs are being built or run than we have
-	 * processors, so right after a job took a jail (its answer is
-	 * already sent): the fill runs on a free processor beside it and
-	 * is ready for the next request, even at one in flight, back to
-	 * back. With every processor busy, a fill would take CPU from a
-	 * jail being built and save none; then only once requests have
-	 * been quiet for a while (a session's worker runs for long). */
+	/* Fill while no job runs, or while fewer jobs and fills are being
+	 * built or run than we have processors: so right after a job took
+	 * a jail (its answer already sent) the fill runs on a free
+	 * processor beside it and is ready for the next request, even at
+	 * one in flight, back to back. With every processor busy, a fill
+	 * would take CPU from a jail being built and save none; then only
+	 * once requests have been quiet for a while (a session's worker
+	 * runs for long). */
 	if (n_pool < pool_max && !stalled) {
-		if (jobs < cores || now >= last_ms + POOL_QUIET_MS)
+		if (jobs == 0 || jobs + building < cores || now >= last_ms + POOL_QUIET_MS)
 			return 0;	/* fill on the next idle turn */
 		return (int)(last_ms + POOL_QUIET_MS - now);
 	}
@@ -197,6 +203,7 @@ void fs_pool_fill_one(void)
 	}
 	*p = (struct pooled){ .pid = pid, .pidfd = pidfd, .sock = sock[0], .shape = want };
 	n_pool++;
+	building++;
 }
 
 /* Jails of a shape no longer asked for are of no use. */
@@ -220,6 +227,7 @@ pid_t fs_pool_take(const struct hutch_fs_request *rq, const int slot_fd[FS_SLOTS
 	int fds[FDPASS_MAX];
 	size_t n = 0;
 
+	building = 0;
 	if (pool_max == 0 || !rq->poolable || slot_fd[FS_SLOT_CGROUP] >= 0)
 		return 0;
 	want_shape(&rq->shape);

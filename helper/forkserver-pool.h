@@ -16,9 +16,10 @@ int fs_pool_init(int argc, char **argv);
 
 /* The poll timeout for the loop, given how many jobs are being built or
  * run: 0 when a jail should be built on the next idle turn
- * (fs_pool_fill_one; while fewer jobs than processors run, or requests
- * have been quiet), the ms until then or until the idle teardown, or
- * -1; past the idle time, every pooled jail goes first. */
+ * (fs_pool_fill_one; while no job runs, or fewer jobs and fills since
+ * the last request or reaped child than processors, or requests have
+ * been quiet), the ms until then or until the idle teardown, or -1;
+ * past the idle time, every pooled jail goes first. */
 int fs_pool_timeout(size_t jobs);
 void fs_pool_fill_one(void);
 
