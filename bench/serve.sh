@@ -9,6 +9,11 @@
 # the shapes every row also as a ratio to the floor of the same round (the
 # median of the per-round ratios; the CLI's microseconds as runs/s first),
 # which is what stays comparable between a quiet and a loaded machine.
+# With floor1 among the shapes (floor.c one at a time), serve's latency
+# at 1 in flight is also given per run beside the floor's one-at-a-time
+# latency, as the median of the per-round ratios (below 1.00x: a run
+# through the server is faster than the bare clone it cannot avoid
+# without a pool).
 # Every serve shape is measured once per --pool value of BENCH_POOLS (a
 # server each, same round): "unpooled" (--pool 0, every jail cloned for
 # its request) and "pool N" (jails cloned before they are asked for,
@@ -26,10 +31,12 @@
 #   BENCH_ROUNDS   rounds (default 5)
 #   BENCH_POOLS    --pool values of the serve rows (default "0 4")
 #   BENCH_SERVE_AS a user the servers run as (setpriv; root only)
-#   BENCH_SHAPES   which, of: cli c1x1 c1x8 c1x64 c8x1 c64x1 floor8
+#   BENCH_SHAPES   which, of: cli c1x1 c1x8 c1x64 c8x1 c64x1 floor8 floor1
 #                  (default all; floor8 is floor.c's fresh namespaces
 #                  and nothing else, 8 at a time: what no server that
-#                  gives each run fresh namespaces can exceed here)
+#                  gives each run fresh namespaces can exceed here;
+#                  floor1 the same one at a time, bench/run.sh's floor
+#                  without the exec of floor itself per run)
 set -eu
 hutch=${HUTCH:-$(command -v hutch || true)}
 [ -x "$hutch" ] || { echo "bench: no hutch (set HUTCH)" >&2; exit 1; }
@@ -44,7 +51,7 @@ client=${client:-$(command -v hutch-client || true)}
 [ -x "$client" ] || { echo "bench: no hutch-client (set HUTCH_CLIENT)" >&2; exit 1; }
 runs=${BENCH_RUNS:-400}
 rounds=${BENCH_ROUNDS:-5}
-shapes=${BENCH_SHAPES:-cli c1x1 c1x8 c1x64 c8x1 c64x1 floor8}
+shapes=${BENCH_SHAPES:-cli c1x1 c1x8 c1x64 c8x1 c64x1 floor8 floor1}
 variants="new"
 pools=${BENCH_POOLS:-0 4}
 as_user=
@@ -150,6 +157,7 @@ while [ "$r" -lt "$rounds" ]; do
 		for s in $shapes; do
 			[ "$s" = cli ] && cli "$v" >>"$tmp/$v.cli"
 			[ "$s" = floor8 ] && "$tmp/floor" -n "$runs" -p 8 /bin/true >>"$tmp/$v.floor8"
+			[ "$s" = floor1 ] && "$tmp/floor" -n "$runs" -p 1 /bin/true >>"$tmp/$v.floor1"
 		done
 		for pl in $pools; do
 			serve_up "$v" "$pl"
@@ -180,6 +188,7 @@ label() {
 	c8x1) echo "serve $pool, 8 connections, 1 in flight each (runs/s)" ;;
 	c64x1) echo "serve $pool, 64 connections, 1 in flight each (runs/s)" ;;
 	floor8) echo "the namespace floor, 8 at a time (runs/s, floor.c)" ;;
+	floor1) echo "the namespace floor, one at a time (runs/s, floor.c)" ;;
 	esac
 }
 # floor_ratio VARIANT FILE: the median over rounds of the shape's runs/s
@@ -214,17 +223,29 @@ elif [ -n "$as_user" ]; then
 fi
 for s in $shapes; do
 	case $s in
-	cli | floor8) row "$s" "$s" ;;
+	cli | floor8 | floor1) row "$s" "$s" ;;
 	*) for p in $pools; do row "$s" "$s.p$p" "$p"; done ;;
 	esac
 done
-case " $shapes " in *" cli "*) ;; *) exit 0 ;; esac
-case " $shapes " in *" c1x1 "*)
+has() { case " $shapes " in *" $1 "*) return 0 ;; esac; return 1; }
+if has cli && has c1x1; then
 	for v in $variants; do
 		c=$(median <"$tmp/$v.cli")
 		for p in $pools; do
 			s=$(median <"$tmp/$v.c1x1.p$p")
 			awk -v v="$v" -v c="$c" -v s="$s" -v l="$(label c1x1 "$p" | sed 's/,.*//')" 'BEGIN { printf "%s: per run, %s at 1 in flight %.0f us, the CLI %.0f us: %.2fx\n", v, l, 1e6 / s, c, 1e6 / s / c }'
 		done
-	done ;;
-esac
+	done
+fi
+# Per run at 1 in flight against the floor one at a time: the issue's
+# goal for a pooled jail is below 1.00x.
+if has floor1 && has c1x1; then
+	for v in $variants; do
+		f=$(median <"$tmp/$v.floor1")
+		for p in $pools; do
+			s=$(median <"$tmp/$v.c1x1.p$p")
+			r=$(paste "$tmp/$v.c1x1.p$p" "$tmp/$v.floor1" | awk '$1 > 0 && $2 > 0 { print $2 / $1 }' | median)
+			awk -v v="$v" -v f="$f" -v s="$s" -v r="$r" -v l="$(label c1x1 "$p" | sed 's/,.*//')" 'BEGIN { printf "%s: per run, %s at 1 in flight %.0f us, the floor one at a time %.0f us: %.2fx\n", v, l, 1e6 / s, 1e6 / f, r }'
+		done
+	done
+fi

@@ -3,7 +3,8 @@
  * FORKSERVER). The frontend says, per request, whether the spec may take
  * a pooled jail and what its shape is (forkserver-wire.h); the shape of
  * the last such request is what the pool is filled with, one jail per
- * idle turn of the loop, up to N. A request of that shape takes one: its
+ * idle turn of the loop, up to N, while fewer jobs run than we have
+ * processors (fs_pool_timeout). A request of that shape takes one: its
  * descriptors go to the jail on the jail's own socket, and from then on
  * it is a job like any other (reaped, its status on its exit pipe). A
  * request of another shape, or when none waits, forks a one-shot helper
@@ -16,6 +17,7 @@
 
 #include <errno.h>
 #include <linux/sched.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -49,6 +51,11 @@ static bool have_want;
  * request, or the forkserver would spin on them. */
 static bool stalled;
 static uint64_t last_ms;		/* when it came */
+static size_t cores;			/* the processors we may run on */
+/* Fills made since the last request or reaped child: jails still being
+ * built, as far as we can tell (a pooled jail says nothing when it is
+ * ready), each of them on a processor as a job is. */
+static size_t building;
 
 static uint64_t now_ms(void)
 {
@@ -61,6 +68,20 @@ static uint64_t now_ms(void)
 static bool same_shape(const struct hutch_fs_shape *a, const struct hutch_fs_shape *b)
 {
 	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+/* The processors this process may run on (its affinity, which a
+ * daemon's unit or taskset may narrow), read once: a fill beside fewer
+ * jobs than that runs on a processor no job wants. */
+static size_t online_cores(void)
+{
+	cpu_set_t set;
+	long n;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return (size_t)CPU_COUNT(&set);
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (size_t)n : 1;
 }
 
 int fs_pool_init(int argc, char **argv)
@@ -77,6 +98,7 @@ int fs_pool_init(int argc, char **argv)
 	if (errno || end == argv[1] || *end || n > HUTCH_FS_POOL_MAX)
 		return -EINVAL;
 	pool_max = geteuid() == 0 ? 0 : (size_t)n;
+	cores = online_cores();
 	return 0;
 }
 
@@ -101,6 +123,7 @@ void fs_pool_drop_all(void)
 
 bool fs_pool_reaped(pid_t pid)
 {
+	building = 0;
 	for (size_t i = 0; i < HUTCH_FS_POOL_MAX; i++)
 		if (pool[i].pid == pid) {
 			drop(&pool[i]);	/* died unused: the next request refills */
@@ -110,7 +133,7 @@ bool fs_pool_reaped(pid_t pid)
 	return false;
 }
 
-int fs_pool_timeout(bool jobs_running)
+int fs_pool_timeout(size_t jobs)
 {
 	uint64_t now = now_ms(), end = last_ms + HUTCH_FS_POOL_IDLE_MS;
 
@@ -120,12 +143,16 @@ int fs_pool_timeout(bool jobs_running)
 		fs_pool_drop_all();
 		return -1;
 	}
-	/* Fill while no jail is being built or run, or once requests have
-	 * been quiet for a while (a session's worker runs for long): a fill
-	 * then takes no CPU from a jail being built, and under load a pool
-	 * saves no CPU anyway. */
+	/* Fill while no job runs, or while fewer jobs and fills are being
+	 * built or run than we have processors: so right after a job took
+	 * a jail (its answer already sent) the fill runs on a free
+	 * processor beside it and is ready for the next request, even at
+	 * one in flight, back to back. With every processor busy, a fill
+	 * would take CPU from a jail being built and save none; then only
+	 * once requests have been quiet for a while (a session's worker
+	 * runs for long). */
 	if (n_pool < pool_max && !stalled) {
-		if (!jobs_running || now >= last_ms + POOL_QUIET_MS)
+		if (jobs == 0 || jobs + building < cores || now >= last_ms + POOL_QUIET_MS)
 			return 0;	/* fill on the next idle turn */
 		return (int)(last_ms + POOL_QUIET_MS - now);
 	}
@@ -176,6 +203,7 @@ void fs_pool_fill_one(void)
 	}
 	*p = (struct pooled){ .pid = pid, .pidfd = pidfd, .sock = sock[0], .shape = want };
 	n_pool++;
+	building++;
 }
 
 /* Jails of a shape no longer asked for are of no use. */
@@ -199,6 +227,7 @@ pid_t fs_pool_take(const struct hutch_fs_request *rq, const int slot_fd[FS_SLOTS
 	int fds[FDPASS_MAX];
 	size_t n = 0;
 
+	building = 0;
 	if (pool_max == 0 || !rq->poolable || slot_fd[FS_SLOT_CGROUP] >= 0)
 		return 0;
 	want_shape(&rq->shape);

@@ -5,6 +5,7 @@
 #define HUTCH_FORKSERVER_POOL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "forkserver-wire.h"
@@ -13,11 +14,13 @@
  * HUTCH_FS_POOL_MAX). 0 or -EINVAL. */
 int fs_pool_init(int argc, char **argv);
 
-/* The poll timeout for the loop: 0 when a jail should be built on the
- * next idle turn (fs_pool_fill_one; only while no job runs), the ms
- * until the idle teardown, or -1; past the idle time, every pooled jail
- * goes first. */
-int fs_pool_timeout(bool jobs_running);
+/* The poll timeout for the loop, given how many jobs are being built or
+ * run: 0 when a jail should be built on the next idle turn
+ * (fs_pool_fill_one; while no job runs, or fewer jobs and fills since
+ * the last request or reaped child than processors, or requests have
+ * been quiet), the ms until then or until the idle teardown, or -1;
+ * past the idle time, every pooled jail goes first. */
+int fs_pool_timeout(size_t jobs);
 void fs_pool_fill_one(void);
 
 /* A request: the pid of the pooled jail that took its descriptors (the

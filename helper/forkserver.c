@@ -220,10 +220,11 @@ static void forkserver_setup(void)
 
 /* Wait for a request or a reaped child; when neither comes and the pool
  * wants a jail, build one (fs_pool_timeout 0): the pool fills only on
- * idle turns. */
+ * turns on which nothing waits, so always after the request that took a
+ * pooled jail has had its answer (handle_request), never before it. */
 static void wait_events(struct pollfd p[2])
 {
-	int timeout = fs_pool_timeout(n_jobs > 0), r;
+	int timeout = fs_pool_timeout(n_jobs), r;
 
 	for (;;) {
 		r = poll(p, 2, timeout);
@@ -234,7 +235,7 @@ static void wait_events(struct pollfd p[2])
 		if (r > 0 || timeout != 0)
 			return;
 		fs_pool_fill_one();
-		timeout = fs_pool_timeout(n_jobs > 0);
+		timeout = fs_pool_timeout(n_jobs);
 	}
 }
 

@@ -2,7 +2,9 @@
 # serve-pool.sh: `hutch serve --pool N` (hutch-exec(8), FORKSERVER, "Pooled
 # jails") against a real server. Runs of the pooled shape take a jail
 # built ahead (jail.timings: clone_us and id_maps_us 0; with --pool 0,
-# the control, never); nothing a run leaves (files in /tmp, /dev/shm and
+# the control, never), also back to back at 1 in flight with no idle gap
+# and beside a running job while a processor is free (the refill comes
+# right after a take; on one processor, the control, it waits); nothing a run leaves (files in /tmp, /dev/shm and
 # the working directory, a background process, its environment, its
 # limits) is seen by the next pooled run, which sees what a first run
 # sees; a pooled run's process is an unpooled one's (status, limits,
@@ -44,14 +46,17 @@ STATE = ("ls -A /tmp /dev/shm .; echo env=${POOLMARK-unset}; ulimit -n; ulimit -
          "set -- /proc/[0-9]*; echo $#; umask")
 
 
-def server(*opts):
+def server(*opts, cpus=None):
     """hutch serve --fd over a socketpair; as nobody when we are root
-    (a root server pools nothing)."""
+    (a root server pools nothing); on the processors cpus only, if given
+    (the forkserver counts those of its affinity)."""
     ours, theirs = socket.socketpair()
     hutch, env, kw = HUTCH, None, {}
+    if cpus is not None:
+        kw["preexec_fn"] = lambda: os.sched_setaffinity(0, cpus)
     if os.geteuid() == 0:
         hutch, env = hutch_for_all()
-        kw = dict(user=NOBODY, group=NOBODY, extra_groups=[])
+        kw.update(user=NOBODY, group=NOBODY, extra_groups=[])
     with open(LOG, "ab") as log:
         proc = subprocess.Popen([hutch, "serve", "--log-level", "error", *opts, "--fd",
                                  str(theirs.fileno())], pass_fds=(theirs.fileno(),),
@@ -129,6 +134,61 @@ def case_pooled():
     finally:
         c.close()
         stop(c.proc)
+
+
+def beside_a_job(cpus, n=8):
+    """A server with --pool 1 on cpus: a first run (the shape), then a
+    run that sleeps and takes the pooled jail, and beside it n runs
+    back to back, no gap: how many of those took a pooled jail."""
+    c = server("--pool", "1", cpus=cpus)
+    try:
+        run(c, ["/bin/true"])
+        expect(pooled(c, 1), "the pool never held its jail")
+        long = c.start({"version": 1, "argv": ["/bin/sleep", "30"]})
+        got = sum(took_pool(run(c, ["/bin/true"])) for _ in range(n))
+        c.cancel(long)
+        return got
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def case_refill_back_to_back():
+    """Runs back to back at one in flight, no idle gap between them: each
+    takes a pooled jail, refilled while it runs (hutch-exec(8),
+    FORKSERVER: a fill while fewer jobs run than the forkserver's
+    processors)."""
+    c = server("--pool", "1")
+    try:
+        run(c, ["/bin/true"])
+        expect(pooled(c, 1), "the pool never held its jail")
+        got = [took_pool(run(c, ["/bin/true"])) for _ in range(20)]
+        expect(sum(got) >= 18, "back to back, pooled: %s" % got)
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def case_refill_beside_job():
+    """With a processor free beside a running job (a sleep holding one
+    job slot, 2 processors), runs back to back take pooled jails: the
+    forkserver refills as soon as fewer jobs run than it has processors,
+    not only when none runs or requests were quiet for 50 ms (a few may
+    miss on a loaded machine: a request that came before the refill's
+    turn). The control: the same server on one processor, where the
+    sleep alone makes it busy, refills only after 50 ms of quiet, so the
+    runs back to back mostly clone their jails."""
+    cpus = sorted(os.sched_getaffinity(0))
+    n = 8
+    if len(cpus) >= 2:
+        got = beside_a_job(cpus[:2], n)
+        diag("two processors: %d of %d pooled" % (got, n))
+        expect(got >= n - 2, "beside a job, with a free processor: %d of %d pooled" % (got, n))
+    else:
+        diag("one processor: the free-processor half cannot run here")
+    got = beside_a_job(cpus[:1], n)
+    diag("one processor: %d of %d pooled" % (got, n))
+    expect(got <= n // 2, "beside a job, on one processor: %d of %d pooled" % (got, n))
 
 
 def case_unpooled_control():
@@ -518,6 +578,9 @@ EOF
 
 check "runs take pooled jails: clone_us and id_maps_us 0, the output right" tc pooled
 check "control: --pool 0 never pools and keeps no jail" tc unpooled_control
+check "runs back to back at 1 in flight, no idle gap: each takes a pooled jail" tc refill_back_to_back
+check "beside a running job, a free processor: the pool refills at once; on one processor it waits" \
+	tc refill_beside_job
 check "a pooled run sees none of what the one before left (files, process, env, limits)" tc fresh
 check "a pooled run's process is an unpooled one's (status, limits, fds, umask, cwd, env, mounts, pid 1)" tc same_as_unpooled
 check "another shape gets a jail cloned for it; the pool follows the new shape" tc shape
