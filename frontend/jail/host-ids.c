@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -377,9 +378,28 @@ static uint8_t get_mark(int fd, uint64_t off)
 	return pread(fd, &m, 1, (off_t)off) == 1 ? m : 0;
 }
 
+/* Whether a write at off stays below our RLIMIT_FSIZE: at or past it the
+ * kernel sends SIGXFSZ, which would kill hutch (a caller's `ulimit -f`, a
+ * unit's LimitFSIZE=) with its jail's output unread, and the marks lie
+ * gigabytes into the file. */
+static bool may_write_at(uint64_t off)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_FSIZE, &rl) == 0 &&
+	       (rl.rlim_cur == RLIM_INFINITY || off < (uint64_t)rl.rlim_cur);
+}
+
+/* Past our file size limit a mark cannot be set (the id is then scanned
+ * for next time, as without marks) but it can still be cleared: a hole
+ * reads as unset, and punching one writes nothing. */
 static int put_mark(int fd, uint64_t off, uint8_t m)
 {
-	return pwrite(fd, &m, 1, (off_t)off) == 1 ? 0 : -EIO;
+	if (may_write_at(off))
+		return pwrite(fd, &m, 1, (off_t)off) == 1 ? 0 : -EIO;
+	if (m == 0 && fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, 1) == 0)
+		return 0;
+	return -EFBIG;
 }
 
 /* With the locks of the pair at index i held: 0 when no process of an

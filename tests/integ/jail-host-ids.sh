@@ -86,7 +86,41 @@ else
 	same "... /var/tmp is still 1777" 1777 "$(stat -c %a /var/tmp)"
 fi
 
+# What a jail leaves behind as it ends (its command exits 0 at once):
+# a process ignoring every catchable signal, a stopped one, one holding a
+# zombie it never reaps, a session leader's daemon with its own child.
+# Counted from inside first (so the attempt is known to have been made),
+# then from the host once hutch returns: pid 1's namespace is empty
+# before the helper can exit, which a root caller's clean mark rests on
+# (hutch(1), "Host ids"). An unprivileged jail runs as the caller: the
+# same must hold of its processes. $1: the host id the jail runs as.
+# Their sleeps last $dur seconds, a number no other test's processes use.
+dur="299.$$"
+leave_behind='(trap "" HUP INT TERM QUIT USR1 USR2; exec /bin/sleep $D) </dev/null >/dev/null 2>&1 &
+/bin/sleep $D </dev/null >/dev/null 2>&1 &
+kill -STOP $!
+/bin/sh -c "/bin/true & exec /bin/sleep $D" </dev/null >/dev/null 2>&1 &
+(setsid /bin/sh -c "/bin/sleep $D & exec /bin/sleep $D" </dev/null >/dev/null 2>&1 &)
+i=0
+while [ $(grep -l "^State:	[TZ]" /proc/[0-9]*/status 2>/dev/null | wc -l) -lt 2 ] && [ $i -lt 100 ]; do
+	sleep 0.05; i=$((i + 1))
+done
+echo $(grep -l "^State:	[TZ]" /proc/[0-9]*/status 2>/dev/null | wc -l) $(ls -d /proc/[0-9]* | wc -l)'
+# Those sleeps, on the host (the pattern does not match its own grep).
+left_behind() { grep -l -a "sleep.299[.]$$" /proc/[0-9]*/cmdline 2>/dev/null | wc -l; }
+
 if ! is_root; then
+	rc=0
+	"$HUTCH" run -- /bin/sh -c "D=$dur; $leave_behind" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	read -r stopped procs <"$tmp/out"
+	same "unprivileged: a jail's command exits, leaving stopped, signal-deaf, zombie-holding and daemon processes: all gone when hutch returns" \
+		"0 yes yes 0" \
+		"$rc $([ "${stopped:-0}" -ge 2 ] && echo yes) $([ "${procs:-0}" -ge 8 ] && echo yes) $(left_behind)"
+	# A caller under a file size limit: an unprivileged run leases no
+	# ids and writes no lock file; it runs as ever.
+	rc=0
+	out=$( (ulimit -f 64 && "$HUTCH" run -- /bin/echo limited) 2>"$tmp/err") || rc=$?
+	same "unprivileged, under ulimit -f 64: the run and its output as ever" "0 limited" "$rc $out"
 	tap_done
 	exit
 fi
@@ -403,6 +437,43 @@ same "helper SIGKILLed: hutch fails the run; a process holding the id after it k
 : >"$tmp/linger-$six/go-away"
 wait "$lingerer"
 same "... which is handed out once that process is gone" 0 "$(refused "$six" | cut -d' ' -f1)"
+
+# What a jail leaves behind (see leave_behind above), as a root caller's
+# jail: the helper exits of its own accord, so the id is marked clean;
+# nothing may hold it by then, and the next run gets it at once.
+seven=$((one + 6))
+unmark "$seven"
+rc=0
+HUTCH_HOST_IDS="$seven:1" "$HUTCH" run -- /bin/sh -c "D=$dur; $leave_behind" >"$tmp/out" \
+	2>"$tmp/err" || rc=$?
+read -r stopped procs <"$tmp/out"
+same "root: a jail's command exits 0, leaving stopped, signal-deaf, zombie-holding and daemon processes: none left, none of its id, when hutch returns" \
+	"0 yes yes 0 0" \
+	"$rc $([ "${stopped:-0}" -ge 2 ] && echo yes) $([ "${procs:-0}" -ge 8 ] && echo yes) $(left_behind) $(holders "$seven")"
+same "... and the id, marked clean, is handed out to the next jail" "65534 $seven 1" \
+	"$(HUTCH_HOST_IDS="$seven:1" "$HUTCH" run -- cat /proc/self/uid_map 2>"$tmp/err" | tr -s ' \t' '  ' | sed 's/^ //')"
+
+# A root caller under a file size limit (ulimit -f, a unit's
+# LimitFSIZE=): the marks lie gigabytes into the lock file, and a write
+# there would be SIGXFSZ, killing hutch with the jail's output unread.
+# It runs; it clears a clean mark without writing (a process holding the
+# id after it is still seen) and sets none.
+eight=$((one + 7))
+HUTCH_HOST_IDS="$eight:1" "$HUTCH" run -- /bin/true 2>/dev/null
+rc=0
+out=$( (ulimit -f 64 && HUTCH_HOST_IDS="$eight:1" "$HUTCH" run -- /bin/echo limited) \
+	2>"$tmp/err") || rc=$?
+same "root, under ulimit -f 64, on an id marked clean: the run and its output as ever" \
+	"0 limited" "$rc $out"
+rc=0
+out=$( (ulimit -f 64 && HUTCH_HOST_IDS="$eight:1" "$HUTCH" run -- /bin/echo again) \
+	2>"$tmp/err") || rc=$?
+same "... and again, on the id it could not mark" "0 again" "$rc $out"
+linger "$eight"
+same "... which it left unmarked: a process holding the id keeps it from a new jail" "71 1" \
+	"$(refused "$eight")"
+: >"$tmp/linger-$eight/go-away"
+wait "$lingerer"
 
 for bad in 0:5 60000:2000 2147483647:2 x:1; do
 	rc=0
