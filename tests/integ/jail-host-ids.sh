@@ -453,6 +453,36 @@ same "root: a jail's command exits 0, leaving stopped, signal-deaf, zombie-holdi
 same "... and the id, marked clean, is handed out to the next jail" "65534 $seven 1" \
 	"$(HUTCH_HOST_IDS="$seven:1" "$HUTCH" run -- cat /proc/self/uid_map 2>"$tmp/err" | tr -s ' \t' '  ' | sed 's/^ //')"
 
+# The lock file, whose marks say which ids need no look through /proc,
+# is open in hutch alone while its jail runs: not in the helper nor in
+# the jail, which could otherwise mark any id clean (or hold its lock).
+rm -f "$tmp/sig/up" "$tmp/sig/fds" "$tmp/sig/go"
+HUTCH_HOST_IDS="$seven:1" "$HUTCH" run --rw "$tmp/sig:/sig" -- /bin/sh -c \
+	'for f in /proc/self/fd/*; do readlink "$f"; done >/sig/fds; : >/sig/up
+	while [ ! -e /sig/go ]; do sleep 0.05; done' >/dev/null 2>"$tmp/err" &
+runner=$!
+wait_for_file "$tmp/sig/up"
+# hutch's children (the helper's outer process) and the jail's processes
+# (its host id), counted as they are found; other hutch runs may hold the
+# lock meanwhile.
+ours=0 theirs=0 hutch_has=no
+for p in /proc/[0-9]*; do
+	ls -l "$p/fd" 2>/dev/null | grep -q 'host-ids[.]lock' || continue
+	if [ "${p#/proc/}" = "$runner" ]; then
+		hutch_has=yes
+	elif [ "$(awk '{ print $4 }' "$p/stat" 2>/dev/null)" = "$runner" ] ||
+		grep -q -E "^Uid:	$seven	" "$p/status" 2>/dev/null; then
+		theirs=$((theirs + 1))
+	fi
+done
+n=$(ps -o pid= --ppid "$runner" | wc -l)
+n=$((n + $(holders "$seven")))
+: >"$tmp/sig/go"
+wait "$runner"
+same "while a jail runs, its lock is open in its hutch alone: not in the helper nor in the jail's processes (2 or more), which see none of it" \
+	"yes 0 yes 0" \
+	"$hutch_has $theirs $([ "$n" -ge 3 ] && echo yes) $(grep -c host-ids "$tmp/sig/fds")"
+
 # A root caller under a file size limit (ulimit -f, a unit's
 # LimitFSIZE=): the marks lie gigabytes into the lock file, and a write
 # there would be SIGXFSZ, killing hutch with the jail's output unread.
