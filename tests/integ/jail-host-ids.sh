@@ -505,6 +505,48 @@ same "... which it left unmarked: a process holding the id keeps it from a new j
 : >"$tmp/linger-$eight/go-away"
 wait "$lingerer"
 
+# The same through a root `hutch serve`, whose forkserver reaps the
+# helper and passes its wait status on: a run that ends of its own
+# accord marks its id clean (its byte in the lock file), with nothing of
+# the jail left when the reply comes; one its --lifetime killed, or whose
+# command exited 71, does not.
+cclient=${HUTCH_CLIENT:-}
+for f in ${HUTCH_PROGS:+"$HUTCH_PROGS/../../examples/hutch-client"} \
+	"$here/../../examples/hutch-client" "$here/hutch-client"; do
+	[ -z "$cclient" ] && [ -x "$f" ] && cclient=$f
+done
+nine=$((one + 8))
+mark_of() { od -An -tu1 -j "$1" -N1 /run/hutch/host-ids.lock | tr -d ' '; }
+if [ -n "$cclient" ]; then
+	mkdir -m 700 "$tmp/srv"
+	HUTCH_HOST_IDS="$nine:1" "$HUTCH" serve --socket "$tmp/srv/s" --lifetime 3s \
+		--log-level error 2>"$tmp/srv.err" &
+	server=$!
+	wait_for_file "$tmp/srv/s"
+	unmark "$nine"
+	rc=0
+	"$cclient" --socket "$tmp/srv/s" run -- /bin/sh -c "D=$dur; $leave_behind" \
+		>"$tmp/out" 2>"$tmp/err" || rc=$?
+	read -r stopped procs <"$tmp/out"
+	same "hutch serve (root): a run leaves stopped, signal-deaf, zombie-holding and daemon processes: none left, none of its id, at the reply; the id marked clean" \
+		"0 yes yes 0 0 1" \
+		"$rc $([ "${stopped:-0}" -ge 2 ] && echo yes) $([ "${procs:-0}" -ge 8 ] && echo yes) $(left_behind) $(holders "$nine") $(mark_of "$nine")"
+	rc=0
+	"$cclient" --socket "$tmp/srv/s" run -- /bin/sh -c "D=$dur; $leave_behind; sleep 30" \
+		>/dev/null 2>&1 || rc=$?
+	same "... a run --lifetime kills: nothing left, the id not marked clean" "124 0 0 0" \
+		"$rc $(left_behind) $(holders "$nine") $(mark_of "$nine")"
+	"$cclient" --socket "$tmp/srv/s" run -- /bin/true >/dev/null 2>&1
+	rc=0
+	"$cclient" --socket "$tmp/srv/s" run -- /bin/sh -c 'exit 71' >/dev/null 2>&1 || rc=$?
+	same "... a command exiting 71 (the helper's failure code): the id not marked clean" "71 0" \
+		"$rc $(mark_of "$nine")"
+	kill "$server"
+	wait "$server" 2>/dev/null || :
+else
+	skip "hutch serve (root): what a run leaves behind, and the marks" "no hutch-client (examples/)"
+fi
+
 for bad in 0:5 60000:2000 2147483647:2 x:1; do
 	rc=0
 	HUTCH_HOST_IDS=$bad "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
