@@ -26,7 +26,10 @@
  * owner; /tmp and the working directory are the jail's own tmpfs; IPC is
  * the jail's own namespace, so unlike systemd's dynamic users there are no
  * host IPC objects to look for), so an id is clean to reuse once its
- * processes are. Names are checked in /etc/passwd and /etc/group only, not
+ * processes are. Not quite its per-user counts: a descriptor the jail
+ * handed to a process outside it over a Unix socket (an inotify instance,
+ * a pipe, a message queue) stays charged to the id, invisible to a scan
+ * and kept from the next jail with the id (hutch(1), "Host ids"). Names are checked in /etc/passwd and /etc/group only, not
  * through NSS: the frontend asks no NSS module anything (a daemon's, a
  * directory's), and the range is chosen clear of directory users.
  * Frontend only. */

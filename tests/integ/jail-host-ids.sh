@@ -8,6 +8,11 @@
 # rather than lent: the sticky-directory attack (clear the sticky bit,
 # read the owner's 0600 file) cannot start; a directory only its owner
 # writes still works. A single file in a 0700 directory binds --rw.
+# What a jail leaves behind (stopped, signal-deaf, zombie-holding and
+# daemon processes) is gone when hutch returns, CLI or serve, which the
+# clean mark that lets a root caller's next run reuse the id at once
+# rests on; the lock file holding the marks is hutch's alone, and a file
+# size limit (whose SIGXFSZ a mark's write would draw) changes nothing.
 # Real attempts, checked from the host. Root and unprivileged.
 . "$(dirname "$0")/lib.sh"
 
