@@ -524,7 +524,7 @@ nine=$((one + 8))
 mark_of() { od -An -tu1 -j "$1" -N1 /run/hutch/host-ids.lock | tr -d ' '; }
 if [ -n "$cclient" ]; then
 	mkdir -m 700 "$tmp/srv"
-	HUTCH_HOST_IDS="$nine:1" "$HUTCH" serve --socket "$tmp/srv/s" --lifetime 3s \
+	HUTCH_HOST_IDS="$nine:1" "$HUTCH" serve --socket "$tmp/srv/s" --lifetime 3s --pool 2 \
 		--log-level error 2>"$tmp/srv.err" &
 	server=$!
 	wait_for_file "$tmp/srv/s"
@@ -546,6 +546,14 @@ if [ -n "$cclient" ]; then
 	"$cclient" --socket "$tmp/srv/s" run -- /bin/sh -c 'exit 71' >/dev/null 2>&1 || rc=$?
 	same "... a command exiting 71 (the helper's failure code): the id not marked clean" "71 0" \
 		"$rc $(mark_of "$nine")"
+	# Asked for a pool, a root server builds no jail ahead: one would
+	# run as no leased id (and its end would mark none).
+	sleep 0.3
+	n=0
+	for fs in $(ps -o pid= --ppid "$server"); do
+		n=$((n + $(ps -o pid= --ppid "$fs" | wc -l)))
+	done
+	same "... and with --pool 2, between runs the server's helpers hold no jail built ahead" 0 "$n"
 	kill "$server"
 	wait "$server" 2>/dev/null || :
 else
