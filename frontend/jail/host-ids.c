@@ -30,8 +30,9 @@
  * handed to a process outside it over a Unix socket (an inotify instance,
  * a pipe, a message queue) stays charged to the id, invisible to a scan
  * and kept from the next jail with the id (hutch(1), "Host ids"). Names
- * are checked in /etc/passwd and /etc/group only, not through NSS: the frontend asks no NSS module anything (a daemon's, a
- * directory's), and the range is chosen clear of directory users.
+ * are checked in /etc/passwd and /etc/group only, not through NSS: the
+ * frontend asks no NSS module anything (a daemon's, a directory's), and
+ * the range is chosen clear of directory users.
  * Frontend only. */
 #include "config.h"
 
