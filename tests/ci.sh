@@ -25,7 +25,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 		build-essential autoconf automake pkg-config libseccomp-dev \
 		libjson-c-dev libcunit1-dev nettle-dev libcap-ng-dev bubblewrap util-linux binutils \
-		python3 procps clang libclang-rt-dev valgrind musl-tools >/dev/null
+		python3 procps clang libclang-rt-dev valgrind musl-tools strace >/dev/null
 	# The Debian package step, the completion test (bash-completion) and
 	# the man-page lint (mandoc).
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \

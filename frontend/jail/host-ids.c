@@ -16,11 +16,16 @@
  * just before the lock goes. So a killed hutch, a killed or failed helper,
  * a jail without a pid namespace or a lock file of an older hutch leave
  * the mark unset, and only then is /proc scanned for that id, under its
- * lock, where no other hutch can start a jail with it meanwhile. Ids are
- * tried from the start of the range, so that runs reuse the few marked
- * clean. A process of no jail that takes an id of hutch's range on its
- * own (root's to do) is seen only while its mark is unset: the range is
- * hutch's (hutch(1), "Host ids").
+ * lock, where no other hutch can start a jail with it meanwhile. A lock
+ * file is made whole before it takes its name (made_whole): one scan,
+ * then every id of the range no process holds marked clean, so that a
+ * host's first runs need no scan either. Ids are handed out in turn from
+ * a cursor kept in the file, not from the start of the range: an id comes
+ * back only once the whole range has gone round, so the counts a jail
+ * leaves charged to its id (below) cannot pile up over a few runs onto
+ * the id of the next. A process of no jail that takes an id of hutch's
+ * range on its own (root's to do) is seen only while its mark is unset:
+ * the range is hutch's (hutch(1), "Host ids").
  *
  * No file outlives a jail with its id (a --rw bind is idmapped to its
  * owner; /tmp and the working directory are the jail's own tmpfs; IPC is
@@ -29,7 +34,8 @@
  * processes are. Not quite its per-user counts: a descriptor the jail
  * handed to a process outside it over a Unix socket (an inotify instance,
  * a pipe, a message queue) stays charged to the id, invisible to a scan
- * and kept from the next jail with the id (hutch(1), "Host ids"). Names
+ * and kept from the next jail with the id until the range has gone round
+ * (hutch(1), "Host ids"). Names
  * are checked in /etc/passwd and /etc/group only, not through NSS: the
  * frontend asks no NSS module anything (a daemon's, a directory's), and
  * the range is chosen clear of directory users.
@@ -275,9 +281,65 @@ static int lock_byte(int fd, uint64_t off)
 	return fcntl(fd, F_OFD_SETLK, &fl) < 0 ? -errno : 0;
 }
 
+/* A range's cursor: where its next pick starts, 4 bytes in the gap
+ * between the uid marks (below 2^31) and the gid marks (from 2^32 + 1),
+ * at 2^31 + its first uid, so that ranges (HUTCH_HOST_IDS) keep their own.
+ * Read and written without a lock: two picks from one place skip each
+ * other's locked ids, so a lost update costs order, never safety. */
+#define HOST_IDS_CURSOR_OFF(r) ((1ull << 31) + (r)->uid_base)
+
+static bool may_write_at(uint64_t off);
+
+/* Ranges larger than this are not marked ahead: their ids are scanned
+ * for on first use, as in a file of an older hutch. */
+#define HOST_IDS_WHOLE_MAX (1u << 20)
+
+/* A new lock file's marks: every id of the range no process holds marked
+ * clean (the one scan a host's first runs make), so that a first use
+ * needs none. Best effort: an id left unmarked is only scanned for. */
+static void mark_whole(int fd, const struct host_id_range *r)
+{
+	struct busy procs = { 0 };
+	uint8_t *m;
+
+	if (r->count > HOST_IDS_WHOLE_MAX ||
+	    !may_write_at((1ull << 32) + r->gid_base + r->count) || !(m = malloc(r->count)))
+		return;
+	memset(m, HOST_IDS_MARK_CLEAN, r->count);
+	scan_processes(&procs, r);
+	for (size_t k = 0; k < procs.n; k++)
+		m[procs.idx[k]] = 0;
+	free(procs.idx);
+	/* A short write leaves marks unset (a scan on use), never wrong:
+	 * an id is taken unscanned only when both its marks say clean. */
+	if (pwrite(fd, m, r->count, (off_t)r->uid_base) == (ssize_t)r->count)
+		(void)!pwrite(fd, m, r->count, (off_t)((1ull << 32) + r->gid_base));
+	free(m);
+}
+
+/* The lock file made whole under a name of its own, then given its name
+ * only if it has none yet (RENAME_NOREPLACE): no hutch ever sees a file
+ * half marked, and no mark is written to a file another hutch uses. */
+static int made_whole(int dir, const struct host_id_range *r)
+{
+	char tmp[64];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), "%s.%d", HOST_IDS_LOCK_FILE, (int)getpid());
+	fd = openat(dir, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	mark_whole(fd, r);
+	if (renameat2(dir, tmp, dir, HOST_IDS_LOCK_FILE, RENAME_NOREPLACE) == 0)
+		return fd;
+	(void)unlinkat(dir, tmp, 0);
+	close(fd);
+	return errno == EEXIST ? -EAGAIN : -errno; /* another hutch's won: use it */
+}
+
 /* The lock file, root's alone: a directory or file another user could
  * write would let them hold or free any id. */
-static int open_lock(char *why, size_t why_len)
+static int open_lock(const struct host_id_range *r, char *why, size_t why_len)
 {
 	_cleanup_close_ int dir = -1;
 	struct stat st;
@@ -292,7 +354,14 @@ static int open_lock(char *why, size_t why_len)
 		errno = EPERM;
 		goto fail;
 	}
-	fd = openat(dir, HOST_IDS_LOCK_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = openat(dir, HOST_IDS_LOCK_FILE, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT) {
+		fd = made_whole(dir, r);
+		if (fd == -EAGAIN)
+			fd = openat(dir, HOST_IDS_LOCK_FILE, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+		else if (fd < 0)
+			errno = -fd, fd = -1;
+	}
 	if (fd < 0 || fstat(fd, &st) < 0)
 		goto fail;
 	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
@@ -430,16 +499,37 @@ static int take(int fd, const struct host_id_range *r, uint32_t i, struct busy *
 	return 0;
 }
 
-/* The first pair from the start of the range that this open can lock and
- * take. Ids a scan found held are skipped without a second look (a scan
- * is a moment's truth, and skipping is always safe). */
+/* Where the last pick left off, within the range; 0 with no cursor yet. */
+static uint32_t cursor_get(int fd, const struct host_id_range *r)
+{
+	uint32_t c = 0;
+
+	if (pread(fd, &c, sizeof(c), (off_t)HOST_IDS_CURSOR_OFF(r)) != sizeof(c))
+		return 0;
+	return c % r->count;
+}
+
+/* Past our file size limit there is no cursor to move: the next pick
+ * starts where this one did, as before the cursor. */
+static void cursor_put(int fd, const struct host_id_range *r, uint32_t next)
+{
+	if (may_write_at(HOST_IDS_CURSOR_OFF(r) + sizeof(next)))
+		(void)!pwrite(fd, &next, sizeof(next), (off_t)HOST_IDS_CURSOR_OFF(r));
+}
+
+/* The first pair from the cursor on, round the range, that this open can
+ * lock and take; the cursor then moves past it. Ids a scan found held are
+ * skipped without a second look (a scan is a moment's truth, and
+ * skipping is always safe). */
 static int pick(int fd, const struct host_id_range *r, const struct busy *named,
 		struct host_id_lease *ret)
 {
 	struct busy procs = { 0 };
+	uint32_t start = cursor_get(fd, r);
 	int rc = -EBUSY;
 
-	for (uint32_t i = 0; i < r->count; i++) {
+	for (uint32_t k = 0; k < r->count; k++) {
+		uint32_t i = (uint32_t)(((uint64_t)start + k) % r->count);
 		uint64_t uo = (uint64_t)r->uid_base + i, go = (1ull << 32) + r->gid_base + i;
 
 		if (busy_has(named, i) || busy_has(&procs, i) || lock_byte(fd, uo) < 0)
@@ -447,6 +537,7 @@ static int pick(int fd, const struct host_id_range *r, const struct busy *named,
 		if (lock_byte(fd, go) == 0 && take(fd, r, i, &procs) == 0) {
 			ret->uid = r->uid_base + i;
 			ret->gid = r->gid_base + i;
+			cursor_put(fd, r, (uint32_t)(((uint64_t)i + 1) % r->count));
 			rc = 0;
 			break;
 		}
@@ -475,7 +566,7 @@ int host_ids_acquire(struct host_id_lease *ret, char *why, size_t why_len)
 			 HOST_IDS_SUBGID);
 		return -ERANGE;
 	}
-	if ((fd = open_lock(why, why_len)) < 0)
+	if ((fd = open_lock(&r, why, why_len)) < 0)
 		return fd;
 	scan_file(&b, &r, "/etc/passwd", 0);
 	scan_file(&b, &r, "/etc/group", 1);

@@ -560,6 +560,57 @@ else
 	skip "hutch serve (root): what a run leaves behind, and the marks" "no hutch-client (examples/)"
 fi
 
+# In turn: back to back, runs of one range get one id after another, not
+# the one the run before gave back: counts a jail leaves charged to its id
+# (a descriptor handed out over a socket) cannot pile up over a few runs
+# onto the id of the next (hutch(1), "Host ids").
+ten=$((one + 16))
+got=
+for i in 1 2 3 4; do
+	got="$got $(HUTCH_HOST_IDS="$ten:8" "$HUTCH" run -- cat /proc/self/uid_map 2>/dev/null |
+		awk '{print $2}')"
+done
+same "four runs back to back in a range of 8: four ids, one after another" 4 \
+	"$(echo $got | tr ' ' '\n' | sort -u | grep -c -E '^[0-9]+$')"
+
+# A new lock file is made whole: every id no process holds is marked clean
+# before the file takes its name, so a host's first runs need no scan,
+# and an id a process holds is not marked. A tmpfs of our own over
+# /run/hutch (a mount namespace of our own) stands for a fresh boot.
+eleven=$((one + 32))
+if command -v unshare >/dev/null 2>&1 && command -v setpriv >/dev/null 2>&1; then
+	setpriv --reuid "$eleven" --regid "$eleven" --clear-groups /bin/sleep 60 &
+	holder=$!
+	trace=
+	command -v strace >/dev/null 2>&1 && trace="strace -f -e trace=openat -o $tmp/strace-new"
+	out=$(unshare -m /bin/sh -c "mount -t tmpfs -o mode=755 hutch-test /run/hutch &&
+		HUTCH_HOST_IDS=$eleven:2 $trace '$HUTCH' run -- cat /proc/self/uid_map &&
+		ls -l /run/hutch" 2>&1)
+	kill "$holder"
+	wait "$holder" 2>/dev/null || :
+	same "a new lock file: the id a process holds is skipped, the next taken" "$((eleven + 1))" \
+		"$(printf '%s\n' "$out" | awk 'NR == 1 {print $2}')"
+	check "... the file took its name, root's and 0600" \
+		sh -c "printf '%s\n' \"\$1\" | grep -q -E '^-rw------- 1 root root .* host-ids.lock\$'" - "$out"
+	if [ -n "$trace" ]; then
+		# The file's own scan, made before it had its name, and one for
+		# the held id, whose mark that scan left unset.
+		same "... with two looks through /proc: the new file's, the held id's" 2 \
+			"$(grep -c -E 'openat\(AT_FDCWD, "/proc", ' "$tmp/strace-new")"
+		out=$(unshare -m /bin/sh -c "mount -t tmpfs -o mode=755 hutch-test /run/hutch &&
+			HUTCH_HOST_IDS=$eleven:2 '$HUTCH' run -- /bin/true &&
+			HUTCH_HOST_IDS=$eleven:2 $trace '$HUTCH' run -- cat /proc/self/uid_map" 2>&1)
+		same "... and a first use of an id marked so needs no look at all" "0 $((eleven + 1))" \
+			"$(grep -c -E 'openat\(AT_FDCWD, "/proc", ' "$tmp/strace-new") $(printf '%s\n' "$out" |
+				awk 'NR == 1 {print $2}')"
+	else
+		skip "... with two looks through /proc: the new file's, the held id's" "no strace"
+		skip "... and a first use of an id marked so needs no look at all" "no strace"
+	fi
+else
+	skip "a new lock file made whole" "no unshare or setpriv"
+fi
+
 for bad in 0:5 60000:2000 2147483647:2 x:1; do
 	rc=0
 	HUTCH_HOST_IDS=$bad "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
