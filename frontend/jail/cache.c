@@ -18,6 +18,7 @@
 #include "fd-util.h"
 #include "doc/path-util.h"
 #include "jail/cache.h"
+#include "jail/host-ids.h"
 
 #define SHM_ROOT "/dev/shm"
 #define RUN_USER_ROOT "/run/user"
@@ -204,5 +205,8 @@ bool cache_overlaps(const char *src)
 	for (size_t i = 0; unbindable[i]; i++)
 		if (overlaps_real(src, unbindable[i]))
 			return true;
-	return false;
+	/* Root's host-id locks and their clean marks (host-ids.c): a jail
+	 * bound there, root inside a policy that allowed it, could hold or
+	 * mark any id. */
+	return overlaps_real(src, HOST_IDS_LOCK_DIR);
 }

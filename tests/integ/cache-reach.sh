@@ -119,7 +119,9 @@ shm_rt=$XDG_RUNTIME_DIR
 env -u XDG_RUNTIME_DIR "$HUTCH" run -- /bin/true 2>"$tmp/err"
 check "a private runtime directory under /dev/shm holds the cache" test -d "$shm_rt/hutch"
 check "without one, /dev/shm/hutch-$uid does" test -d "/dev/shm/hutch-$uid"
-dirs="$shm_rt/hutch /dev/shm/hutch-$uid /run/user/$uid/hutch"
+# And root's host-id locks (/run/hutch: their clean marks say which ids
+# may be handed out unscanned), whoever the caller.
+dirs="$shm_rt/hutch /dev/shm/hutch-$uid /run/user/$uid/hutch /run/hutch"
 # Each of them and every directory above it, as a bind source.
 sources=$(for d in $dirs; do
 	while [ "$d" != / ]; do echo "$d"; d=$(dirname "$d"); done
@@ -143,7 +145,8 @@ for pol in default strict network build convert "$tmp/wide.json"; do
 done
 check "$tried rw binds of a cache directory or one above it, 6 policies, 3 environments: all refused" \
 	test "$bound" = 0 -a "$tried" -gt 30
-check "nothing was planted" test ! -e "$shm_rt/hutch/planted" -a ! -e "/dev/shm/hutch-$uid/planted"
+check "nothing was planted" test ! -e "$shm_rt/hutch/planted" -a ! -e "/dev/shm/hutch-$uid/planted" \
+	-a ! -e /run/hutch/hutch/planted
 same "and every environment's next run refuses keyctl" \
 	"Operation not permitted Operation not permitted Operation not permitted" \
 	"$(keyctl XDG_RUNTIME_DIR="$shm_rt") $(keyctl XDG_RUNTIME_DIR="$rt") $(keyctl -u XDG_RUNTIME_DIR)"
