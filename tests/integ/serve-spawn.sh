@@ -282,6 +282,125 @@ def case_timeout():
         stop(proc)
 
 
+NOFILE = 256    # the server's RLIMIT_NOFILE in case wake
+
+
+def idle_fds():
+    """An idle server's own descriptors (serve-plan.c, serve_fd_room
+    counts from them), measured on one started with RLIMIT_NOFILE NOFILE."""
+    path = os.path.join(TMP, "fdc.sock")
+    proc = serve_socket(path, nofile=NOFILE)
+    try:
+        c = connect(path)
+        c.run(echo("warm"))
+        c.close()
+        wait_until(lambda: False, 0.3)
+        return fds(proc.pid)
+    finally:
+        stop(proc)
+
+
+def case_wake():
+    """A kill kept while a run waits on the forkserver is applied when its
+    reply comes, even when that reply is read by another spawn that waits
+    for its own (a session's worker, started from a parked request after
+    the loop's runs were looked at): the loop must look at them again."""
+    # Its descriptor room (its own, one per connection, ten per jail and
+    # eighteen for a spawn) made to fit two jails, not three: idle
+    # connections fill the rest, so that a third request parks.
+    pad = NOFILE - idle_fds() - 35 - 2
+    path = os.path.join(TMP, "wk.sock")
+    proc = serve_socket(path, "--max-conn-per-uid", "256", nofile=NOFILE)
+    idle = []
+    fs = forkserver_of(proc.pid)
+    mx, my, mw = marker("wx"), marker("wy"), marker("ww")
+    try:
+        a = connect(path, 30)
+        doc = a.run(echo("warm"))
+        expect(doc.get("status") == "exited", "the first run: %s" % doc)
+        idle = [connect(path) for _ in range(pad)]
+        expect(idle[-1].ping(), "the last idle connection")
+        rx = a.start(sleeper(mx))
+        expect(wait_until(lambda: procs_with(mx), 10), "the first jail never ran")
+        b = connect(path, 30)
+        os.kill(fs, signal.SIGSTOP)
+        try:
+            ry = a.start(sleeper(my))
+            threading.Event().wait(0.3)
+            expect(a.cancel(ry), "the cancel of a starting run was not acked")
+            worker = {"version": 1, "argv": ["/bin/sh", "-c", "sleep 1000; :", mw],
+                      "limits": {"wall_ms": 600000}}
+            rs = b.request("session", {"name": "w", "worker": worker,
+                                       "input_base64": "", "timeout_ms": 60000})
+            # No room for its jail: the request waits (parked), the loop
+            # answers meanwhile (on a connection it has: no room for a
+            # new one either).
+            threading.Event().wait(0.3)
+            t0 = now()
+            expect(a.ping(), "no pong with a session parked")
+            ms = (now() - t0) * 1000
+            diag("a session parked, a run waiting on the forkserver: a ping in %.0f ms" % ms)
+            expect(ms < LAT_MS, "the session was not parked: a ping took %.0f ms" % ms)
+            expect(a.cancel(rx), "the cancel of the running run was not acked")
+            # Its end makes room: the session's worker is forked, and its
+            # spawn waits, reading the cancelled run's reply on its way.
+            threading.Event().wait(1.0)
+        finally:
+            os.kill(fs, signal.SIGCONT)
+        t0 = now()
+        ev = a.wait_final(ry)
+        took = now() - t0
+        diag("the cancelled run's final event %.2f s after the forkserver went on" % took)
+        expect(ev.get("failed", {}).get("code") == "cancelled", "the cancelled run: %s" % ev)
+        expect(took < 3, "its cancel waited %.2f s for the loop to look again" % took)
+        expect(gone(my), "the cancelled jail outlived its cancel")
+        ev = a.wait_final(rx)
+        expect(ev.get("failed", {}).get("code") == "cancelled", "the running run: %s" % ev)
+        expect(wait_until(lambda: procs_with(mw), 5), "the session's worker never ran")
+        b.close()
+        a.close()
+        expect(gone(mw), "the session's worker outlived its client")
+        del rs
+    finally:
+        for c in idle:
+            c.close()
+        os.kill(fs, signal.SIGCONT)
+        stop(proc)
+
+
+def case_wall():
+    """wall_ms and idle_ms passed while the run waits on the forkserver:
+    the kill the watch asked for then reached no jail; it is sent the
+    moment the pidfd comes, not a grace period later."""
+    path, proc, fs = server("wl", "--grace", "5s")
+    mw, mi = marker("wall"), marker("idle")
+    try:
+        c = connect(path, 30)
+        os.kill(fs, signal.SIGSTOP)
+        try:
+            rw = c.start({"version": 1, "argv": ["/bin/sh", "-c", "sleep 1000; :", mw],
+                          "limits": {"wall_ms": 300}})
+            ri = c.start({"version": 1, "argv": ["/bin/sh", "-c", "sleep 1000; :", mi],
+                          "limits": {"wall_ms": 600000, "idle_ms": 300}})
+            threading.Event().wait(1.5)     # past both limits
+        finally:
+            os.kill(fs, signal.SIGCONT)
+        t0 = now()
+        for rid, m, limit in ((rw, mw, "wall_ms"), (ri, mi, "idle_ms")):
+            doc = c.result(rid)
+            took = now() - t0
+            diag("%s passed while starting: its result %.2f s after the fork went on" %
+                 (limit, took))
+            expect(doc.get("status") == "failed" and doc["error"]["code"] == "timeout" and
+                   doc["error"].get("limit") == limit, "%s: %s" % (limit, doc))
+            expect(took < 2, "the jail past its %s lived %.2f s after its pidfd came "
+                   "(the grace is 5 s)" % (limit, took))
+            expect(gone(m), "the jail outlived its %s" % limit)
+        c.close()
+    finally:
+        stop(proc)
+
+
 import sys  # noqa: E402
 sys.exit(main(globals()))
 EOF
@@ -292,5 +411,7 @@ check "the client gone while its run starts: the jail killed once it exists, no 
 check "--lifetime ends a starting run: timeout, no jail left" tc lifetime
 check "SIGTERM while a run starts: the server waits for it, kills it, exits 0" tc drain
 check "a forkserver stopped past the 5 s reply timeout: killed and reaped, the run ends as a broken forkserver's, the server answers and runs on" tc timeout
+check "a kill kept while a run starts is applied when its reply is read by another spawn waiting for its own (a parked session started after the runs were looked at)" tc wake
+check "wall_ms and idle_ms passed while a run starts: its jail killed the moment its pidfd comes, not a grace later" tc wall
 
 tap_serve_done
