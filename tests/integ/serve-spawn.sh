@@ -31,8 +31,8 @@ import os
 import signal
 import threading
 
-from tapcase import (T, TMP, Fail, connect, diag, expect, gone, main, now, procs_with,
-                     serve_socket, stop, wait_until)
+from tapcase import (T, TMP, Fail, connect, cpu_s, diag, expect, gone, main, now,
+                     procs_with, serve_socket, stop, wait_until)
 
 LAT_MS = 1000   # a ping; the old loop held it for the 5 s reply timeout
 
@@ -401,6 +401,105 @@ def case_wall():
         stop(proc)
 
 
+def case_many():
+    """Fifty runs from seven clients queued on a stopped forkserver (two
+    asked of it, the rest waiting their turn): another client's ping is
+    answered at once; each run's result is its own once it goes on.
+    Then runs queued again, one cancelled asking, one waiting, a client
+    gone, and the forkserver killed: every run left gets its one final
+    event (launched again without it), no jail, no descriptor is kept,
+    and the server serves on."""
+    path, proc, fs = server("mn")
+    try:
+        base = fds(proc.pid)
+        cs = [connect(path, 60) for _ in range(7)]
+        os.kill(fs, signal.SIGSTOP)
+        try:
+            runs = [(c, c.start(echo("c%dr%d" % (i, j))), "c%dr%d" % (i, j))
+                    for i, c in enumerate(cs) for j in range(8 if i < 6 else 2)]
+            cpu0 = cpu_s(proc.pid)
+            stalled(fs, path, "with fifty runs waiting on the stopped forkserver")
+            threading.Event().wait(1.0)
+            cpu = cpu_s(proc.pid) - cpu0
+            diag("the server used %.2f s of CPU in 1.3 s with fifty runs waiting" % cpu)
+            expect(cpu < 0.5, "the server spun: %.2f s of CPU in 1.3 s" % cpu)
+        finally:
+            os.kill(fs, signal.SIGCONT)
+        for c, rid, word in runs:
+            exited_with(c.result(rid), word, "run %s" % word)
+        m = marker("mn")
+        os.kill(fs, signal.SIGSTOP)
+        try:
+            runs = [(c, c.start({"version": 1, "argv": ["/bin/sh", "-c", "echo %s" % w, m]}), w)
+                    for w, c in (("k%d" % i, cs[i % 6]) for i in range(12))]
+            stalled(fs, path, "with twelve runs waiting on the stopped forkserver")
+            expect(cs[0].cancel(runs[0][1]), "the cancel of a run asked of the forkserver")
+            expect(cs[5].cancel(runs[5][1]), "the cancel of a run waiting its turn")
+            cs[1].sock.close()
+            os.kill(fs, signal.SIGKILL)
+        finally:
+            try:
+                os.kill(fs, signal.SIGCONT)
+            except OSError:
+                pass
+        root = os.geteuid() == 0
+        for c, rid, word in runs:
+            if c is cs[1]:
+                continue
+            ev = c.wait_final(rid)
+            code = ev.get("failed", {}).get("code") or \
+                ev.get("exit", {}).get("error", {}).get("code")
+            if rid in (runs[0][1], runs[5][1]) and c in (cs[0], cs[5]):
+                expect(code == "cancelled", "the cancelled run %s: %s" % (word, ev))
+            elif root:
+                # Its capabilities dropped, a root server starts no
+                # helper of its own (serve-spawn.sh, case timeout).
+                expect(code == "sandbox_unavailable", "run %s: %s" % (word, ev))
+            else:
+                exited_with(ev.get("exit", {}), word, "run %s, launched again" % word)
+        expect(wait_until(lambda: not os.path.exists("/proc/%d" % fs), 5),
+               "the killed forkserver was not reaped")
+        expect(gone(m), "a process of the runs is left")
+        prompt_ping(path, "after the forkserver was killed")
+        for c in cs:
+            c.close()
+        expect(wait_until(lambda: fds(proc.pid) == base - 2, 5),
+               "the server holds %d descriptors, %d before, with the forkserver" %
+               (fds(proc.pid), base))
+    finally:
+        stop(proc)
+
+
+def case_drain_queued():
+    """SIGTERM with runs asked of a stopped forkserver and more waiting
+    their turn, from two clients: each gets its one final event once it
+    goes on, no jail is left, the server exits 0 within its grace."""
+    path, proc, fs = server("dq", "--grace", "1s")
+    m = marker("dq")
+    a, b = connect(path, 30), connect(path, 30)
+    os.kill(fs, signal.SIGSTOP)
+    try:
+        rids = [(c, c.start(sleeper(m))) for c in (a, b, a, b, a, b)]
+        stalled(fs, path, "six runs waiting on the stopped forkserver")
+        proc.send_signal(signal.SIGTERM)
+        threading.Event().wait(0.5)
+        expect(proc.poll() is None, "the server left starting runs behind")
+    finally:
+        os.kill(fs, signal.SIGCONT)
+    t0 = now()
+    for c, rid in rids:
+        ev = c.wait_final(rid)
+        expect("failed" in ev or "exit" in ev, "run %d: %s" % (rid, ev))
+    try:
+        rc = proc.wait(5)
+    except Exception:
+        proc.kill()
+        raise Fail("no exit within 5 s of the forkserver going on")
+    diag("drain with six runs queued: exit %d, %.2f s after the fork went on" % (rc, now() - t0))
+    expect(rc == 0, "exit status %d" % rc)
+    expect(gone(m), "a jail outlived the server")
+
+
 import sys  # noqa: E402
 sys.exit(main(globals()))
 EOF
@@ -413,5 +512,7 @@ check "SIGTERM while a run starts: the server waits for it, kills it, exits 0" t
 check "a forkserver stopped past the 5 s reply timeout: killed and reaped, the run ends as a broken forkserver's, the server answers and runs on" tc timeout
 check "a kill kept while a run starts is applied when its reply is read by another spawn waiting for its own (a parked session started after the runs were looked at)" tc wake
 check "wall_ms and idle_ms passed while a run starts: its jail killed the moment its pidfd comes, not a grace later" tc wall
+check "fifty runs queued on a stopped forkserver: a ping answered meanwhile, each result its own; then the forkserver killed with runs asked, waiting, cancelled and a client gone: each run one final event, nothing kept" tc many
+check "SIGTERM with runs asked of a stopped forkserver and more waiting their turn: each one final event, no jail left, exit 0" tc drain_queued
 
 tap_serve_done
