@@ -448,7 +448,7 @@ def case_many():
                 continue
             ev = c.wait_final(rid)
             code = ev.get("failed", {}).get("code") or \
-                ev.get("exit", {}).get("error", {}).get("code")
+                (ev.get("exit", {}).get("error") or {}).get("code")
             if rid in (runs[0][1], runs[5][1]) and c in (cs[0], cs[5]):
                 expect(code == "cancelled", "the cancelled run %s: %s" % (word, ev))
             elif root:
