@@ -4,7 +4,8 @@
  * loop turns; the forkserver's reply, read on the loop, gives the helper's
  * pid and pidfd, and the run goes on exactly as one whose fork was waited
  * for. A kill meanwhile (cancel, --lifetime, the connection or the server
- * going) is kept and applied the moment the pidfd is there. No reply in
+ * going, or the watch's own: wall_ms, idle_ms) is kept and applied the
+ * moment the pidfd is there. No reply in
  * the forkserver's timeout, or its death, stops it for good (as a
  * waited-for fork did) and fails every run waiting: each is torn down,
  * which waits for nothing (the forkserver's end held its pipes), and

@@ -18,7 +18,16 @@
 #    reaped, the waiting run ends as a broken forkserver's run always has
 #    (one helper of its own: as root, whose server has dropped the
 #    capabilities that takes, refused sandbox_unavailable), the server
-#    answers and runs on, no descriptor kept.
+#    answers and runs on, no descriptor kept;
+# 5. a session's worker, parked for want of descriptor room and started
+#    once a run ends, waits for its own reply and reads on its way the
+#    reply of a run cancelled while starting: the cancel still lands;
+# 6. wall_ms and idle_ms passed while starting: the jail is killed the
+#    moment its pidfd comes (the watch's first signal reached no one);
+# 7. fifty runs queued from seven clients: a ping at once, no spin, each
+#    result its own; the forkserver killed with runs asked, waiting,
+#    cancelled and a client gone: each run one final event, nothing
+#    kept; SIGTERM with runs asked and waiting: exit 0, no jail left.
 . "$(dirname "$0")/lib.sh"
 
 tap_tmpdir serve-spawn /tmp
