@@ -27,7 +27,10 @@
 # 7. fifty runs queued from seven clients: a ping at once, no spin, each
 #    result its own; the forkserver killed with runs asked, waiting,
 #    cancelled and a client gone: each run one final event, nothing
-#    kept; SIGTERM with runs asked and waiting: exit 0, no jail left.
+#    kept; SIGTERM with runs asked and waiting: exit 0, no jail left;
+# 8. runs, cancels and session workers (spawns that wait, reading the
+#    runs' replies on their way) from five clients for 3 s: every output
+#    and every reply its own.
 . "$(dirname "$0")/lib.sh"
 
 tap_tmpdir serve-spawn /tmp
@@ -87,6 +90,9 @@ def server(tag, *opts):
     doc = c.run(echo("warm"))       # the probe settled, the pool filled
     expect(doc.get("status") == "exited", "the first run: %s" % doc)
     c.close()
+    # Its close read by the server, so that a case's count of the
+    # server's descriptors does not hold this connection's.
+    threading.Event().wait(0.2)
     return path, proc, forkserver_of(proc.pid)
 
 
@@ -321,12 +327,13 @@ def case_wake():
     path = os.path.join(TMP, "wk.sock")
     proc = serve_socket(path, "--max-conn-per-uid", "256", nofile=NOFILE)
     idle = []
-    fs = forkserver_of(proc.pid)
     mx, my, mw = marker("wx"), marker("wy"), marker("ww")
+    fs = None
     try:
         a = connect(path, 30)
         doc = a.run(echo("warm"))
         expect(doc.get("status") == "exited", "the first run: %s" % doc)
+        fs = forkserver_of(proc.pid)    # started after the socket listens
         idle = [connect(path) for _ in range(pad)]
         expect(idle[-1].ping(), "the last idle connection")
         rx = a.start(sleeper(mx))
@@ -373,7 +380,8 @@ def case_wake():
     finally:
         for c in idle:
             c.close()
-        os.kill(fs, signal.SIGCONT)
+        if fs:
+            os.kill(fs, signal.SIGCONT)
         stop(proc)
 
 
@@ -509,6 +517,89 @@ def case_drain_queued():
     expect(gone(m), "a jail outlived the server")
 
 
+ECHO_WORKER = ("import struct, sys\n"
+               "r, w = sys.stdin.buffer, sys.stdout.buffer\n"
+               "while True:\n"
+               "    h = r.read(4)\n"
+               "    if len(h) < 4:\n"
+               "        break\n"
+               "    b = r.read(struct.unpack('>I', h)[0])\n"
+               "    w.write(struct.pack('>I', len(b)) + b)\n"
+               "    w.flush()\n")
+
+
+def case_mixed():
+    """Runs asked without waiting, each batch with one cancelled at once
+    (while asked or waiting its turn), interleaved with session calls
+    whose reset starts a worker each time (a spawn that waits for its own
+    reply, reading the runs' replies on its way), for 3 s from five
+    clients: every run's output and every call's reply is its own, no
+    descriptor is kept."""
+    path, proc, fs = server("mx")
+    worker = {"version": 1, "argv": ["/usr/bin/python3", "-c", ECHO_WORKER],
+              "limits": {"wall_ms": 600000}}
+    done = threading.Event()
+    errs, count = [], {"runs": 0, "calls": 0}
+
+    def runner(i):
+        c, k = connect(path, 60), 0
+        while not done.is_set():
+            rids = []
+            for _ in range(4):
+                rids.append((c.start(echo("r%d-%d" % (i, k))), "r%d-%d" % (i, k)))
+                k += 1
+            cr = c.start(sleeper(marker("mx")))
+            c.cancel(cr)
+            ev = c.wait_final(cr)
+            if ev.get("failed", {}).get("code") != "cancelled":
+                errs.append("a cancelled run: %s" % ev)
+            for rid, word in rids:
+                doc = c.result(rid)
+                if doc.get("stdout", {}).get("text") != word + "\n":
+                    errs.append("run %s got %s" % (word, doc.get("stdout")))
+                count["runs"] += 1
+        c.close()
+
+    def caller(i):
+        c, k = connect(path, 60), 0
+        while not done.is_set():
+            data = ("s%d-%d" % (i, k)).encode()
+            k += 1
+            got = c.session("s", worker, data, timeout_ms=20000, reset=True)
+            if got != data:
+                errs.append("call %r got %r" % (data, got))
+            count["calls"] += 1
+        c.close()
+
+    def guarded(body, i):
+        try:
+            body(i)
+        except Exception as e:  # a client's failure is the case's
+            errs.append("client %d: %r" % (i, e))
+
+    try:
+        base = fds(proc.pid)
+        ts = [threading.Thread(target=guarded, args=(runner, i)) for i in range(3)] + \
+             [threading.Thread(target=guarded, args=(caller, i)) for i in range(2)]
+        for t in ts:
+            t.start()
+        done.wait(3)
+        done.set()
+        for t in ts:
+            t.join(60)
+        diag("%d runs, %d session calls each with a new worker" %
+             (count["runs"], count["calls"]))
+        expect(not errs, "%d misattributed: %s" % (len(errs), errs[:3]))
+        expect(count["runs"] > 0 and count["calls"] > 0, "nothing ran: %s" % count)
+        expect(not any(t.is_alive() for t in ts), "a client hung")
+        expect(gone(marker("mx")), "a cancelled run's jail is left")
+        expect(wait_until(lambda: fds(proc.pid) == base, 5),
+               "the server holds %d descriptors, %d before" % (fds(proc.pid), base))
+    finally:
+        done.set()
+        stop(proc)
+
+
 import sys  # noqa: E402
 sys.exit(main(globals()))
 EOF
@@ -523,5 +614,6 @@ check "a kill kept while a run starts is applied when its reply is read by anoth
 check "wall_ms and idle_ms passed while a run starts: its jail killed the moment its pidfd comes, not a grace later" tc wall
 check "fifty runs queued on a stopped forkserver: a ping answered meanwhile, each result its own; then the forkserver killed with runs asked, waiting, cancelled and a client gone: each run one final event, nothing kept" tc many
 check "SIGTERM with runs asked of a stopped forkserver and more waiting their turn: each one final event, no jail left, exit 0" tc drain_queued
+check "runs, cancels and session workers started at once from five clients for 3 s: every output and every reply its own, nothing kept" tc mixed
 
 tap_serve_done
