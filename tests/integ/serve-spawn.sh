@@ -346,8 +346,8 @@ def case_wake():
             expect(a.cancel(ry), "the cancel of a starting run was not acked")
             worker = {"version": 1, "argv": ["/bin/sh", "-c", "sleep 1000; :", mw],
                       "limits": {"wall_ms": 600000}}
-            rs = b.request("session", {"name": "w", "worker": worker,
-                                       "input_base64": "", "timeout_ms": 60000})
+            b.request("session", {"name": "w", "worker": worker,
+                                   "input_base64": "", "timeout_ms": 60000})
             # No room for its jail: the request waits (parked), the loop
             # answers meanwhile (on a connection it has: no room for a
             # new one either).
@@ -376,7 +376,6 @@ def case_wake():
         b.close()
         a.close()
         expect(gone(mw), "the session's worker outlived its client")
-        del rs
     finally:
         for c in idle:
             c.close()
