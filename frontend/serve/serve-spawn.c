@@ -4,7 +4,8 @@
  * loop turns; the forkserver's reply, read on the loop, gives the helper's
  * pid and pidfd, and the run goes on exactly as one whose fork was waited
  * for. A kill meanwhile (cancel, --lifetime, the connection or the server
- * going) is kept and applied the moment the pidfd is there. No reply in
+ * going, or the watch's own: wall_ms, idle_ms) is kept and applied the
+ * moment the pidfd is there. No reply in
  * the forkserver's timeout, or its death, stops it for good (as a
  * waited-for fork did) and fails every run waiting: each is torn down,
  * which waits for nothing (the forkserver's end held its pipes), and
@@ -12,8 +13,12 @@
  * canary still wait for their fork (they are rare). Frontend only. */
 #include "config.h"
 
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "hutch-abi.h"
 #include "serve/serve.h"
 
 struct fs_ticket *spawn_ticket(struct srv *s, const struct srun *r)
@@ -63,14 +68,20 @@ void spawn_forget(struct srun *r)
 void spawn_step(struct srun *r)
 {
 	struct srv *s = r->c->srv;
-	int err;
+	int err, pidfd;
 
 	if (!r->fst->done)
 		return;
 	err = r->fst->err;
+	pidfd = r->fst->jp->pidfd;
 	spawn_forget(r);
 	if (err == 0) {
 		r->phase = SRUN_RUNNING;
+		/* Its watch's own kill (wall_ms, idle_ms) went to no pidfd
+		 * meanwhile, and the watch sends only SIGKILL after that, a
+		 * grace later: the jail gets it now, as a running one did. */
+		if (r->o.err != HUTCH_ERR_NONE)
+			(void)syscall(SYS_pidfd_send_signal, pidfd, HUTCH_SIG_KILL_JAIL, NULL, 0);
 		if (r->killed != HUTCH_ERR_NONE) {
 			watch_kill(r->w, r->killed);	/* as if killed while running */
 			r->killed = HUTCH_ERR_NONE;
