@@ -28,6 +28,7 @@
 #include "doc/policy.h"
 #include "doc/request.h"
 #include "doc/result.h"
+#include "jail/cgroup.h"
 #include "jail/narrow.h"
 #include "jail/policy-cache.h"
 #include "jail/plan-json.h"
@@ -259,6 +260,7 @@ int cmd_run(int argc, char **argv)
 	int r;
 
 	timings_begin(&j.tm);
+	cgroup_detect_remember_failure(); /* one run: looked at once, not per step */
 	r = run_parse_options(argc, argv, &c);
 	if (r != 0) {
 		json_object_put(c.doc);

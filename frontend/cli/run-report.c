@@ -30,19 +30,21 @@ static const char unrenderable[] =
 	"\"stderr\":{\"text\":\"\",\"truncated\":true,\"bytes\":0},"
 	"\"files\":[],\"usage\":null,\"jail\":null}";
 
-/* The document as one line. json-c returns NULL when it cannot render
- * (memory; a document past its int lengths, which the rendered caps rule
- * out): then the fixed failure, never strlen(NULL). */
+/* The document as one line, rendered only when it goes somewhere (a
+ * plain run's is read, not printed). json-c returns NULL when it cannot
+ * render (memory; a document past its int lengths, which the rendered
+ * caps rule out): then the fixed failure, never strlen(NULL). */
 static void emit(struct run_cli *c, struct json_object *doc)
 {
 	int fd = c->result_fd >= 0 ? c->result_fd : c->json ? 1 : -1;
 	size_t len = 0;
-	const char *text = doc ? json_object_to_json_string_length(
-					 doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len)
-			       : NULL;
+	const char *text;
 
 	if (fd < 0)
 		return;
+	text = doc ? json_object_to_json_string_length(
+			     doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &len)
+		   : NULL;
 	if (!text) {
 		text = unrenderable;
 		len = strlen(unrenderable);

@@ -1,12 +1,14 @@
 /* policy-blob.c: see policy-blob.h. Layout: a version word, then each
  * field of struct policy in declaration order, integers as 64-bit words
  * in host order, strings as a 64-bit length and the bytes (a length of
- * all ones for NULL), arrays as a count and their elements. The bytes
- * never leave this machine and this build (the cache keys them to the
- * hutch binary), so host order is the order. */
+ * all ones for NULL), arrays as a count and their elements, then the
+ * seal: the SHA-256 of every byte before it. The bytes never leave this
+ * machine and this build (the cache keys them to the hutch binary), so
+ * host order is the order. */
 #include "config.h"
 
 #include <errno.h>
+#include <nettle/sha2.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +16,7 @@
 #include "doc/policy-blob.h"
 #include "doc/strv.h"
 
-#define BLOB_VERSION 3u	/* 2: network proxy; 3: hide and read_only */
+#define BLOB_VERSION 4u	/* 2: network proxy; 3: hide and read_only; 4: the seal */
 #define NO_STRING UINT64_MAX
 #define MAX_ITEMS 65536u	/* far above what POLICY_MAX_BYTES of JSON holds */
 
@@ -130,6 +132,15 @@ int policy_blob_encode(const struct policy *p, uint8_t **ret, size_t *ret_len)
 	put_u64(&w, p->partial_output);
 	put_u64(&w, p->overflow_truncate);
 	put_str(&w, p->canonical);
+	if (!w.oom) {
+		struct sha256_ctx ctx;
+		uint8_t seal[SHA256_DIGEST_SIZE];
+
+		sha256_init(&ctx);
+		sha256_update(&ctx, w.len, w.b);
+		sha256_digest(&ctx, sizeof(seal), seal);
+		put_bytes(&w, seal, sizeof(seal));
+	}
 	if (w.oom) {
 		free(w.b);
 		return -ENOMEM;
@@ -331,12 +342,31 @@ static bool strings_whole(const struct policy *p)
 	       strv_whole(p->read_only, p->n_read_only);
 }
 
+/* The seal at the end is the SHA-256 of every byte before it: false for
+ * bytes that are not whole as policy_blob_encode wrote them. */
+static bool sealed(const uint8_t *b, size_t len)
+{
+	struct sha256_ctx ctx;
+	uint8_t seal[SHA256_DIGEST_SIZE];
+
+	if (len < sizeof(seal))
+		return false;
+	sha256_init(&ctx);
+	sha256_update(&ctx, len - sizeof(seal), b);
+	sha256_digest(&ctx, sizeof(seal), seal);
+	return memcmp(seal, b + len - sizeof(seal), sizeof(seal)) == 0;
+}
+
 int policy_blob_decode(const uint8_t *b, size_t len, struct policy *ret)
 {
-	struct rbuf r = { .b = b, .len = len };
+	struct rbuf r = { .b = b, .len = len - SHA256_DIGEST_SIZE };
 	struct policy p = { 0 };
-	char *canon = NULL;
 
+	/* The seal, not a new rendering of the canonical form (a third of
+	 * a cached run's policy step): bytes changed after encode are refused
+	 * whichever field they touch, the name included. */
+	if (!sealed(b, len))
+		return -EBADMSG;
 	if (get_u64(&r) != BLOB_VERSION)
 		return -EBADMSG;
 	p.name = get_str(&r);
@@ -349,18 +379,10 @@ int policy_blob_decode(const uint8_t *b, size_t len, struct policy *ret)
 	get_rest(&r, &p);
 	if (r.off != r.len)
 		r.bad = true;
-	/* Every string a parsed policy has; and the canonical text must be
-	 * what these fields render, or the bytes are not a policy we wrote. */
-	if (!r.bad && !r.oom && strings_whole(&p)) {
-		canon = policy_canonical(&p);
-		if (!canon)
-			r.oom = true;
-		else if (strcmp(canon, p.canonical) != 0)
-			r.bad = true;
-	} else if (!r.oom) {
+	/* Every string a parsed policy has, which the canonical form and the
+	 * rest of the frontend count on. */
+	if (!r.oom && !strings_whole(&p))
 		r.bad = true;
-	}
-	free(canon);
 	if (r.bad || r.oom) {
 		policy_free(&p);
 		return r.oom && !r.bad ? -ENOMEM : -EBADMSG;

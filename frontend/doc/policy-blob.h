@@ -1,9 +1,11 @@
 /* policy-blob.h: a parsed policy as bytes and back, for the cache of
- * parsed policies (jail/policy-cache.c). The bytes are checked on the way
- * back twice: every count and length against what is left, and then the
- * policy rebuilt from them must render the very canonical text stored with
- * it, which covers every field that decides anything (policy.h). Pure
- * code. Frontend only. */
+ * parsed policies (jail/policy-cache.c). The bytes end in a seal, the
+ * SHA-256 of all before it, and are checked on the way back twice: the
+ * seal, then every count and length against what is left and every
+ * string a parsed policy has. The canonical text comes back as it was
+ * stored (the digest is made from it), not rendered again: the seal
+ * refuses bytes changed after encode, and the cache trusts only entries
+ * that no jail can write (jail/cache.h). Pure code. Frontend only. */
 #ifndef HUTCH_POLICY_BLOB_H
 #define HUTCH_POLICY_BLOB_H
 

@@ -167,7 +167,7 @@ static int find_base(const char *own, struct cgroup_info *ret, char *why, size_t
 	return 0;
 }
 
-int cgroup_detect(struct cgroup_info *ret, char *why, size_t cap)
+static int detect(struct cgroup_info *ret, char *why, size_t cap)
 {
 	const char *override = getenv("HUTCH_CGROUP_ROOT");
 	char ctl[512], sub[512], own[PATH_MAX];
@@ -381,4 +381,27 @@ int cgroup_finish(struct cgroup_run *cr, struct cgroup_usage *ret)
 		close(cr->dir_fd);
 	cr->dir_fd = -1;
 	return remove_run(cr->dir);
+}
+
+static struct {
+	bool on, failed;
+	char why[PATH_MAX + 512]; /* room for every message above whole */
+} memo;
+
+void cgroup_detect_remember_failure(void)
+{
+	memo.on = true;
+}
+
+int cgroup_detect(struct cgroup_info *ret, char *why, size_t cap)
+{
+	if (!memo.on)
+		return detect(ret, why, cap);
+	if (!memo.failed && detect(ret, memo.why, sizeof(memo.why)) == 0)
+		return 0;
+	memo.failed = true;
+	memset(ret, 0, sizeof(*ret));
+	/* cut where the caller's own buffer would have cut it */
+	snprintf(why, cap, "%s", memo.why);
+	return -1;
 }

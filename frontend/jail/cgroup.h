@@ -27,6 +27,13 @@ struct cgroup_info {
  * -1 with why ("cgroup: ...", and the remedy) otherwise. */
 int cgroup_detect(struct cgroup_info *ret, char *why, size_t cap);
 
+/* For a process that makes one run (hutch run): from now on a failed
+ * cgroup_detect is remembered, and later calls answer as it did, words
+ * and all, without looking again. A failure arranges nothing, so nothing
+ * this process does after it could make a second look differ; a success
+ * is never remembered (cgroup_arrange changes what detect sees). */
+void cgroup_detect_remember_failure(void);
+
 /* Do what detect found to do (move into the leaf, enable the
  * controllers), and remove runs' cgroups a killed hutch left; before
  * every run. 0, or -1 with why. */

@@ -41,11 +41,18 @@ static const char canary_script[] =
 	"if (echo canary > /proc/self/comm) 2>/dev/null; then echo 'landlock-write allowed'; "
 	"else echo 'landlock-write denied'; fi";
 
+/* Asked once per process: the kernel's ABI does not change under it, and
+ * a run asks several times (requirements, rights, the canary's check). */
 int probe_landlock_abi(void)
 {
-	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+	static int abi = -1;
+	long v;
 
-	return v < 0 ? 0 : (int)v;
+	if (abi < 0) {
+		v = syscall(SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+		abi = v < 0 ? 0 : (int)v;
+	}
+	return abi;
 }
 
 static int read_int_file(const char *path, long *ret)
@@ -333,20 +340,27 @@ static void probe_run_free(struct probe_run *pr)
 	free(pr);
 }
 
-int probe_cached(const char *digest)
+/* The verdict under its name (probe_verdict_name): PROBE_OK or -ENOENT. */
+static int cached_verdict(const char *name)
 {
-	char name[128];
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	bool ok = false;
 
-	if (!probe_verdict_name(digest, name, sizeof(name)))
-		return PROBE_FAILED;
 	if (cache_read(name, 16, &buf, &len) == 0) {
 		ok = len == 3 && memcmp(buf, "ok\n", 3) == 0;
 		free(buf);
 	}
 	return ok ? PROBE_OK : -ENOENT;
+}
+
+int probe_cached(const char *digest)
+{
+	char name[128];
+
+	if (!probe_verdict_name(digest, name, sizeof(name)))
+		return PROBE_FAILED;
+	return cached_verdict(name);
 }
 
 int probe_start(const struct policy *pol, struct forkserver *fs, struct probe_run **ret,
@@ -408,7 +422,7 @@ int probe_ensure(const struct policy *pol, const char *digest, char *why, size_t
 
 	if (!probe_verdict_name(digest, name, sizeof(name)))
 		return snprintf(why, cap, "canary: bad digest"), PROBE_FAILED;
-	if (probe_cached(digest) == PROBE_OK)
+	if (cached_verdict(name) == PROBE_OK) /* the name once: one readlink */
 		return PROBE_OK;
 	r = probe_canary(pol, why, cap);
 	if (r < 0)

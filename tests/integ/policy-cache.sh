@@ -72,6 +72,58 @@ same "an entry cut short: the digest of the file" "$(oracle)" "$(digest_of_run)"
 same "the cache off (HUTCH_POLICY_CACHE=0): the same" "$(oracle)" \
 	"$(HUTCH_POLICY_CACHE=0 digest_of_run)"
 
+# Tampered entries. The hostname is both a field and a part of the stored
+# canonical text: changed in the field alone, or in both (consistent, as
+# no rendering again could tell), the seal refuses the entry and the jail
+# gets the file's hostname. Control: the same change sealed again is used
+# (the hit path is real, and only the seal stood in the way).
+hostname_of_run() {
+	"$HUTCH" run --policy pc -- /bin/uname -n 2>>"$tmp/err"
+}
+tamper() { # $1: field | all | resealed
+	"$py" - "$entry" "$1" <<'PYEOF'
+import hashlib, struct, sys
+path, how = sys.argv[1], sys.argv[2]
+d = open(path, "rb").read()
+magic = b"hutch policy cache 1\n"
+assert d.startswith(magic)
+n = len(magic) + 2 * 7 * 8
+flen = struct.unpack_from("=Q", d, n)[0]
+n += 8 + flen
+head, blob = d[:n], d[n:]
+field = struct.pack("=Q", 5) + b"hutch"
+assert blob.count(field) == 1
+if how == "field":
+    blob = blob.replace(field, struct.pack("=Q", 5) + b"hutcx")
+else:
+    body = blob[:-32].replace(b"hutch", b"hutcx")
+    blob = body + (hashlib.sha256(body).digest() if how == "resealed" else blob[-32:])
+open(path, "wb").write(head + blob)
+PYEOF
+}
+cat "$src" >"$pol/pc.json"	# hostname "hutch" again
+digest_of_run >/dev/null	# a fresh entry for the file as it is
+same "the test's own control: the file's hostname" hutch "$(hostname_of_run)"
+tamper field
+same "an entry changed in one field: refused, the file's hostname" hutch "$(hostname_of_run)"
+same "  and the digest of the file" "$(oracle)" "$(digest_of_run)"
+tamper all
+same "an entry changed in a field and its canonical text alike: refused" hutch \
+	"$(hostname_of_run)"
+same "  and the digest of the file" "$(oracle)" "$(digest_of_run)"
+tamper resealed
+same "the control: the same change sealed again is what the cache holds" hutcx \
+	"$(hostname_of_run)"
+
+# Another inode: the same bytes moved over the file (same size, mtime put
+# back): a miss, then the file's policy.
+digest_of_run >/dev/null
+sed 's/"hostname": "hutc[hx]"/"hostname": "hutcy"/' "$pol/pc.json" >"$tmp/d.json"
+touch -m -d "@$(stat -c %Y "$pol/pc.json")" "$tmp/d.json"
+mv "$tmp/d.json" "$pol/pc.json"
+same "another inode (moved over the file): the file's hostname" hutcy "$(hostname_of_run)"
+same "  and the digest of the file" "$(oracle)" "$(digest_of_run)"
+
 # extends: the parent's change would not show in the child's identity.
 printf '{"extends": "pc", "description": "child"}\n' >"$pol/child.json"
 if "$HUTCH" run --json --policy child -- /bin/true >/dev/null 2>&1; then

@@ -109,6 +109,28 @@ static void test_detect_not_delegated(void)
 	chmod(root, 0755);
 }
 
+/* hutch run's memo: a success is looked at again each time, a failure
+ * answered as first given (cut at each caller's own buffer), even once
+ * the subtree became usable. The memo stays on: this runs last. */
+static void test_detect_remembers_failure(void)
+{
+	struct cgroup_info ci;
+	char why[320] = "", again[320] = "", small[16] = "";
+
+	cgroup_detect_remember_failure();
+	fake("memory pids\n", "memory pids\n");
+	CU_ASSERT_EQUAL(cgroup_detect(&ci, why, sizeof(why)), 0);
+	fake("hugetlb\n", "");
+	CU_ASSERT_EQUAL(cgroup_detect(&ci, why, sizeof(why)), -1); /* not remembered: 0 */
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "lacks the memory and pids controllers"));
+	fake("memory pids\n", "memory pids\n");
+	CU_ASSERT_EQUAL(cgroup_detect(&ci, again, sizeof(again)), -1);
+	CU_ASSERT_STRING_EQUAL(again, why);
+	CU_ASSERT_EQUAL(cgroup_detect(&ci, small, sizeof(small)), -1);
+	CU_ASSERT_EQUAL(strlen(small), sizeof(small) - 1);
+	CU_ASSERT_EQUAL(strncmp(small, why, sizeof(small) - 1), 0);
+}
+
 static void test_prepare_and_finish(void)
 {
 	struct cgroup_info ci;
@@ -313,6 +335,7 @@ static const struct unit_case cases[] = {
 	{ "a unit's Delegate=: the last one wins", test_unit_delegate },
 	{ "a user unit's files say whether it is delegated", test_user_unit_files },
 	{ "stale runs' cgroups removed, live ones kept", test_stale_runs_removed },
+	{ "hutch run remembers a failed detection, words and all", test_detect_remembers_failure },
 	{ "clean up", test_cleanup },
 	{ NULL, NULL },
 };
