@@ -1,11 +1,11 @@
 /* least-privilege.h: what the frontend keeps of its capabilities once the
  * helper (or serve's forkserver) runs, and the dropping of the rest with
- * capset(2) and prctl(2). Everything that needs privilege (namespaces, id maps,
+ * libcap-ng. Everything that needs privilege (namespaces, id maps,
  * idmapped mounts, the jail user's ids) is the helper's, done in its own
  * process; after it starts, a frontend run as root only parses, watches
  * and collects, and keeps only what that needs (least_privilege_kept, the
- * one list hutch probe and hutch(1) show). The helper empties its own
- * sets the same way (helper/privileges.c). Frontend only. */
+ * one list hutch probe and hutch(1) show). The helper never links
+ * libcap-ng: it empties its sets with capset(2) itself. Frontend only. */
 #ifndef HUTCH_LEAST_PRIVILEGE_H
 #define HUTCH_LEAST_PRIVILEGE_H
 

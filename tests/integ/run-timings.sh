@@ -5,9 +5,7 @@
 # process measured from outside; under the allow-list policy too, without
 # a denial of its own; a failed execve still timed; a refused jail has no
 # helper steps and fails as before; the control socket the record comes on
-# never reaches the target; and through hutch serve. The frontend's own
-# steps look at the host once each: its cgroup, the Landlock ABI, its
-# user namespace; and its capabilities without reading /proc.
+# never reaches the target; and through hutch serve.
 . "$(dirname "$0")/lib.sh"
 
 tap_tmpdir run-timings
@@ -162,22 +160,6 @@ sys.exit(os.WEXITSTATUS(st))
 EOF2
 chmod 755 "$tmp/oldhelper"
 if HUTCH_EXEC="$tmp/oldhelper" tc no_record; then ok "no record (an older helper): no helper steps, the run as ever"; else not_ok "no record (an older helper): no helper steps, the run as ever"; diag_out; fi
-
-# The frontend alone (strace without -f: not the helper): each look once.
-if command -v strace >/dev/null 2>&1; then
-	"$HUTCH" run -- /bin/true >/dev/null 2>&1 # the probe's verdict cached first
-	strace -o "$tmp/looks" -e trace=openat,readlink,landlock_create_ruleset \
-		"$HUTCH" run -- /bin/true >/dev/null 2>>"$tmp/err"
-	same "the frontend: one look at /proc/self/cgroup, one Landlock ABI query, one user namespace" \
-		"1 1 1" "$(grep -c 'openat(AT_FDCWD, "/proc/self/cgroup"' "$tmp/looks") $(grep -c \
-		'^landlock_create_ruleset(NULL, 0, LANDLOCK_CREATE_RULESET_VERSION)' "$tmp/looks") $(grep -c \
-		'^readlink("/proc/self/ns/user"' "$tmp/looks")"
-	same "  and no read of /proc/PID/status or cap_last_cap (no libcap-ng)" 0 \
-		"$(grep -c -E '/proc/[0-9]+/status|/proc/self/status|cap_last_cap' "$tmp/looks")"
-else
-	skip "the frontend: one look at each" "no strace"
-	skip "  and no read of /proc/PID/status" "no strace"
-fi
 
 client_dir=$(tap_client_dir)
 if [ -z "$client_dir" ]; then
