@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <net/if.h>
+#include <stdbool.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -20,6 +21,13 @@ void set_hostname(const struct spec *sp)
 		return;
 	if (sethostname(sp->hostname, strlen(sp->hostname)) < 0)
 		fail(STAGE_HOSTNAME, SITE_HOSTNAME_SET, errno);
+}
+
+/* Also a pooled jail's shape (pool.c), which brings lo up before its
+ * job: the same test on the same flags, so that the two agree. */
+bool loopback_wanted(uint32_t spec_flags)
+{
+	return (spec_flags & HUTCH_SPEC_NET_LOOPBACK) && (spec_flags & HUTCH_SPEC_NS_NET);
 }
 
 void bring_up_loopback(void)

@@ -2,9 +2,12 @@
  * FORKSERVER). The forkserver forks one of these before any request
  * exists and gives it one end of a socket. It does what a jail's clone
  * depends on, the shape (forkserver-wire.h): the mirror pipe, the clone
- * into fresh namespaces, the id maps. Then both processes wait and do
- * nothing else: pid 1 with its parent-death signal armed and the
- * forwarded signals held, the outer process on the socket. A job comes
+ * into fresh namespaces, the id maps; then, in pid 1, the steps of the
+ * jail that the shape alone decides (pool_ahead): the parent-death
+ * signal armed, the jail user's fs ids, the root's propagation private,
+ * lo up when the shape has it. Then both processes wait and do nothing
+ * else: pid 1 with the forwarded signals held, the outer process on the
+ * socket. A job comes
  * as one message with its descriptors; the outer process keeps the
  * status pipe and passes the rest to pid 1, which reads the spec,
  * refuses one of another shape, and goes on as the one-shot helper does
@@ -32,7 +35,20 @@
 
 #define POOL_SOCK_FD JOB_FDS_HIGH	/* the outer process's end, in both */
 
-/* pid 1: wait for the job, its descriptors into place, then the jail. */
+/* What jail_init does first, for the shape (its ahead argument): a
+ * failure is exit 71 alone (no status pipe yet), a jail the forkserver
+ * drops. A job whose spec has another shape is refused after this, by
+ * pool_check_spec: lo is never up for a spec that did not ask for it. */
+static void pool_ahead(const struct hutch_fs_shape *shape)
+{
+	parent_death_guard();	/* the outer process may already be gone */
+	root_private(shape->uid_inside, shape->gid_inside);
+	if (loopback_wanted(shape->flags))
+		bring_up_loopback();
+}
+
+/* pid 1: the shape's steps, wait for the job, its descriptors into
+ * place, then the jail. */
 static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape)
 {
 	struct hutch_fs_request rq;
@@ -41,7 +57,7 @@ static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape)
 	size_t n_fds = FDPASS_MAX;
 	ssize_t n;
 
-	parent_death_guard();	/* the outer process may already be gone */
+	pool_ahead(shape);
 	do
 		n = fdpass_recv_msg(sock, &rq, sizeof(rq), fds, &n_fds);
 	while (n == -EINTR);
@@ -115,7 +131,7 @@ static void pool_fds(int sock)
 _Noreturn void pool_child_run(int sock, const struct hutch_fs_shape *shape)
 {
 	struct spec sp = {
-		.flags = shape->ns_flags,
+		.flags = shape->flags,
 		.uid_inside = shape->uid_inside,
 		.gid_inside = shape->gid_inside,
 		.uid_outside = shape->uid_outside,
@@ -148,7 +164,9 @@ _Noreturn void pool_child_run(int sock, const struct hutch_fs_shape *shape)
 
 void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape)
 {
-	if ((sp->flags & HUTCH_FS_SHAPE_NS) != shape->ns_flags ||
+	/* lo included: a spec of network "none" in a jail whose lo is up
+	 * would reach whatever listens on it */
+	if ((sp->flags & HUTCH_FS_SHAPE_FLAGS) != shape->flags ||
 	    sp->uid_inside != shape->uid_inside || sp->gid_inside != shape->gid_inside ||
 	    sp->uid_outside != shape->uid_outside || sp->gid_outside != shape->gid_outside)
 		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_SHAPE, EINVAL);

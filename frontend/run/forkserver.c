@@ -325,7 +325,7 @@ static void pool_shape(const struct forkserver *fs, const uint8_t *spec, size_t 
 		return;
 	rq->poolable = 1;
 	rq->shape = (struct hutch_fs_shape){
-		.ns_flags = le32_at(spec + 12) & HUTCH_FS_SHAPE_NS,
+		.flags = le32_at(spec + 12) & HUTCH_FS_SHAPE_FLAGS,
 		.uid_inside = le32_at(spec + 16),
 		.gid_inside = le32_at(spec + 20),
 		.uid_outside = le32_at(spec + 24),

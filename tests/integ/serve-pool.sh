@@ -10,14 +10,18 @@
 # sees; a pooled run's process is an unpooled one's (status, limits,
 # descriptors, umask, cwd, environment, mounts); a request of another shape (network host under the network
 # policy) gets a jail cloned for it, and the pool follows the new shape;
+# runs of network "none" never get a jail whose lo is up (lo is brought
+# up ahead only for a shape that has it), and the steps done ahead show
+# 0 in a pooled run's timings, not in a fresh one's;
 # the pool holds exactly N jails when idle, never more, and none after
 # the idle time; SIGTERM of the server leaves no pooled process behind;
 # a running jail cannot reach a waiting pooled one by pid (kill, ptrace,
 # pidfd_open, /proc); a pooled jail whose pid 1 died before its job
 # fails that job with a record, never exit 0; a root server pools
 # nothing; --pool over 64 or over --max-total is refused in one line; pid 1 of a pooled jail, given a spec of another
-# shape than it was cloned with by a forkserver driven directly, refuses
-# it with a helper_exec record and exit 71, and runs the control. A root
+# shape than it was cloned with by a forkserver driven directly (other
+# namespaces, or lo up or not), refuses it with a helper_exec record and
+# exit 71, and runs the control. A root
 # server pools nothing, so as root the pooled cases run their server
 # (or forkserver) as nobody.
 . "$(dirname "$0")/lib.sh"
@@ -336,7 +340,7 @@ def case_refused():
                "%s: exit %d, %r" % (opts, p.returncode, p.stderr))
 
 
-FS_MAGIC = 0x68667332  # "hfs2", shared/forkserver-wire.h
+FS_MAGIC = 0x68667333  # "hfs3", shared/forkserver-wire.h
 SLOTS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 7)  # stdio, spec, status, exit
 STAGE_HELPER_EXEC, SITE_POOL_SHAPE, EINVAL = 33, 3, 22
 
@@ -384,10 +388,13 @@ def fs_job(sock, spec, shape):
     return pooled, struct.unpack("<Ii", ex[:8])[1], record
 
 
+spec_for = {}  # shape -> an honest spec of it
+
+
 def shape_of(spec):
     import struct
     flags, ui, gi, uo, go = struct.unpack("<5I", spec[12:32])
-    return (flags & 0x1f, ui, gi, uo, go)
+    return (flags & 0x3f, ui, gi, uo, go)  # HUTCH_FS_SHAPE_FLAGS: namespaces, lo
 
 
 def case_shape_fail_closed():
@@ -396,9 +403,16 @@ def case_shape_fail_closed():
     (no network namespace) is refused, helper_exec item 3 (the pool's
     shape) EINVAL, exit 71; the honest job, the control, runs in one."""
     import struct
+    global lo, nolo
     good = spec_bytes("--flags", "pid,net,ipc,uts,cgroup")
     other = spec_bytes("--flags", "pid,ipc,uts,cgroup")
     expect(shape_of(good) != shape_of(other), "the two specs have one shape")
+    # lo in the shape: a jail with lo up (made ahead) never runs a spec
+    # without it, nor one without lo a spec that wants it
+    lo = spec_bytes("--flags", "pid,net,ipc,uts,cgroup,loopback")
+    nolo = good
+    expect(shape_of(lo) != shape_of(nolo), "lo is not in the shape")
+    spec_for.update({shape_of(lo): lo, shape_of(nolo): nolo})
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     exe, env, kw = os.environ["HUTCH_EXEC"], None, {}
     if os.geteuid() == 0:
@@ -433,9 +447,110 @@ def case_shape_fail_closed():
         pooled, status, rec = fs_job(ours, good, shape_of(good))
         expect(pooled and status == 0 and rec == b"", "the control: pooled %s status %d %r" %
                (pooled, status, rec))
+        refused(ours, shape_of(lo), nolo, one_pooled)
+        refused(ours, shape_of(good), lo, one_pooled)
     finally:
         ours.close()
         fs.wait(T)
+
+
+def refused(sock, shape, spec, one_pooled):
+    """A job claiming shape with a spec of another goes to a pooled jail
+    of that shape (after a first job of it, which fills the pool) and is
+    refused there: helper_exec item 3, EINVAL, exit 71."""
+    import struct
+    fs_job(sock, spec_for[shape], shape)
+    expect(wait_until(one_pooled, 10), "the pool never held a jail of %s" % (shape,))
+    pooled, status, rec = fs_job(sock, spec, shape)
+    expect(pooled and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 71 and len(rec) == 16,
+           "shape %s, spec %s: pooled %s status %d %r" % (shape, shape_of(spec), pooled,
+                                                          status, rec))
+    _, code, stage, item, err = struct.unpack("<IHHIi", rec)
+    expect((stage, item, err) == (STAGE_HELPER_EXEC, SITE_POOL_SHAPE, EINVAL),
+           "record stage %d item %d errno %d" % (stage, item, err))
+
+
+# lo of the jail seen from inside: its flags (SIOCGIFFLAGS), its local
+# routes, a connect to 127.0.0.1 (refused with lo up; network "none"
+# also denies the connect itself, so the flags and routes decide).
+LO_STATE = r"""
+import errno, fcntl, socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+fl = struct.unpack("16sH", fcntl.ioctl(s, 0x8913, struct.pack("16sH", b"lo", 0)))[1]
+c = socket.socket()
+try:
+    c.connect(("127.0.0.1", 1))
+    r = "connected"
+except OSError as e:
+    r = errno.errorcode.get(e.errno, "E?")
+print("up" if fl & 1 else "down", "127.0.0.1" in open("/proc/net/fib_trie").read(), r)
+"""
+
+
+def lo_state(c, network):
+    r = run(c, ["/usr/bin/python3", "-c", LO_STATE], network=network)
+    return took_pool(r), r["stdout"]["text"].split()
+
+
+def case_net_none():
+    """A pooled jail brings lo up ahead only when its shape says so (lo in
+    the shape): runs of network "none" through the pool, after a pool
+    of the policy's default (loopback) and with a pool of their own,
+    find lo down, no 127.0.0.1 route, and the connect fails; the
+    control: pooled runs of network "loopback" find it up and the
+    connect refused by nobody listening."""
+    c = server("--pool", "2")
+    took = set()
+    try:
+        run(c, ["/bin/true"])  # the shape: the policy's default, loopback
+        for network, want in (("loopback", "up True ECONNREFUSED"),
+                              ("none", "down False"), ("none", "down False"),
+                              ("loopback", "up True ECONNREFUSED"), ("none", "down False")):
+            expect(pooled(c, 2), "the pool never held 2 jails")
+            pooled_run, seen = lo_state(c, network)
+            diag("network %s: %s%s" % (network, " ".join(seen), " (pooled)" * pooled_run))
+            expect(" ".join(seen).startswith(want) and seen[-1] != "connected",
+                   "network %s: lo %s, want %s" % (network, seen, want))
+            if pooled_run:
+                took.add(network)
+        expect(took == {"none", "loopback"}, "pooled runs only of %s" % took)
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def case_timings_ahead():
+    """The steps a pooled jail does before its job show 0 in its run's
+    jail.timings: mount_private_us always (the propagation made private
+    ahead), network_us in most runs (lo up ahead; the hostname, well
+    under a microsecond, is the request's); a run that clones its jail
+    (the first, and the control of --pool 0) shows both."""
+    c = server("--pool", "1")
+    try:
+        t = run(c, ["/bin/true"])["jail"]["timings"]
+        expect(t["clone_us"] > 0 and t["mount_private_us"] > 0 and
+               t["network_us"] > 0, "a fresh jail's timings: %s" % t)
+        nets = []
+        for _ in range(5):
+            expect(pooled(c, 1), "the pool never held its jail")
+            t = run(c, ["/bin/true"])["jail"]["timings"]
+            expect(t["clone_us"] == 0 and t["mount_private_us"] == 0,
+                   "a pooled jail's timings: %s" % t)
+            nets.append(t["network_us"])
+        diag("pooled network_us: %s" % nets)
+        expect(sorted(nets)[2] == 0, "network_us in pooled runs: %s" % nets)
+    finally:
+        c.close()
+        stop(c.proc)
+    c = server("--pool", "0")
+    try:
+        for _ in range(3):
+            t = run(c, ["/bin/true"])["jail"]["timings"]
+            expect(t["clone_us"] > 0 and t["mount_private_us"] > 0 and t["network_us"] > 0,
+                   "--pool 0: %s" % t)
+    finally:
+        c.close()
+        stop(c.proc)
 
 
 def case_dead_pid1():
@@ -586,6 +701,10 @@ check "a pooled run's process is an unpooled one's (status, limits, fds, umask, 
 check "another shape gets a jail cloned for it; the pool follows the new shape" tc shape
 check "the pool holds exactly N when idle, within bounds when busy, none after the idle time" tc bound_idle
 check "SIGTERM of the server: no pooled process left" tc sigterm
+check "network none through the pool: lo down, no 127.0.0.1 route (lo up ahead only for its shape)" \
+	tc net_none
+check "a pooled run's timings: mount_private_us and network_us 0 (done ahead); a fresh run's not" \
+	tc timings_ahead
 check "a pooled jail whose pid 1 died before its job: the run fails with a record, not exit 0" tc dead_pid1
 check "a running jail cannot reach a waiting pooled one (kill, SIGKILL, ptrace, pidfd_open, /proc)" tc reach
 if is_root; then
