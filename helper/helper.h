@@ -158,7 +158,7 @@ void tty_take_controlling(const struct spec *sp);
 
 /* netdev.c (phase 2): hostname, loopback, the proxy's listening socket
  * (sent to hutch on HUTCH_CONTROL_FD). */
-void set_hostname(const struct spec *sp);
+void set_hostname(uint32_t spec_flags, const char *hostname);
 bool loopback_wanted(uint32_t spec_flags);	/* a netns of its own, lo up */
 void bring_up_loopback(void);
 void proxy_listen(void);

@@ -83,7 +83,8 @@ _Noreturn void jail_init(const struct spec *sp, int ruleset_fd,
 		timing_step(HUTCH_STEP_MOUNT_PRIVATE);
 	}
 	build_root(sp);			/* mounts need CAP_SYS_ADMIN in our userns */
-	set_hostname(sp);
+	if (!ahead)
+		set_hostname(sp->flags, sp->hostname);
 	if (loopback_wanted(sp->flags) && !(ahead && loopback_wanted(ahead->flags)))
 		bring_up_loopback();
 	if (sp->flags & HUTCH_SPEC_NET_PROXY)

@@ -15,11 +15,12 @@
 #include "helper.h"
 #include "hutch-abi.h"
 
-void set_hostname(const struct spec *sp)
+/* Also a pooled jail's, from its shape, before its job. */
+void set_hostname(uint32_t spec_flags, const char *hostname)
 {
-	if (!(sp->flags & HUTCH_SPEC_NS_UTS) || sp->hostname[0] == '\0')
+	if (!(spec_flags & HUTCH_SPEC_NS_UTS) || hostname[0] == '\0')
 		return;
-	if (sethostname(sp->hostname, strlen(sp->hostname)) < 0)
+	if (sethostname(hostname, strlen(hostname)) < 0)
 		fail(STAGE_HOSTNAME, SITE_HOSTNAME_SET, errno);
 }
 

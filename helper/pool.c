@@ -5,7 +5,7 @@
  * into fresh namespaces, the id maps; then, in pid 1, the steps of the
  * jail that the shape alone decides (pool_ahead): the parent-death
  * signal armed, the jail user's fs ids, the root's propagation private,
- * lo up when the shape has it. Then both processes wait and do nothing
+ * the hostname, lo up when the shape has it. Then both processes wait and do nothing
  * else: pid 1 with the forwarded signals held, the outer process on the
  * socket. A job comes
  * as one message with its descriptors; the outer process keeps the
@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -43,6 +44,9 @@ static void pool_ahead(const struct hutch_fs_shape *shape)
 {
 	parent_death_guard();	/* the outer process may already be gone */
 	root_private(shape->uid_inside, shape->gid_inside);
+	if (!memchr(shape->hostname, 0, sizeof(shape->hostname)))
+		_exit(HUTCH_EXIT_SETUP);	/* the frontend's shape_hostname: cannot be */
+	set_hostname(shape->flags, shape->hostname);
 	if (loopback_wanted(shape->flags))
 		bring_up_loopback();
 }
@@ -168,7 +172,8 @@ void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape)
 	 * would reach whatever listens on it */
 	if ((sp->flags & HUTCH_FS_SHAPE_FLAGS) != shape->flags ||
 	    sp->uid_inside != shape->uid_inside || sp->gid_inside != shape->gid_inside ||
-	    sp->uid_outside != shape->uid_outside || sp->gid_outside != shape->gid_outside)
+	    sp->uid_outside != shape->uid_outside || sp->gid_outside != shape->gid_outside ||
+	    strcmp(sp->hostname, shape->hostname) != 0)
 		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_SHAPE, EINVAL);
 	/* An idmapped bind is cloned by the outer process before the clone,
 	 * with privileges a pooled jail's never had. */
