@@ -31,9 +31,18 @@ void make_mirror_pipe(int *ret_rd);
 _Noreturn void forkserver_run(int argc, char **argv);
 
 /* pool.c: a pooled jail's outer process, forked by the forkserver with
- * sock its end of the pool socket; pool_check_spec, in its pid 1: the
+ * sock its end of the outer's socket and sock1 that of pid 1's;
+ * pool_check_spec, in its pid 1: the
  * spec fits the jail it was cloned as, or fail. */
-_Noreturn void pool_child_run(int sock, const struct hutch_fs_shape *shape);
+_Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *shape);
+/* forkserver -> a pooled jail's outer process, after pid 1's part of the
+ * job went to pid 1 on its own socket (sock1): the job's status pipe as
+ * the one descriptor, and err 0 (pid 1 has its job) or the errno its
+ * socket refused it with (pid 1 gone: the job fails with a record). */
+struct pool_outer_msg {
+	uint32_t magic;		/* HUTCH_FS_MAGIC */
+	int32_t err;
+};
 void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape);
 
 /* job-fds.c: a forkserver message's descriptors by slot (pooled: the
