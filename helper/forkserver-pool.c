@@ -234,22 +234,23 @@ static void want_shape(const struct hutch_fs_shape *shape)
 
 /* pid 1's part of the job to pid 1, then the status pipe to the outer
  * process, which reaps pid 1 and writes its record if it dies without
- * one; false when neither took it (the jail is gone: the next one). Each
- * socket carries one message, once: no jail sees another run's job. pid
- * 1 gone (its socket refuses, EPIPE) with the outer process there: the
- * job is this jail's and fails with the outer's record, as a job whose
- * pid 1 dies at any later point does. pid 1 has it and the outer process
- * is gone: the job is this jail's too (pid 1 dies with its parent, and
- * the outer's exit status is the job's); never handed on a second time,
- * since a pid 1 that has read the spec must be the only one that did. */
+ * one. Each socket carries one message, once: no jail sees another run's
+ * job. false when pid 1's socket refused it (EPIPE: only pid 1 holds its
+ * end, so pid 1 is gone and has read nothing): the jail goes, the job to
+ * the next one or a new child. Once pid 1 has it, the job is this jail's
+ * whatever happens next, never handed on a second time (a pid 1 that may
+ * have read the spec must be the only one that did): with the outer
+ * process gone, pid 1 dies with it and the outer's wait status is the
+ * job's, a signal or 71, never 0. */
 static bool hand_over(struct pooled *p, const struct hutch_fs_request *fwd, const int *fds,
 		      size_t n, int status_fd)
 {
 	struct pool_outer_msg m = { .magic = HUTCH_FS_MAGIC };
-	int r = fdpass_send_msg(p->sock1, fwd, sizeof(*fwd), fds, n);
 
-	m.err = r < 0 ? -r : 0;
-	return fdpass_send_msg(p->sock, &m, sizeof(m), &status_fd, 1) == 0 || r == 0;
+	if (fdpass_send_msg(p->sock1, fwd, sizeof(*fwd), fds, n) < 0)
+		return false;
+	(void)fdpass_send_msg(p->sock, &m, sizeof(m), &status_fd, 1);
+	return true;
 }
 
 pid_t fs_pool_take(const struct hutch_fs_request *rq, const int slot_fd[FS_SLOTS],

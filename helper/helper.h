@@ -35,13 +35,11 @@ _Noreturn void forkserver_run(int argc, char **argv);
  * pool_check_spec, in its pid 1: the
  * spec fits the jail it was cloned as, or fail. */
 _Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *shape);
-/* forkserver -> a pooled jail's outer process, after pid 1's part of the
- * job went to pid 1 on its own socket (sock1): the job's status pipe as
- * the one descriptor, and err 0 (pid 1 has its job) or the errno its
- * socket refused it with (pid 1 gone: the job fails with a record). */
+/* forkserver -> a pooled jail's outer process, once pid 1 has its job
+ * (on pid 1's own socket, sock1): the job's status pipe as the one
+ * descriptor. */
 struct pool_outer_msg {
 	uint32_t magic;		/* HUTCH_FS_MAGIC */
-	int32_t err;
 };
 void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape);
 

@@ -24,11 +24,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fd-pass.h"
@@ -78,43 +76,30 @@ static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape)
 }
 
 /* The outer process: the job's status pipe, kept (reaper.c writes pid
- * 1's record if it dies without one). Before it: EOF ends us; pid 1 gone
- * ends us with 71, never 0, since the forkserver may hand us a job before
- * it reaps us; a message already here is taken, and one saying that pid
- * 1's socket refused the job fails it with a record. */
+ * 1's record if it dies without one); EOF before it ends us. pid 1's
+ * death before it ends nothing here: the forkserver may have handed pid 1
+ * its job a moment before, and then our message is on its way and the
+ * job must get pid 1's record, not our exit status; a job that finds pid
+ * 1 dead is never handed to us (forkserver-pool.c:hand_over). So a jail
+ * whose pid 1 died waits, a zombie and us, until it is taken or torn
+ * down. */
 static void pool_handoff(pid_t child)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, child, 0), fd = -1;
-	struct pollfd p[2] = { { .fd = POOL_SOCK_FD, .events = POLLIN },
-			       { .fd = pidfd, .events = POLLIN } };
 	struct pool_outer_msg m;
+	int fd = -1;
 	size_t n_fds = 1;
 	ssize_t n;
 
-	if (pidfd < 0) {
-		kill_child(child);
-		_exit(HUTCH_EXIT_SETUP);
-	}
-	while (poll(p, 2, -1) < 0)
-		if (errno != EINTR)
-			break;
-	if (!(p[0].revents & POLLIN)) {
-		kill_child(child);
-		_exit(HUTCH_EXIT_SETUP);
-	}
-	n = fdpass_recv_msg(POOL_SOCK_FD, &m, sizeof(m), &fd, &n_fds);
-	if (n <= 0 || n != (ssize_t)sizeof(m) || m.magic != HUTCH_FS_MAGIC || n_fds != 1 ||
-	    dup2(fd, HUTCH_STATUS_FD) < 0) {
+	do
+		n = fdpass_recv_msg(POOL_SOCK_FD, &m, sizeof(m), &fd, &n_fds);
+	while (n == -EINTR);
+	if (n <= 0 || n != (ssize_t)sizeof(m) || m.magic != HUTCH_FS_MAGIC ||
+	    n_fds != 1 || dup2(fd, HUTCH_STATUS_FD) < 0) {
 		kill_child(child);
 		_exit(n == 0 ? 0 : HUTCH_EXIT_SETUP);
 	}
 	if (fd != HUTCH_STATUS_FD)
 		close(fd);
-	if (m.err) {
-		kill_child(child);
-		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PASS, m.err);
-	}
-	close(pidfd);
 	close(POOL_SOCK_FD);
 }
 

@@ -16,8 +16,10 @@
 # the pool holds exactly N jails when idle, never more, and none after
 # the idle time; SIGTERM of the server leaves no pooled process behind;
 # a running jail cannot reach a waiting pooled one by pid (kill, ptrace,
-# pidfd_open, /proc); a pooled jail whose pid 1 died before its job
-# fails that job with a record, never exit 0; a root server pools
+# pidfd_open, /proc); a job never goes to a pooled jail whose pid 1
+# died before it, but runs in another, and one whose outer process or
+# pid 1 was killed just before a job runs it elsewhere or fails it with
+# a record, never "exited" without having run; a root server pools
 # nothing; --pool over 64 or over --max-total is refused in one line;
 # pid 1 of a pooled jail, given a spec of another shape than it was
 # cloned with by a forkserver driven directly (other namespaces, lo up
@@ -555,35 +557,72 @@ def case_timings_ahead():
         stop(c.proc)
 
 
+def gone(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
 def case_dead_pid1():
     """pid 1 of a pooled jail killed while it waits (the OOM killer, the
-    server's user), and the job handed to its outer process before that
-    one noticed (held with SIGSTOP to make the race certain): the run
-    fails with the helper_exec record (EPIPE), never "exited 0" for a
-    command that did not run. The control: the next run takes a fresh
-    pooled jail and runs."""
+    server's user), its outer process held with SIGSTOP or not: the job
+    that comes next is never handed to that jail (pid 1's socket refuses
+    it, and pid 1 read nothing of it) but runs in a jail cloned for it
+    (--pool 1: the dead one was the only one), exit 0 and its output,
+    never "exited" without having run; the dead jail is dropped. The
+    control: the next run takes a fresh pooled jail and runs."""
     c = server("--pool", "1")
     try:
         run(c, ["/bin/true"])
-        for pause in (0.3, 1, 3):
+        for stop_outer in (True, False):
             expect(pooled(c, 1), "the pool never held its jail")
             outer = children(forkserver(c))[0]
             pid1 = children(outer)[0]
-            os.kill(outer, signal.SIGSTOP)
+            if stop_outer:
+                os.kill(outer, signal.SIGSTOP)
             os.kill(pid1, signal.SIGKILL)
-            wait_until(lambda: open("/proc/%d/stat" % pid1).read().split()[2] == "Z", 5)
-            rid = c.start({"version": 1, "argv": ["/bin/sh", "-c", "echo ran"]})
-            time.sleep(pause)  # for the forkserver to hand it over
-            os.kill(outer, signal.SIGCONT)
-            r = c.result(rid)
-            # The job ran in a jail of its own: the hand-over came after
-            # the outer process had gone (a slow machine); again, longer.
-            if (r.get("stdout") or {}).get("text") != "ran\n":
-                break
-        err = r.get("error") or {}
-        expect((r.get("status"), err.get("code"), err.get("stage"), err.get("errno")) ==
-               ("failed", "spawn_error", "helper_exec", "EPIPE"),
-               "the run on a dead pooled jail: %s" % r)
+            wait_until(lambda: gone(pid1), 5)
+            r = run(c, ["/bin/sh", "-c", "echo ran"])
+            if stop_outer:
+                try:
+                    os.kill(outer, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass  # dropped and reaped already
+            expect(r["stdout"]["text"] == "ran\n" and r["exit_code"] == 0 and not took_pool(r),
+                   "the run after pid 1 died (outer stopped: %s): %s" % (stop_outer, r))
+            expect(wait_until(lambda: gone(outer), 5), "the dead jail was not dropped")
+        expect(pooled(c, 1), "the pool never refilled")
+        r = run(c, ["/bin/sh", "-c", "echo ran"])
+        expect(r["stdout"]["text"] == "ran\n" and took_pool(r), "the control: %s" % r)
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def case_dead_outer():
+    """A pooled jail's outer process killed while it waits (its pid 1
+    then dies with it): a job that comes right after either runs (in
+    another jail: pid 1's socket or the outer's refused it) or fails
+    with a record, never "exited" without having run; and likewise with
+    pid 1 alone killed, the outer process left running. The control: the
+    next run takes a fresh pooled jail and runs."""
+    c = server("--pool", "1")
+    try:
+        run(c, ["/bin/true"])
+        for victim in ("outer", "pid1", "outer", "pid1"):
+            expect(pooled(c, 1), "the pool never held its jail")
+            outer = children(forkserver(c))[0]
+            pid1 = children(outer)[0]
+            os.kill(outer if victim == "outer" else pid1, signal.SIGKILL)
+            r = c.run({"version": 1, "argv": ["/bin/sh", "-c", "echo ran"]})
+            out = (r.get("stdout") or {}).get("text")
+            diag("%s killed: %s %s" % (victim, r.get("status"),
+                                       out if r.get("status") == "exited" else r.get("error")))
+            expect((r.get("status") == "exited" and out == "ran\n" and r.get("exit_code") == 0) or
+                   (r.get("status") == "failed" and r.get("error")),
+                   "a run right after the %s was killed: %s" % (victim, r))
         expect(pooled(c, 1), "the pool never refilled")
         r = run(c, ["/bin/sh", "-c", "echo ran"])
         expect(r["stdout"]["text"] == "ran\n" and took_pool(r), "the control: %s" % r)
@@ -707,7 +746,10 @@ check "network none through the pool: lo down, no 127.0.0.1 route (lo up ahead o
 	tc net_none
 check "a pooled run's timings: mount_private_us and network_us 0 (done ahead); a fresh run's not" \
 	tc timings_ahead
-check "a pooled jail whose pid 1 died before its job: the run fails with a record, not exit 0" tc dead_pid1
+check "a pooled jail whose pid 1 died before its job: the job runs in a jail cloned for it, never in the dead one" \
+	tc dead_pid1
+check "a pooled jail whose outer process or pid 1 was killed: the next run runs or fails with a record" \
+	tc dead_outer
 check "a running jail cannot reach a waiting pooled one (kill, SIGKILL, ptrace, pidfd_open, /proc)" tc reach
 if is_root; then
 	check "a root server pools nothing" tc root_none
