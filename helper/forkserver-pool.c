@@ -5,7 +5,8 @@
  * the last such request is what the pool is filled with, one jail per
  * idle turn of the loop, up to N, while fewer jobs run than we have
  * processors (fs_pool_timeout). A request of that shape takes one: its
- * descriptors go to the jail on the jail's own socket, and from then on
+ * descriptors go straight to the jail's pid 1 on pid 1's own socket, its
+ * status pipe also to the outer process on the outer's, and from then on
  * it is a job like any other (reaped, its status on its exit pipe). A
  * request of another shape, or when none waits, forks a one-shot helper
  * as before. Jails of a shape no longer asked for go at once; all of
@@ -38,7 +39,7 @@
 
 struct pooled {
 	pid_t pid;	/* 0: free */
-	int pidfd, sock;
+	int pidfd, sock, sock1;	/* sock: the outer process's; sock1: pid 1's */
 	struct hutch_fs_shape shape;
 };
 
@@ -109,6 +110,7 @@ static void drop(struct pooled *p)
 	(void)syscall(SYS_pidfd_send_signal, p->pidfd, SIGKILL, NULL, 0);
 	close(p->pidfd);
 	close(p->sock);
+	close(p->sock1);
 	p->pid = 0;
 	n_pool--;
 }
@@ -160,7 +162,8 @@ int fs_pool_timeout(size_t jobs)
 }
 
 /* The child's half: our signal state undone, then pool.c. */
-static _Noreturn void pool_child(pid_t parent, int sock, const struct hutch_fs_shape *shape)
+static _Noreturn void pool_child(pid_t parent, int sock, int sock1,
+				  const struct hutch_fs_shape *shape)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t none;
@@ -170,14 +173,14 @@ static _Noreturn void pool_child(pid_t parent, int sock, const struct hutch_fs_s
 	sigaction(SIGPIPE, &dfl, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	pool_child_run(sock, shape);
+	pool_child_run(sock, sock1, shape);
 }
 
 void fs_pool_fill_one(void)
 {
 	struct pooled *p = NULL;
 	struct clone_args args = { .flags = CLONE_PIDFD, .exit_signal = SIGCHLD };
-	int sock[2], pidfd = -1;
+	int sock[2], sock1[2], pidfd = -1;
 	pid_t pid, parent = getpid();
 
 	for (size_t i = 0; i < HUTCH_FS_POOL_MAX && !p; i++)
@@ -189,19 +192,28 @@ void fs_pool_fill_one(void)
 		stalled = true;
 		return;
 	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock1) < 0) {
+		close(sock[0]);
+		close(sock[1]);
+		stalled = true;
+		return;
+	}
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 	if (pid == 0)
-		pool_child(parent, sock[1], &want);
+		pool_child(parent, sock[1], sock1[1], &want);
 	close(sock[1]);
+	close(sock1[1]);
 	if (pid < 0) {
 		close(sock[0]);
+		close(sock1[0]);
 		if (errno == ENOSYS)
 			pool_max = 0;	/* no pidfd to hand out: no pool */
 		stalled = true;
 		return;
 	}
-	*p = (struct pooled){ .pid = pid, .pidfd = pidfd, .sock = sock[0], .shape = want };
+	*p = (struct pooled){ .pid = pid, .pidfd = pidfd, .sock = sock[0], .sock1 = sock1[0],
+			      .shape = want };
 	n_pool++;
 	building++;
 }
@@ -218,6 +230,27 @@ static void want_shape(const struct hutch_fs_shape *shape)
 			drop(&pool[i]);
 	want = *shape;
 	have_want = true;
+}
+
+/* pid 1's part of the job to pid 1, then the status pipe to the outer
+ * process, which reaps pid 1 and writes its record if it dies without
+ * one. Each socket carries one message, once: no jail sees another run's
+ * job. false when pid 1's socket refused it (EPIPE: only pid 1 holds its
+ * end, so pid 1 is gone and has read nothing): the jail goes, the job to
+ * the next one or a new child. Once pid 1 has it, the job is this jail's
+ * whatever happens next, never handed on a second time (a pid 1 that may
+ * have read the spec must be the only one that did): with the outer
+ * process gone, pid 1 dies with it and the outer's wait status is the
+ * job's, a signal or 71, never 0. */
+static bool hand_over(struct pooled *p, const struct hutch_fs_request *fwd, const int *fds,
+		      size_t n, int status_fd)
+{
+	struct pool_outer_msg m = { .magic = HUTCH_FS_MAGIC };
+
+	if (fdpass_send_msg(p->sock1, fwd, sizeof(*fwd), fds, n) < 0)
+		return false;
+	(void)fdpass_send_msg(p->sock, &m, sizeof(m), &status_fd, 1);
+	return true;
 }
 
 pid_t fs_pool_take(const struct hutch_fs_request *rq, const int slot_fd[FS_SLOTS],
@@ -243,13 +276,13 @@ pid_t fs_pool_take(const struct hutch_fs_request *rq, const int slot_fd[FS_SLOTS
 
 		if (!pid || !same_shape(&p->shape, &rq->shape))
 			continue;
-		/* A jail that died meanwhile refuses (EPIPE): the next one. */
-		if (fdpass_send_msg(p->sock, &fwd, sizeof(fwd), fds, n) < 0) {
+		if (!hand_over(p, &fwd, fds, n, slot_fd[FS_SLOT_STATUS])) {
 			drop(p);
 			continue;
 		}
 		*ret_pidfd = p->pidfd;	/* the caller's now */
 		close(p->sock);
+		close(p->sock1);
 		p->pid = 0;
 		n_pool--;
 		return pid;

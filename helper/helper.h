@@ -16,11 +16,13 @@
 /* main.c: the one-shot helper, from fds 3-6 as hutch-exec(8) says;
  * helper_run_pooled, pid 1 of a pooled jail once its job's descriptors
  * are in place; jail_init, pid 1's steps from the mounts to the exec,
- * which both run; make_mirror_pipe, pid 1's pipe to the outer process
+ * which both run (ahead: the shape whose steps a pooled jail's pid 1 did
+ * before its job, pool.c; NULL for none); make_mirror_pipe, pid 1's pipe to the outer process
  * at HUTCH_MIRROR_FD, its read end in *ret_rd. */
 _Noreturn void helper_run_one(void);
 _Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape);
-_Noreturn void jail_init(const struct spec *sp, int ruleset_fd);
+_Noreturn void jail_init(const struct spec *sp, int ruleset_fd,
+			 const struct hutch_fs_shape *ahead);
 void make_mirror_pipe(int *ret_rd);
 
 /* forkserver.c: `hutch-exec --forkserver [--pool N]`, one helper_run_one
@@ -29,9 +31,16 @@ void make_mirror_pipe(int *ret_rd);
 _Noreturn void forkserver_run(int argc, char **argv);
 
 /* pool.c: a pooled jail's outer process, forked by the forkserver with
- * sock its end of the pool socket; pool_check_spec, in its pid 1: the
+ * sock its end of the outer's socket and sock1 that of pid 1's;
+ * pool_check_spec, in its pid 1: the
  * spec fits the jail it was cloned as, or fail. */
-_Noreturn void pool_child_run(int sock, const struct hutch_fs_shape *shape);
+_Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *shape);
+/* forkserver -> a pooled jail's outer process, once pid 1 has its job
+ * (on pid 1's own socket, sock1): the job's status pipe as the one
+ * descriptor. */
+struct pool_outer_msg {
+	uint32_t magic;		/* HUTCH_FS_MAGIC */
+};
 void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape);
 
 /* job-fds.c: a forkserver message's descriptors by slot (pooled: the
@@ -110,15 +119,19 @@ void kill_child(pid_t child);
  * namespaces and bounds the inotify, fanotify counts it charges to the
  * caller, inotify's to the spec's user caps; items by enum
  * hutch_user_count (status.h). */
-void user_counts_open(void);	/* before the mounts */
+void user_counts_open(void);	/* while the host's /proc is here: before pivot_root */
 void limit_user_counts(const struct spec *sp);	/* after them, before the privileges go */
 
-/* rootfs.c (phase 2, pid 1): tmpfs root, the spec's mounts, pivot_root.
+/* rootfs.c (phase 2, pid 1): root_private, what the mounts need that only
+ * the shape decides (the jail user's fs ids, propagation private); then
+ * build_root: tmpfs root, the spec's mounts, the user count files opened,
+ * pivot_root.
  * The new root is assembled at STAGING_DIR before pivot_root; our mount
  * namespace is private by then, so covering it hides nothing from anyone
  * else. mount_new_fs: a new tmpfs (m's size, inodes, mode; owned by the
  * jail's user) or proc as a detached mount. */
 #define STAGING_DIR "/tmp"
+void root_private(uint32_t uid_inside, uint32_t gid_inside);
 void build_root(const struct spec *sp);
 int mount_new_fs(const char *type, const struct spec *sp, const struct spec_mount *m, uint32_t i);
 
@@ -152,7 +165,8 @@ void tty_take_controlling(const struct spec *sp);
 
 /* netdev.c (phase 2): hostname, loopback, the proxy's listening socket
  * (sent to hutch on HUTCH_CONTROL_FD). */
-void set_hostname(const struct spec *sp);
+void set_hostname(uint32_t spec_flags, const char *hostname);
+bool loopback_wanted(uint32_t spec_flags);	/* a netns of its own, lo up */
 void bring_up_loopback(void);
 void proxy_listen(void);
 

@@ -68,16 +68,24 @@ static int close_other_fds(void)
 	return sys_close_range(HUTCH_CONTROL_FD + 1, ~0U, 0);
 }
 
-/* pid 1 of the jail: everything from the mounts to the seccomp filter. */
-_Noreturn void jail_init(const struct spec *sp, int ruleset_fd)
+/* pid 1 of the jail: everything from the mounts to the seccomp filter.
+ * A pooled jail's pid 1 did its shape's steps before its job (pool.c),
+ * and the spec has that shape (pool_check_spec): their steps' times
+ * stay 0 in this run's record. */
+_Noreturn void jail_init(const struct spec *sp, int ruleset_fd,
+			 const struct hutch_fs_shape *ahead)
 {
 	pid_t target;
 
-	parent_death_guard();
-	user_counts_open();		/* while the host's /proc is still here */
+	if (!ahead) {
+		parent_death_guard();
+		root_private(sp->uid_inside, sp->gid_inside);
+		timing_step(HUTCH_STEP_MOUNT_PRIVATE);
+	}
 	build_root(sp);			/* mounts need CAP_SYS_ADMIN in our userns */
-	set_hostname(sp);
-	if ((sp->flags & HUTCH_SPEC_NET_LOOPBACK) && (sp->flags & HUTCH_SPEC_NS_NET))
+	if (!ahead)
+		set_hostname(sp->flags, sp->hostname);
+	if (loopback_wanted(sp->flags) && !(ahead && loopback_wanted(ahead->flags)))
 		bring_up_loopback();
 	if (sp->flags & HUTCH_SPEC_NET_PROXY)
 		proxy_listen();		/* on the lo just brought up */
@@ -163,7 +171,7 @@ _Noreturn void helper_run_one(void)
 	child = clone_into_namespaces(&sp);	/* pid 1 of the new pid namespace */
 	if (child == 0) {
 		close(mirror_rd);
-		jail_init(&sp, ruleset_fd);
+		jail_init(&sp, ruleset_fd, NULL);
 	}
 	if (ruleset_fd >= 0)
 		close(ruleset_fd);
@@ -185,8 +193,9 @@ _Noreturn void helper_run_one(void)
 }
 
 /* pid 1 of a pooled jail (pool.c), its job's descriptors in place: the
- * same phase 1, the spec checked against the shape we were cloned with,
- * then the same jail as the one-shot helper's pid 1 builds. The outer
+ * same phase 1, the spec checked against the shape we were cloned with
+ * and whose steps we did ahead (pool_pid1), then the same jail as the
+ * one-shot helper's pid 1 builds. The outer
  * steps before the clone have nothing to do for a spec of a pooled
  * shape: bind_fd_prepare clones only as root, and a root server pools
  * nothing; idmapped binds are refused by pool_check_spec. */
@@ -200,7 +209,7 @@ _Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape)
 	pool_check_spec(&sp, shape);	/* fail closed: another shape, another jail */
 	bind_fd_prepare_none(&sp);	/* every bind by descriptor resolved by us */
 	timing_step(HUTCH_STEP_PREPARE);
-	jail_init(&sp, ruleset_fd);
+	jail_init(&sp, ruleset_fd, shape);
 }
 
 int main(int argc, char **argv)

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <net/if.h>
+#include <stdbool.h>
 #include <netinet/in.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -14,12 +15,20 @@
 #include "helper.h"
 #include "hutch-abi.h"
 
-void set_hostname(const struct spec *sp)
+/* Also a pooled jail's, from its shape, before its job. */
+void set_hostname(uint32_t spec_flags, const char *hostname)
 {
-	if (!(sp->flags & HUTCH_SPEC_NS_UTS) || sp->hostname[0] == '\0')
+	if (!(spec_flags & HUTCH_SPEC_NS_UTS) || hostname[0] == '\0')
 		return;
-	if (sethostname(sp->hostname, strlen(sp->hostname)) < 0)
+	if (sethostname(hostname, strlen(hostname)) < 0)
 		fail(STAGE_HOSTNAME, SITE_HOSTNAME_SET, errno);
+}
+
+/* Also a pooled jail's shape (pool.c), which brings lo up before its
+ * job: the same test on the same flags, so that the two agree. */
+bool loopback_wanted(uint32_t spec_flags)
+{
+	return (spec_flags & HUTCH_SPEC_NET_LOOPBACK) && (spec_flags & HUTCH_SPEC_NS_NET);
 }
 
 void bring_up_loopback(void)

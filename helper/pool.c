@@ -1,26 +1,31 @@
 /* pool.c: a pooled jail, `hutch serve --pool` (hutch-exec(8),
  * FORKSERVER). The forkserver forks one of these before any request
- * exists and gives it one end of a socket. It does what a jail's clone
- * depends on, the shape (forkserver-wire.h): the mirror pipe, the clone
- * into fresh namespaces, the id maps. Then both processes wait and do
- * nothing else: pid 1 with its parent-death signal armed and the
- * forwarded signals held, the outer process on the socket. A job comes
- * as one message with its descriptors; the outer process keeps the
- * status pipe and passes the rest to pid 1, which reads the spec,
- * refuses one of another shape, and goes on as the one-shot helper does
- * from the mounts on (main.c:helper_run_pooled). One pooled jail takes
- * one job and is gone with it: nothing is reused.
+ * exists and gives it one end of each of two sockets, the outer
+ * process's and pid 1's. It does what a jail's clone depends on, the
+ * shape (forkserver-wire.h): the mirror pipe, the clone into fresh
+ * namespaces, the id maps; then, in pid 1, the steps of the jail that
+ * the shape alone decides (pool_ahead): the parent-death signal armed,
+ * the jail user's fs ids, the root's propagation private, the hostname,
+ * lo up when the shape has it. Then both processes wait and do nothing
+ * else, each on its own socket, pid 1 with the forwarded signals held.
+ * A job comes as one message with its descriptors straight to pid 1 (no
+ * process in between to wake), which reads the spec, refuses one of
+ * another shape, and goes on as the one-shot helper does from the mounts
+ * on (main.c:helper_run_pooled); and as the job's status pipe to the
+ * outer process, which keeps it (forkserver-pool.c:hand_over). One
+ * pooled jail takes one job and is gone with it: nothing is reused.
  *
  * Until the job, the status descriptor is /dev/null, so a failure is
- * exit 71 alone and the forkserver drops the jail. EOF on the socket
- * (the pool torn down, the forkserver gone) ends both processes. Only
- * async-signal-safe calls, no allocation (until pid 1 reads the spec). */
+ * exit 71 alone and the forkserver drops the jail. EOF on its socket
+ * (the pool torn down, the forkserver gone) ends either process, pid 1
+ * also with its parent. Only async-signal-safe calls, no allocation
+ * (until pid 1 reads the spec). */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -30,9 +35,26 @@
 #include "hutch-abi.h"
 #include "sys.h"
 
-#define POOL_SOCK_FD JOB_FDS_HIGH	/* the outer process's end, in both */
+#define POOL_SOCK_FD JOB_FDS_HIGH		/* the outer process's socket */
+#define POOL_PID1_FD (JOB_FDS_HIGH + 1)	/* pid 1's */
 
-/* pid 1: wait for the job, its descriptors into place, then the jail. */
+/* What jail_init does first, for the shape (its ahead argument): a
+ * failure is exit 71 alone (no status pipe yet), a jail the forkserver
+ * drops. A job whose spec has another shape is refused after this, by
+ * pool_check_spec: lo is never up for a spec that did not ask for it. */
+static void pool_ahead(const struct hutch_fs_shape *shape)
+{
+	parent_death_guard();	/* the outer process may already be gone */
+	root_private(shape->uid_inside, shape->gid_inside);
+	if (!memchr(shape->hostname, 0, sizeof(shape->hostname)))
+		_exit(HUTCH_EXIT_SETUP);	/* the frontend's shape_hostname: cannot be */
+	set_hostname(shape->flags, shape->hostname);
+	if (loopback_wanted(shape->flags))
+		bring_up_loopback();
+}
+
+/* pid 1: the shape's steps, wait for the job, its descriptors into
+ * place, then the jail. */
 static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape)
 {
 	struct hutch_fs_request rq;
@@ -41,7 +63,7 @@ static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape)
 	size_t n_fds = FDPASS_MAX;
 	ssize_t n;
 
-	parent_death_guard();	/* the outer process may already be gone */
+	pool_ahead(shape);
 	do
 		n = fdpass_recv_msg(sock, &rq, sizeof(rq), fds, &n_fds);
 	while (n == -EINTR);
@@ -53,104 +75,91 @@ static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape)
 	helper_run_pooled(shape);
 }
 
-/* The outer process: the job's message, its status pipe kept (reaper.c
- * writes pid 1's record if it dies without one), the rest to pid 1.
- * Before it: EOF, or pid 1 gone, ends us. */
-static void pool_handoff(int to_pid1, pid_t child)
+/* The outer process: the job's status pipe, kept (reaper.c writes pid
+ * 1's record if it dies without one); EOF before it ends us. pid 1's
+ * death before it ends nothing here: the forkserver may have handed pid 1
+ * its job a moment before, and then our message is on its way and the
+ * job must get pid 1's record, not our exit status; a job that finds pid
+ * 1 dead is never handed to us (forkserver-pool.c:hand_over). So a jail
+ * whose pid 1 died waits, a zombie and us, until it is taken or torn
+ * down. */
+static void pool_handoff(pid_t child)
 {
-	struct pollfd p[2] = { { .fd = POOL_SOCK_FD, .events = POLLIN },
-			       { .fd = to_pid1, .events = 0 } };
-	struct hutch_fs_request rq;
-	int fds[FDPASS_MAX], slot_fd[FS_SLOTS], r;
-	const int *bind;
-	size_t n_fds = FDPASS_MAX;
+	struct pool_outer_msg m;
+	int fd = -1;
+	size_t n_fds = 1;
 	ssize_t n;
 
-	while (poll(p, 2, -1) < 0)
-		if (errno != EINTR)
-			break;
-	/* pid 1 gone with no job here yet: the forkserver may hand us one
-	 * before it reaps us, and our exit status is then that job's. Exit
-	 * 0 would read as a command that ran and succeeded; 71 is a setup
-	 * failure. A job already here is taken and fails with its record
-	 * (the pass to pid 1 below). */
-	if (!(p[0].revents & POLLIN)) {
-		kill_child(child);
-		_exit(HUTCH_EXIT_SETUP);
-	}
-	n = fdpass_recv_msg(POOL_SOCK_FD, &rq, sizeof(rq), fds, &n_fds);
-	if (n <= 0 || job_fds_split(&rq, n, fds, n_fds, true, slot_fd, &bind) < 0) {
+	do
+		n = fdpass_recv_msg(POOL_SOCK_FD, &m, sizeof(m), &fd, &n_fds);
+	while (n == -EINTR);
+	if (n <= 0 || n != (ssize_t)sizeof(m) || m.magic != HUTCH_FS_MAGIC ||
+	    n_fds != 1 || dup2(fd, HUTCH_STATUS_FD) < 0) {
 		kill_child(child);
 		_exit(n == 0 ? 0 : HUTCH_EXIT_SETUP);
 	}
-	if (dup2(slot_fd[FS_SLOT_STATUS], HUTCH_STATUS_FD) < 0) {
-		kill_child(child);
-		_exit(HUTCH_EXIT_SETUP);
-	}
-	r = fdpass_send_msg(to_pid1, &rq, sizeof(rq), fds, n_fds);
-	if (r < 0) {
-		kill_child(child);
-		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PASS, -r);
-	}
-	for (size_t i = 0; i < n_fds; i++)
-		if (fds[i] != HUTCH_STATUS_FD)
-			close(fds[i]);
-	close(to_pid1);
+	if (fd != HUTCH_STATUS_FD)
+		close(fd);
 	close(POOL_SOCK_FD);
 }
 
 /* Our descriptors: 0-2 are the forkserver's /dev/null; so are the
  * spec, status and control numbers until a job comes, so that nothing
- * we open lands there; the socket at POOL_SOCK_FD; nothing else. */
-static void pool_fds(int sock)
+ * we open lands there; the two sockets at POOL_SOCK_FD and POOL_PID1_FD;
+ * nothing else. */
+static void pool_fds(int sock, int sock1)
 {
-	if ((sock != POOL_SOCK_FD && dup3(sock, POOL_SOCK_FD, O_CLOEXEC) < 0) ||
+	int a = fcntl(sock, F_DUPFD_CLOEXEC, POOL_PID1_FD + 1);
+	int b = fcntl(sock1, F_DUPFD_CLOEXEC, POOL_PID1_FD + 1);
+
+	if (a < 0 || b < 0 || dup3(a, POOL_SOCK_FD, O_CLOEXEC) < 0 ||
+	    dup3(b, POOL_PID1_FD, O_CLOEXEC) < 0 ||
 	    dup2(0, HUTCH_SPEC_FD) < 0 || dup2(0, HUTCH_STATUS_FD) < 0 ||
 	    dup2(0, HUTCH_MIRROR_FD) < 0 || dup2(0, HUTCH_CONTROL_FD) < 0 ||
 	    sys_close_range(HUTCH_CONTROL_FD + 1, POOL_SOCK_FD - 1, 0) < 0 ||
-	    sys_close_range(POOL_SOCK_FD + 1, ~0U, 0) < 0)
+	    sys_close_range(POOL_PID1_FD + 1, ~0U, 0) < 0)
 		_exit(HUTCH_EXIT_SETUP);
 }
 
-_Noreturn void pool_child_run(int sock, const struct hutch_fs_shape *shape)
+_Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *shape)
 {
 	struct spec sp = {
-		.flags = shape->ns_flags,
+		.flags = shape->flags,
 		.uid_inside = shape->uid_inside,
 		.gid_inside = shape->gid_inside,
 		.uid_outside = shape->uid_outside,
 		.gid_outside = shape->gid_outside,
 	};
-	int pp[2], mirror_rd;
+	int mirror_rd;
 	pid_t child;
 
-	pool_fds(sock);
+	pool_fds(sock, sock1);
 	signals_hold();			/* pid 1 inherits them held */
 	make_mirror_pipe(&mirror_rd);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pp) < 0)
-		_exit(HUTCH_EXIT_SETUP);
 	child = clone_into_namespaces(&sp);
 	if (child == 0) {
 		close(mirror_rd);
-		close(pp[0]);
-		close(POOL_SOCK_FD);	/* the job comes through the outer process */
-		pool_pid1(pp[1], shape);
+		close(POOL_SOCK_FD);	/* the outer process's business */
+		pool_pid1(POOL_PID1_FD, shape);
 	}
-	close(pp[1]);
+	close(POOL_PID1_FD);	/* pid 1's alone: its death refuses a job */
 	if (dup2(mirror_rd, HUTCH_MIRROR_FD) < 0) {
 		kill_child(child);
 		_exit(HUTCH_EXIT_SETUP);
 	}
 	close(mirror_rd);
-	pool_handoff(pp[0], child);
+	pool_handoff(child);
 	outer_wait(child);
 }
 
 void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape)
 {
-	if ((sp->flags & HUTCH_FS_SHAPE_NS) != shape->ns_flags ||
+	/* lo included: a spec of network "none" in a jail whose lo is up
+	 * would reach whatever listens on it */
+	if ((sp->flags & HUTCH_FS_SHAPE_FLAGS) != shape->flags ||
 	    sp->uid_inside != shape->uid_inside || sp->gid_inside != shape->gid_inside ||
-	    sp->uid_outside != shape->uid_outside || sp->gid_outside != shape->gid_outside)
+	    sp->uid_outside != shape->uid_outside || sp->gid_outside != shape->gid_outside ||
+	    strcmp(sp->hostname, shape->hostname) != 0)
 		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_SHAPE, EINVAL);
 	/* An idmapped bind is cloned by the outer process before the clone,
 	 * with privileges a pooled jail's never had. */

@@ -382,22 +382,29 @@ static void seal_tmpfs(int root_fd, const struct spec *sp)
 	}
 }
 
-void build_root(const struct spec *sp)
+/* What the mounts depend on that no request decides, so that a pooled
+ * jail's pid 1 does it before its job (pool.c): the jail user's ids for
+ * what we create, and the root's propagation made private, so that
+ * nothing mounted from here on reaches the host's namespace. */
+void root_private(uint32_t uid_inside, uint32_t gid_inside)
 {
-	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
-	int root_fd;
-
 	/* Everything we create belongs to the jail's user, and a root caller's
 	 * uid 0 is not even mapped here (the kernel refuses to create inodes
 	 * for it). setfs[ug]id of an unmapped id keeps our capabilities. */
-	setfsgid(sp->gid_inside);
-	setfsuid(sp->uid_inside);
-	if ((uid_t)setfsuid((uid_t)-1) != sp->uid_inside || (gid_t)setfsgid((gid_t)-1) != sp->gid_inside)
+	setfsgid(gid_inside);
+	setfsuid(uid_inside);
+	if ((uid_t)setfsuid((uid_t)-1) != uid_inside || (gid_t)setfsgid((gid_t)-1) != gid_inside)
 		fail(STAGE_MOUNT_PRIVATE, SITE_MOUNT_PRIVATE_FS_IDS, EPERM);
 
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		fail(STAGE_MOUNT_PRIVATE, SITE_MOUNT_PRIVATE_PROPAGATION, errno);
-	timing_step(HUTCH_STEP_MOUNT_PRIVATE);
+}
+
+/* After root_private. */
+void build_root(const struct spec *sp)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	int root_fd;
 
 	/* an overlay's lower layer is a read-only bind until overlay.c
 	 * stages it */
@@ -429,6 +436,7 @@ void build_root(const struct spec *sp)
 		fail(STAGE_ROOT_READONLY, SITE_ROOT_READONLY_ROOT, errno);
 	timing_step(HUTCH_STEP_ROOT);
 
+	user_counts_open();	/* the last moment the host's /proc is here */
 	/* pivot_root(".", ".") stacks the old root on the new one; detaching
 	 * it leaves no path back to the host tree. */
 	if (fchdir(root_fd) < 0 || sys_pivot_root(".", ".") < 0)

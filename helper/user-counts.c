@@ -1,4 +1,4 @@
-/* user-counts.c (phase 2, pid 1, first step): bound the per-user kernel
+/* user-counts.c (phase 2, pid 1, around pivot_root): bound the per-user kernel
  * counts of the jail's user namespace. The kernel charges inotify
  * instances and watches, pending signals and namespaces to the user that
  * owns the namespace chain, that is to the caller on the host: unbounded,
@@ -7,9 +7,10 @@
  * unlimited and can only be lowered by a process with CAP_SYS_RESOURCE in
  * it, which pid 1 still has here. The tables under /proc/sys/user are
  * those of the writer's user namespace, whichever procfs is mounted, so
- * they are opened through the host's /proc before the mounts (the jail
- * may have no /proc) and written after them: the mounts make detached
- * mount namespaces, which count too.
+ * they are opened through the host's /proc before pivot_root (the jail
+ * may have no /proc), last thing of the old root (rootfs.c), and written
+ * after the mounts: those make detached mount namespaces, which count
+ * too.
  *
  * No new namespace of any kind can be made in the jail after this (the
  * counts are 0), whatever seccomp allows. The inotify bounds are the

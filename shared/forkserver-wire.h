@@ -10,7 +10,7 @@
 #include "spec.h"
 
 #define HUTCH_FS_SOCK_FD 3	/* the forkserver's end, as it is started */
-#define HUTCH_FS_MAGIC 0x68667332u	/* "hfs2": 2 added the pool */
+#define HUTCH_FS_MAGIC 0x68667333u	/* "hfs3": 2 added the pool, 3 lo and hostname in its shape */
 #define HUTCH_FS_MAX_JOBS 4096	/* jails alive at once; more: EAGAIN */
 #define HUTCH_FS_POOL_MAX 64	/* `--pool N`: at most this many jails wait */
 #define HUTCH_FS_POOL_IDLE_MS 10000	/* no request for this long: the pool goes */
@@ -32,16 +32,23 @@ enum hutch_fs_slot {
 	((1u << FS_SLOT_STDIN) | (1u << FS_SLOT_STDOUT) | (1u << FS_SLOT_STDERR) |          \
 	 (1u << FS_SLOT_SPEC) | (1u << FS_SLOT_STATUS) | (1u << FS_SLOT_EXIT))
 
-/* What a jail's clone depends on, and nothing else: the spec's namespace
- * flags (HUTCH_SPEC_NS_*) and its id maps. A pooled jail is cloned with
- * one shape before any spec exists; its pid 1 refuses a spec of another
- * (SITE_HELPER_EXEC_POOL_SHAPE). */
-#define HUTCH_FS_SHAPE_NS                                                                    \
+/* What a jail's clone depends on, and what a pooled jail does ahead of
+ * its job, and nothing else: the spec's namespace flags (HUTCH_SPEC_NS_*),
+ * whether lo comes up in its network namespace (HUTCH_SPEC_NET_LOOPBACK),
+ * its id maps and its hostname (the policy's), NUL-terminated and padded
+ * with NULs. A pooled jail is cloned with one shape before any
+ * spec exists and does the shape's own steps (pool.c); its pid 1 refuses
+ * a spec of another (SITE_HELPER_EXEC_POOL_SHAPE), so a spec of network
+ * "none" never gets a jail whose lo is up. */
+#define HUTCH_FS_SHAPE_FLAGS                                                                 \
 	(HUTCH_SPEC_NS_PID | HUTCH_SPEC_NS_NET | HUTCH_SPEC_NS_IPC | HUTCH_SPEC_NS_UTS |      \
-	 HUTCH_SPEC_NS_CGROUP)
+	 HUTCH_SPEC_NS_CGROUP | HUTCH_SPEC_NET_LOOPBACK)
+#define HUTCH_FS_HOSTNAME_BYTES 68
+_Static_assert(HUTCH_FS_HOSTNAME_BYTES > HUTCH_SPEC_MAX_HOSTNAME, "a hostname and its NUL");
 struct hutch_fs_shape {
-	uint32_t ns_flags;
+	uint32_t flags;		/* the spec's flags & HUTCH_FS_SHAPE_FLAGS */
 	uint32_t uid_inside, gid_inside, uid_outside, gid_outside;
+	char hostname[HUTCH_FS_HOSTNAME_BYTES];
 };
 
 /* frontend -> forkserver: start one jail. After the slots' descriptors

@@ -20,7 +20,7 @@ enum hutch_step {
 	HUTCH_STEP_PREPARE,	/* Landlock ruleset, cap_last_cap, mirror pipe, idmapped trees */
 	HUTCH_STEP_CLONE,	/* setgroups, clone() into the namespaces until pid 1 runs */
 	HUTCH_STEP_ID_MAPS,	/* setgroups, uid_map, gid_map, until pid 1 is released */
-	HUTCH_STEP_MOUNT_PRIVATE, /* death guard, user counts, fs ids, propagation private */
+	HUTCH_STEP_MOUNT_PRIVATE, /* death guard, fs ids, propagation private */
 	HUTCH_STEP_BINDS_DIR,	/* bind mounts of directories: source cloned, attached */
 	HUTCH_STEP_BINDS_FILE,	/* bind mounts of single files (/etc, /dev nodes) */
 	HUTCH_STEP_ROOT,	/* the root tmpfs; at the end, sealed read-only */
@@ -29,7 +29,7 @@ enum hutch_step {
 	HUTCH_STEP_DEVPTS,	/* its devpts */
 	HUTCH_STEP_FILES,	/* files, directories and symlinks written in the root */
 	HUTCH_STEP_OVERLAY,	/* copy-on-write mounts */
-	HUTCH_STEP_PIVOT_ROOT,	/* pivot_root, the old root detached */
+	HUTCH_STEP_PIVOT_ROOT,	/* user count files opened, pivot_root, the old root detached */
 	HUTCH_STEP_NETWORK,	/* hostname, loopback up */
 	HUTCH_STEP_LANDLOCK,	/* the rules by path, and restrict_self */
 	HUTCH_STEP_RLIMITS,	/* rlimits, the jail's user counts */

@@ -313,9 +313,28 @@ static uint32_t le32_at(const uint8_t *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* The spec's hostname (spec.h: a str after the header's flags, ids,
+ * rlimits and user caps) into the shape; false when it is not there as
+ * spec_decode would take it. */
+static bool shape_hostname(const uint8_t *spec, size_t spec_len, char *out, size_t size)
+{
+	size_t off = HUTCH_SPEC_HEADER_BYTES + 20 + 8 * (HUTCH_RLIM_COUNT + HUTCH_UCAP_COUNT);
+	uint32_t n;
+
+	if (spec_len < off + 4)
+		return false;
+	n = le32_at(spec + off);
+	off += 4;
+	if (n > HUTCH_SPEC_MAX_HOSTNAME || n >= size || spec_len < off + n + 1 ||
+	    memchr(spec + off, 0, n) || spec[off + n] != 0)
+		return false;
+	memcpy(out, spec + off, n);
+	return true;
+}
+
 /* Whether a pooled jail may take the spec, and its shape (forkserver-wire.h),
  * from the spec's header (spec.h: flags, then the four ids, from byte
- * 12). Not with a cgroup to clone into. A root server has no pool
+ * 12) and its hostname. Not with a cgroup to clone into. A root server has no pool
  * (serve-options.c), so no spec of it needs idmapped or privileged binds
  * prepared before the clone; pid 1 of a pooled jail checks both anyway. */
 static void pool_shape(const struct forkserver *fs, const uint8_t *spec, size_t spec_len,
@@ -323,14 +342,15 @@ static void pool_shape(const struct forkserver *fs, const uint8_t *spec, size_t 
 {
 	if (fs->pool == 0 || io->cgroup_fd >= 0 || spec_len < HUTCH_SPEC_HEADER_BYTES + 20)
 		return;
-	rq->poolable = 1;
 	rq->shape = (struct hutch_fs_shape){
-		.ns_flags = le32_at(spec + 12) & HUTCH_FS_SHAPE_NS,
+		.flags = le32_at(spec + 12) & HUTCH_FS_SHAPE_FLAGS,
 		.uid_inside = le32_at(spec + 16),
 		.gid_inside = le32_at(spec + 20),
 		.uid_outside = le32_at(spec + 24),
 		.gid_outside = le32_at(spec + 28),
 	};
+	rq->poolable = shape_hostname(spec, spec_len, rq->shape.hostname,
+				      sizeof(rq->shape.hostname));
 }
 
 /* Send the slots and the bind sources; then, unless the caller takes the

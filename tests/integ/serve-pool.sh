@@ -10,15 +10,21 @@
 # sees; a pooled run's process is an unpooled one's (status, limits,
 # descriptors, umask, cwd, environment, mounts); a request of another shape (network host under the network
 # policy) gets a jail cloned for it, and the pool follows the new shape;
+# runs of network "none" never get a jail whose lo is up (lo is brought
+# up ahead only for a shape that has it), and the steps done ahead show
+# 0 in a pooled run's timings, not in a fresh one's;
 # the pool holds exactly N jails when idle, never more, and none after
 # the idle time; SIGTERM of the server leaves no pooled process behind;
 # a running jail cannot reach a waiting pooled one by pid (kill, ptrace,
-# pidfd_open, /proc); a pooled jail whose pid 1 died before its job
-# fails that job with a record, never exit 0; a root server pools
-# nothing; --pool over 64 or over --max-total is refused in one line; pid 1 of a pooled jail, given a spec of another
-# shape than it was cloned with by a forkserver driven directly, refuses
-# it with a helper_exec record and exit 71, and runs the control. A root
-# server pools nothing, so as root the pooled cases run their server
+# pidfd_open, /proc); a job never goes to a pooled jail whose pid 1
+# died before it, but runs in another, and one whose outer process or
+# pid 1 was killed just before a job runs it elsewhere or fails it with
+# a record, never "exited" without having run; a root server pools
+# nothing; --pool over 64 or over --max-total is refused in one line;
+# pid 1 of a pooled jail, given a spec of another shape than it was
+# cloned with by a forkserver driven directly (other namespaces, lo up
+# or not, another hostname), refuses it with a helper_exec record and
+# exit 71, and runs the control. A root server pools nothing, so as root the pooled cases run their server
 # (or forkserver) as nobody.
 . "$(dirname "$0")/lib.sh"
 
@@ -336,7 +342,7 @@ def case_refused():
                "%s: exit %d, %r" % (opts, p.returncode, p.stderr))
 
 
-FS_MAGIC = 0x68667332  # "hfs2", shared/forkserver-wire.h
+FS_MAGIC = 0x68667333  # "hfs3", shared/forkserver-wire.h
 SLOTS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 7)  # stdio, spec, status, exit
 STAGE_HELPER_EXEC, SITE_POOL_SHAPE, EINVAL = 33, 3, 22
 
@@ -365,7 +371,7 @@ def fs_job(sock, spec, shape):
     st_r, st_w = os.pipe()
     ex_r, ex_w = os.pipe()
     fds = [null, null, null, spec_r, st_w, ex_w]
-    msg = struct.pack("<4I5II", FS_MAGIC, SLOTS, 0, 1, *shape, 0)
+    msg = struct.pack("<4I5I68sI", FS_MAGIC, SLOTS, 0, 1, *shape, 0)
     sock.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
     for fd in (null, spec_r, st_w, ex_w):
         os.close(fd)
@@ -384,10 +390,15 @@ def fs_job(sock, spec, shape):
     return pooled, struct.unpack("<Ii", ex[:8])[1], record
 
 
+spec_for = {}  # shape -> an honest spec of it
+
+
 def shape_of(spec):
     import struct
     flags, ui, gi, uo, go = struct.unpack("<5I", spec[12:32])
-    return (flags & 0x1f, ui, gi, uo, go)
+    n, = struct.unpack("<I", spec[104:108])  # after 5 rlimits and 4 user caps
+    # HUTCH_FS_SHAPE_FLAGS: namespaces, lo; the hostname
+    return (flags & 0x3f, ui, gi, uo, go, spec[108:108 + n])
 
 
 def case_shape_fail_closed():
@@ -396,9 +407,18 @@ def case_shape_fail_closed():
     (no network namespace) is refused, helper_exec item 3 (the pool's
     shape) EINVAL, exit 71; the honest job, the control, runs in one."""
     import struct
+    global lo, nolo
     good = spec_bytes("--flags", "pid,net,ipc,uts,cgroup")
     other = spec_bytes("--flags", "pid,ipc,uts,cgroup")
     expect(shape_of(good) != shape_of(other), "the two specs have one shape")
+    # lo in the shape: a jail with lo up (made ahead) never runs a spec
+    # without it, nor one without lo a spec that wants it
+    lo = spec_bytes("--flags", "pid,net,ipc,uts,cgroup,loopback")
+    nolo = good
+    named = spec_bytes("--flags", "pid,net,ipc,uts,cgroup", "--hostname", "other")
+    expect(shape_of(lo) != shape_of(nolo) and shape_of(named) != shape_of(nolo),
+           "lo or the hostname is not in the shape")
+    spec_for.update({shape_of(lo): lo, shape_of(nolo): nolo, shape_of(named): named})
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     exe, env, kw = os.environ["HUTCH_EXEC"], None, {}
     if os.geteuid() == 0:
@@ -433,40 +453,176 @@ def case_shape_fail_closed():
         pooled, status, rec = fs_job(ours, good, shape_of(good))
         expect(pooled and status == 0 and rec == b"", "the control: pooled %s status %d %r" %
                (pooled, status, rec))
+        refused(ours, shape_of(lo), nolo, one_pooled)
+        refused(ours, shape_of(good), lo, one_pooled)
+        refused(ours, shape_of(named), good, one_pooled)
     finally:
         ours.close()
         fs.wait(T)
 
 
+def refused(sock, shape, spec, one_pooled):
+    """A job claiming shape with a spec of another goes to a pooled jail
+    of that shape (after a first job of it, which fills the pool) and is
+    refused there: helper_exec item 3, EINVAL, exit 71."""
+    import struct
+    fs_job(sock, spec_for[shape], shape)
+    expect(wait_until(one_pooled, 10), "the pool never held a jail of %s" % (shape,))
+    pooled, status, rec = fs_job(sock, spec, shape)
+    expect(pooled and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 71 and len(rec) == 16,
+           "shape %s, spec %s: pooled %s status %d %r" % (shape, shape_of(spec), pooled,
+                                                          status, rec))
+    _, code, stage, item, err = struct.unpack("<IHHIi", rec)
+    expect((stage, item, err) == (STAGE_HELPER_EXEC, SITE_POOL_SHAPE, EINVAL),
+           "record stage %d item %d errno %d" % (stage, item, err))
+
+
+# lo of the jail seen from inside: its flags (SIOCGIFFLAGS), its local
+# routes, a connect to 127.0.0.1 (refused with lo up; network "none"
+# also denies the connect itself, so the flags and routes decide).
+LO_STATE = r"""
+import errno, fcntl, socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+fl = struct.unpack("16sH", fcntl.ioctl(s, 0x8913, struct.pack("16sH", b"lo", 0)))[1]
+c = socket.socket()
+try:
+    c.connect(("127.0.0.1", 1))
+    r = "connected"
+except OSError as e:
+    r = errno.errorcode.get(e.errno, "E?")
+print("up" if fl & 1 else "down", "127.0.0.1" in open("/proc/net/fib_trie").read(), r)
+"""
+
+
+def lo_state(c, network):
+    r = run(c, ["/usr/bin/python3", "-c", LO_STATE], network=network)
+    return took_pool(r), r["stdout"]["text"].split()
+
+
+def case_net_none():
+    """A pooled jail brings lo up ahead only when its shape says so (lo in
+    the shape): runs of network "none" through the pool, after a pool
+    of the policy's default (loopback) and with a pool of their own,
+    find lo down, no 127.0.0.1 route, and the connect fails; the
+    control: pooled runs of network "loopback" find it up and the
+    connect refused by nobody listening."""
+    c = server("--pool", "2")
+    took = set()
+    try:
+        run(c, ["/bin/true"])  # the shape: the policy's default, loopback
+        for network, want in (("loopback", "up True ECONNREFUSED"),
+                              ("none", "down False"), ("none", "down False"),
+                              ("loopback", "up True ECONNREFUSED"), ("none", "down False")):
+            expect(pooled(c, 2), "the pool never held 2 jails")
+            pooled_run, seen = lo_state(c, network)
+            diag("network %s: %s%s" % (network, " ".join(seen), " (pooled)" * pooled_run))
+            expect(" ".join(seen).startswith(want) and seen[-1] != "connected",
+                   "network %s: lo %s, want %s" % (network, seen, want))
+            if pooled_run:
+                took.add(network)
+        expect(took == {"none", "loopback"}, "pooled runs only of %s" % took)
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def case_timings_ahead():
+    """The steps a pooled jail does before its job show 0 in its run's
+    jail.timings: mount_private_us (the propagation made private ahead)
+    and network_us (hostname and lo, ahead); a run that clones its jail
+    (the first, and the control of --pool 0) shows both."""
+    c = server("--pool", "1")
+    try:
+        t = run(c, ["/bin/true"])["jail"]["timings"]
+        expect(t["clone_us"] > 0 and t["mount_private_us"] > 0 and
+               t["network_us"] > 0, "a fresh jail's timings: %s" % t)
+        for _ in range(5):
+            expect(pooled(c, 1), "the pool never held its jail")
+            r = run(c, ["/bin/cat", "/proc/sys/kernel/hostname"])
+            t = r["jail"]["timings"]
+            expect(r["stdout"]["text"] == "hutch\n", "the hostname set ahead: %r" % r["stdout"])
+            expect(t["clone_us"] == 0 and t["mount_private_us"] == 0 and
+                   t["network_us"] == 0, "a pooled jail's timings: %s" % t)
+    finally:
+        c.close()
+        stop(c.proc)
+    c = server("--pool", "0")
+    try:
+        for _ in range(3):
+            t = run(c, ["/bin/true"])["jail"]["timings"]
+            expect(t["clone_us"] > 0 and t["mount_private_us"] > 0 and t["network_us"] > 0,
+                   "--pool 0: %s" % t)
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def gone(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
 def case_dead_pid1():
     """pid 1 of a pooled jail killed while it waits (the OOM killer, the
-    server's user), and the job handed to its outer process before that
-    one noticed (held with SIGSTOP to make the race certain): the run
-    fails with the helper_exec record (EPIPE), never "exited 0" for a
-    command that did not run. The control: the next run takes a fresh
-    pooled jail and runs."""
+    server's user), its outer process held with SIGSTOP or not: the job
+    that comes next is never handed to that jail (pid 1's socket refuses
+    it, and pid 1 read nothing of it) but runs in a jail cloned for it
+    (--pool 1: the dead one was the only one), exit 0 and its output,
+    never "exited" without having run; the dead jail is dropped. The
+    control: the next run takes a fresh pooled jail and runs."""
     c = server("--pool", "1")
     try:
         run(c, ["/bin/true"])
-        for pause in (0.3, 1, 3):
+        for stop_outer in (True, False):
             expect(pooled(c, 1), "the pool never held its jail")
             outer = children(forkserver(c))[0]
             pid1 = children(outer)[0]
-            os.kill(outer, signal.SIGSTOP)
+            if stop_outer:
+                os.kill(outer, signal.SIGSTOP)
             os.kill(pid1, signal.SIGKILL)
-            wait_until(lambda: open("/proc/%d/stat" % pid1).read().split()[2] == "Z", 5)
-            rid = c.start({"version": 1, "argv": ["/bin/sh", "-c", "echo ran"]})
-            time.sleep(pause)  # for the forkserver to hand it over
-            os.kill(outer, signal.SIGCONT)
-            r = c.result(rid)
-            # The job ran in a jail of its own: the hand-over came after
-            # the outer process had gone (a slow machine); again, longer.
-            if (r.get("stdout") or {}).get("text") != "ran\n":
-                break
-        err = r.get("error") or {}
-        expect((r.get("status"), err.get("code"), err.get("stage"), err.get("errno")) ==
-               ("failed", "spawn_error", "helper_exec", "EPIPE"),
-               "the run on a dead pooled jail: %s" % r)
+            wait_until(lambda: gone(pid1), 5)
+            r = run(c, ["/bin/sh", "-c", "echo ran"])
+            if stop_outer:
+                try:
+                    os.kill(outer, signal.SIGCONT)
+                except ProcessLookupError:
+                    pass  # dropped and reaped already
+            expect(r["stdout"]["text"] == "ran\n" and r["exit_code"] == 0 and not took_pool(r),
+                   "the run after pid 1 died (outer stopped: %s): %s" % (stop_outer, r))
+            expect(wait_until(lambda: gone(outer), 5), "the dead jail was not dropped")
+        expect(pooled(c, 1), "the pool never refilled")
+        r = run(c, ["/bin/sh", "-c", "echo ran"])
+        expect(r["stdout"]["text"] == "ran\n" and took_pool(r), "the control: %s" % r)
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def case_dead_outer():
+    """A pooled jail's outer process killed while it waits (its pid 1
+    then dies with it): a job that comes right after either runs (in
+    another jail: pid 1's socket or the outer's refused it) or fails
+    with a record, never "exited" without having run; and likewise with
+    pid 1 alone killed, the outer process left running. The control: the
+    next run takes a fresh pooled jail and runs."""
+    c = server("--pool", "1")
+    try:
+        run(c, ["/bin/true"])
+        for victim in ("outer", "pid1", "outer", "pid1"):
+            expect(pooled(c, 1), "the pool never held its jail")
+            outer = children(forkserver(c))[0]
+            pid1 = children(outer)[0]
+            os.kill(outer if victim == "outer" else pid1, signal.SIGKILL)
+            r = c.run({"version": 1, "argv": ["/bin/sh", "-c", "echo ran"]})
+            out = (r.get("stdout") or {}).get("text")
+            diag("%s killed: %s %s" % (victim, r.get("status"),
+                                       out if r.get("status") == "exited" else r.get("error")))
+            expect((r.get("status") == "exited" and out == "ran\n" and r.get("exit_code") == 0) or
+                   (r.get("status") == "failed" and r.get("error")),
+                   "a run right after the %s was killed: %s" % (victim, r))
         expect(pooled(c, 1), "the pool never refilled")
         r = run(c, ["/bin/sh", "-c", "echo ran"])
         expect(r["stdout"]["text"] == "ran\n" and took_pool(r), "the control: %s" % r)
@@ -586,7 +742,14 @@ check "a pooled run's process is an unpooled one's (status, limits, fds, umask, 
 check "another shape gets a jail cloned for it; the pool follows the new shape" tc shape
 check "the pool holds exactly N when idle, within bounds when busy, none after the idle time" tc bound_idle
 check "SIGTERM of the server: no pooled process left" tc sigterm
-check "a pooled jail whose pid 1 died before its job: the run fails with a record, not exit 0" tc dead_pid1
+check "network none through the pool: lo down, no 127.0.0.1 route (lo up ahead only for its shape)" \
+	tc net_none
+check "a pooled run's timings: mount_private_us and network_us 0 (done ahead); a fresh run's not" \
+	tc timings_ahead
+check "a pooled jail whose pid 1 died before its job: the job runs in a jail cloned for it, never in the dead one" \
+	tc dead_pid1
+check "a pooled jail whose outer process or pid 1 was killed: the next run runs or fails with a record" \
+	tc dead_outer
 check "a running jail cannot reach a waiting pooled one (kill, SIGKILL, ptrace, pidfd_open, /proc)" tc reach
 if is_root; then
 	check "a root server pools nothing" tc root_none
