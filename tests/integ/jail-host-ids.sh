@@ -267,26 +267,31 @@ same "... and once that jail is gone, the id is handed out again" "65534 $one 1"
 unmark() {
 	HUTCH_HOST_IDS="$1:1" "$HUTCH" run -- /bin/sh -c 'kill -KILL $$' >/dev/null 2>&1 || :
 }
-two=$((one + 1))
-unmark "$two"
-mkdir "$tmp/linger"
-chown "$two:$two" "$tmp/linger"
-"$py" -c 'import os, sys, time
+# A root process holding the id, standing in for a jail's process that
+# outlived its hutch; it goes when $tmp/linger-ID/go-away appears.
+linger() {
+	mkdir -p "$tmp/linger-$1"
+	chown "$1:$1" "$tmp/linger-$1"
+	"$py" -c 'import os, sys, time
 os.setgroups([])
 os.setresgid(int(sys.argv[1]), int(sys.argv[1]), int(sys.argv[1]))
 os.setresuid(int(sys.argv[1]), int(sys.argv[1]), int(sys.argv[1]))
 open(sys.argv[2], "w").close()
 end = time.monotonic() + 30
 while not os.path.exists(sys.argv[3]) and time.monotonic() < end:
-    time.sleep(0.05)' "$two" "$tmp/linger/holding" "$tmp/linger/go-away" &
-lingerer=$!
-wait_for_file "$tmp/linger/holding"
+    time.sleep(0.05)' "$1" "$tmp/linger-$1/holding" "$tmp/linger-$1/go-away" &
+	lingerer=$!
+	wait_for_file "$tmp/linger-$1/holding"
+}
+two=$((one + 1))
+unmark "$two"
+linger "$two"
 rc=0
 HUTCH_HOST_IDS="$two:1" "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
 cp "$tmp/err" "$tmp/msg"
 same "an id some process holds (no hutch's lock on it) is not handed out" "71 1" \
 	"$rc $(grep -c "all 1 of the range $two-$two are in use" "$tmp/msg")"
-: >"$tmp/linger/go-away"
+: >"$tmp/linger-$two/go-away"
 wait "$lingerer"
 same "... and is once that process is gone" "65534 $two 1" \
 	"$(HUTCH_HOST_IDS="$two:1" "$HUTCH" run -- cat /proc/self/uid_map 2>"$tmp/err" | tr -s ' \t' '  ' | sed 's/^ //')"
@@ -295,7 +300,7 @@ same "... and is once that process is gone" "65534 $two 1" \
 # (by pidfd where the kernel can, else from its status), not its owner.
 unmark "$two"
 for kind in uid gid; do
-	rm -f "$tmp/linger/holding" "$tmp/linger/go-away"
+	rm -f "$tmp/linger-$two/holding" "$tmp/linger-$two/go-away"
 	"$py" -c 'import os, sys, time
 i = int(sys.argv[1])
 if sys.argv[4] == "uid":
@@ -305,15 +310,15 @@ else:
 open(sys.argv[2], "w").close()
 end = time.monotonic() + 30
 while not os.path.exists(sys.argv[3]) and time.monotonic() < end:
-    time.sleep(0.05)' "$two" "$tmp/linger/holding" "$tmp/linger/go-away" "$kind" &
+    time.sleep(0.05)' "$two" "$tmp/linger-$two/holding" "$tmp/linger-$two/go-away" "$kind" &
 	lingerer=$!
-	wait_for_file "$tmp/linger/holding"
+	wait_for_file "$tmp/linger-$two/holding"
 	rc=0
 	HUTCH_HOST_IDS="$two:1" "$HUTCH" run -- /bin/true 2>"$tmp/err" || rc=$?
 	cp "$tmp/err" "$tmp/msg"
 	same "a root process whose saved $kind is the id: not handed out" "71 1" \
 		"$rc $(grep -c "all 1 of the range $two-$two are in use" "$tmp/msg")"
-	: >"$tmp/linger/go-away"
+	: >"$tmp/linger-$two/go-away"
 	wait "$lingerer"
 done
 same "... and is once that process is gone" "65534 $two 1" \
@@ -346,22 +351,6 @@ same "... and the id is handed out again" "65534 $three 1" \
 # Any process holding the id (real, effective, saved or fs uid or gid).
 holders() {
 	grep -l -E "^(Uid|Gid):.*	$1(	|\$)" /proc/[0-9]*/status 2>/dev/null | wc -l
-}
-# A root process holding the id, standing in for a jail's process that
-# outlived its hutch; it goes when $tmp/linger-ID/go-away appears.
-linger() {
-	mkdir -p "$tmp/linger-$1"
-	chown "$1:$1" "$tmp/linger-$1"
-	"$py" -c 'import os, sys, time
-os.setgroups([])
-os.setresgid(int(sys.argv[1]), int(sys.argv[1]), int(sys.argv[1]))
-os.setresuid(int(sys.argv[1]), int(sys.argv[1]), int(sys.argv[1]))
-open(sys.argv[2], "w").close()
-end = time.monotonic() + 30
-while not os.path.exists(sys.argv[3]) and time.monotonic() < end:
-    time.sleep(0.05)' "$1" "$tmp/linger-$1/holding" "$tmp/linger-$1/go-away" &
-	lingerer=$!
-	wait_for_file "$tmp/linger-$1/holding"
 }
 # rc and whether the refusal names the range of one id $1.
 refused() {
