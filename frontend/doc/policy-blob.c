@@ -32,8 +32,8 @@ struct wbuf {
 
 static void put_bytes(struct wbuf *w, const void *p, size_t n)
 {
-	if (w->oom)
-		return;
+	if (w->oom || n == 0)
+		return;	/* nothing to copy, and p may be NULL (put_str's none) */
 	if (w->len + n > w->cap) {
 		size_t cap = (w->cap ? w->cap * 2 : 4096) + n;
 		uint8_t *nb = realloc(w->b, cap);

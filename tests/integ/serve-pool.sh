@@ -541,8 +541,10 @@ def case_timings_ahead():
             r = run(c, ["/bin/cat", "/proc/sys/kernel/hostname"])
             t = r["jail"]["timings"]
             expect(r["stdout"]["text"] == "hutch\n", "the hostname set ahead: %r" % r["stdout"])
-            expect(t["clone_us"] == 0 and t["mount_private_us"] == 0 and
-                   t["network_us"] == 0, "a pooled jail's timings: %s" % t)
+            # 0, or the microsecond or so of the checks that skip a step
+            # (a preemption there, under load); the work itself is tens.
+            expect(t["clone_us"] < 10 and t["mount_private_us"] < 10 and
+                   t["network_us"] < 10, "a pooled jail's timings: %s" % t)
     finally:
         c.close()
         stop(c.proc)
