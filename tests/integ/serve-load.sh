@@ -28,7 +28,7 @@ import threading
 import time
 
 from tapcase import (T, TMP, Fail, HutchClient, diag, expect, gone, main, now,
-                     serve_socket, stop, wait_until)
+                     sanitized, serve_socket, stop, wait_until)
 
 CLIENTS, RUNS, IN_FLIGHT = 50, 20, 2
 RSS_TOLERANCE_KB = 1024  # a leak of 1 KiB a run (a request, a result), over 1000 runs
@@ -178,7 +178,12 @@ def case_load():
         # The heap keeps its high-water mark (each load's peak of runs in
         # flight differs a little), so the third load is held against the
         # higher of the first two: a leak grows every load.
-        expect(rss[2] - max(rss[:2]) <= RSS_TOLERANCE_KB,
+        # Under AddressSanitizer (the sanitizer round) its allocator's
+        # caches and shadow pages move RSS by megabytes from load to load
+        # (measured: +3.2 MiB once in CI); its LeakSanitizer finds lost
+        # memory at exit there, and the plain rounds hold the 1 MiB.
+        tolerance = RSS_TOLERANCE_KB * (8 if sanitized(proc.pid) else 1)
+        expect(rss[2] - max(rss[:2]) <= tolerance,
                "server memory grew by %d KiB in the third load of 1000 runs"
                % (rss[2] - max(rss[:2])))
         expect(forkserver_of(proc.pid) == fs, "the forkserver was replaced")
