@@ -287,6 +287,9 @@ static int lock_byte(int fd, uint64_t off)
  * Read and written without a lock: two picks from one place skip each
  * other's locked ids, so a lost update costs order, never safety. */
 #define HOST_IDS_CURSOR_OFF(r) ((1ull << 31) + (r)->uid_base)
+/* ... whose 4 bytes must stay below the gid marks (a range starting just
+ * below 2^31 has no cursor: its picks start at its first id). */
+#define HOST_IDS_CURSOR_OK(r) (HOST_IDS_CURSOR_OFF(r) + sizeof(uint32_t) <= (1ull << 32))
 
 static bool may_write_at(uint64_t off);
 
@@ -323,18 +326,23 @@ static void mark_whole(int fd, const struct host_id_range *r)
 static int made_whole(int dir, const struct host_id_range *r)
 {
 	char tmp[64];
-	int fd;
+	int fd, err;
 
 	snprintf(tmp, sizeof(tmp), "%s.%d", HOST_IDS_LOCK_FILE, (int)getpid());
 	fd = openat(dir, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* Left by a hutch of our pid killed before its rename (the
+	 * directory is root's alone, so it is no one else's): again. */
+	if (fd < 0 && errno == EEXIST && unlinkat(dir, tmp, 0) == 0)
+		fd = openat(dir, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	mark_whole(fd, r);
 	if (renameat2(dir, tmp, dir, HOST_IDS_LOCK_FILE, RENAME_NOREPLACE) == 0)
 		return fd;
+	err = errno;
 	(void)unlinkat(dir, tmp, 0);
 	close(fd);
-	return errno == EEXIST ? -EAGAIN : -errno; /* another hutch's won: use it */
+	return err == EEXIST ? -EAGAIN : -err; /* another hutch's won: use it */
 }
 
 /* The lock file, root's alone: a directory or file another user could
@@ -504,7 +512,8 @@ static uint32_t cursor_get(int fd, const struct host_id_range *r)
 {
 	uint32_t c = 0;
 
-	if (pread(fd, &c, sizeof(c), (off_t)HOST_IDS_CURSOR_OFF(r)) != sizeof(c))
+	if (!HOST_IDS_CURSOR_OK(r) ||
+	    pread(fd, &c, sizeof(c), (off_t)HOST_IDS_CURSOR_OFF(r)) != sizeof(c))
 		return 0;
 	return c % r->count;
 }
@@ -513,7 +522,7 @@ static uint32_t cursor_get(int fd, const struct host_id_range *r)
  * starts where this one did, as before the cursor. */
 static void cursor_put(int fd, const struct host_id_range *r, uint32_t next)
 {
-	if (may_write_at(HOST_IDS_CURSOR_OFF(r) + sizeof(next)))
+	if (HOST_IDS_CURSOR_OK(r) && may_write_at(HOST_IDS_CURSOR_OFF(r) + sizeof(next)))
 		(void)!pwrite(fd, &next, sizeof(next), (off_t)HOST_IDS_CURSOR_OFF(r));
 }
 
