@@ -253,9 +253,10 @@ check "an invalid request's values are not echoed" not grep -q "$secret" "$tmp/d
 # Names that other tests' mktemp or a compiler running alongside may create
 # meanwhile are left out.
 tmp_snapshot() {
-	# Left out: other tests' mktemp names, and /tmp/hutch-UID, where
-	# hutch 0.1 kept its per-user cache.
-	ls -A /tmp | grep -v -E '(^tmp\.[A-Za-z0-9]{10}$|\.[A-Za-z0-9]{6}$|^cc[A-Za-z0-9]{6}\.[a-z]+$|^hutch-[0-9]+$)' | sort
+	# Left out: other tests' mktemp names, other tools' temporary names
+	# (a linker's "NAME-XXXXXXXX"), and /tmp/hutch-UID, where hutch 0.1
+	# kept its per-user cache. hutch itself makes no name in /tmp.
+	ls -A /tmp | grep -v -E '(^tmp\.[A-Za-z0-9]{10}$|\.[A-Za-z0-9]{6}$|-[A-Za-z0-9]{8}$|^cc[A-Za-z0-9]{6}\.[a-z]+$|^hutch-[0-9]+$)' | sort
 }
 marker="hutch-errors-leak-$$"
 mkdir "$tmp/tmpdir"
