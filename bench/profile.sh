@@ -39,25 +39,8 @@ trap 'exit 130' INT TERM
 cc=${CC:-cc}
 note() { printf '%s\n' "$*" >&2; }
 
-if [ -n "${HUTCH:-}" ]; then
-	hutch=$HUTCH
-elif command -v hutch >/dev/null 2>&1; then
-	hutch=$(command -v hutch)
-else
-	hutch=/tmp/b/hutch
-fi
-if [ -z "${HUTCH_EXEC:-}" ] && [ -x "$(dirname "$hutch")/hutch-exec" ]; then
-	HUTCH_EXEC=$(dirname "$hutch")/hutch-exec
-fi
-helper=${HUTCH_EXEC:-}
-if [ -z "$helper" ] && [ -r "$hutch" ]; then
-	helper=$(grep -ao '/[[:alnum:]_./+-]*/hutch-exec' "$hutch" 2>/dev/null | head -n 1 || true)
-fi
-if [ ! -x "$hutch" ] || [ -z "$helper" ] || [ ! -x "$helper" ]; then
-	note "profile: need hutch and hutch-exec (HUTCH=$hutch HUTCH_EXEC=${helper:-?})"
-	exit 1
-fi
-export HUTCH_EXEC="$helper"
+. "$here/find-hutch.sh"
+find_hutch profile
 
 # breakdown: medians of jail.timings over BENCH_TIMINGS_RUNS runs.
 breakdown() {

@@ -42,26 +42,9 @@ chmod 755 "$tmp"
 cc=${CC:-cc}
 note() { printf '%s\n' "$*" >&2; }
 
-if [ -n "${HUTCH:-}" ]; then
-	hutch=$HUTCH
-elif command -v hutch >/dev/null 2>&1; then
-	hutch=$(command -v hutch)
-else
-	hutch=/tmp/b/hutch
-fi
-if [ -z "${HUTCH_EXEC:-}" ] && [ -x "$(dirname "$hutch")/hutch-exec" ]; then
-	HUTCH_EXEC=$(dirname "$hutch")/hutch-exec
-fi
-helper=${HUTCH_EXEC:-}
-if [ -z "$helper" ] && [ -r "$hutch" ]; then
-	helper=$(grep -ao '/[[:alnum:]_./+-]*/hutch-exec' "$hutch" 2>/dev/null | head -n 1 || true)
-fi
-if [ ! -x "$hutch" ] || [ -z "$helper" ] || [ ! -x "$helper" ]; then
-	note "steps: need hutch and hutch-exec (HUTCH=$hutch HUTCH_EXEC=${helper:-?})"
-	exit 1
-fi
+. "$here/find-hutch.sh"
+find_hutch steps
 command -v python3 >/dev/null 2>&1 || { note "steps: needs python3"; exit 1; }
-export HUTCH_EXEC="$helper"
 runs=${BENCH_STEPS_RUNS:-40}
 rounds=${BENCH_STEPS_ROUNDS:-5}
 if [ -z "${BENCH_STEPS_AS:-}" ]; then
