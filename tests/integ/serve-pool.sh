@@ -579,6 +579,14 @@ def gone(pid):
         return True
 
 
+def expect_pool_control(c):
+    """The control after a pooled jail was killed: the pool refills, and
+    the next run takes a pooled jail and runs."""
+    expect(pooled(c, 1), "the pool never refilled")
+    r = run(c, ["/bin/sh", "-c", "echo ran"])
+    expect(r["stdout"]["text"] == "ran\n" and took_pool(r), "the control: %s" % r)
+
+
 def case_dead_pid1():
     """pid 1 of a pooled jail killed while it waits (the OOM killer, the
     server's user), its outer process held with SIGSTOP or not: the job
@@ -607,9 +615,7 @@ def case_dead_pid1():
             expect(r["stdout"]["text"] == "ran\n" and r["exit_code"] == 0 and not took_pool(r),
                    "the run after pid 1 died (outer stopped: %s): %s" % (stop_outer, r))
             expect(wait_until(lambda: gone(outer), 5), "the dead jail was not dropped")
-        expect(pooled(c, 1), "the pool never refilled")
-        r = run(c, ["/bin/sh", "-c", "echo ran"])
-        expect(r["stdout"]["text"] == "ran\n" and took_pool(r), "the control: %s" % r)
+        expect_pool_control(c)
     finally:
         c.close()
         stop(c.proc)
@@ -642,9 +648,7 @@ def case_dead_outer():
             expect((r.get("status") == "exited" and out == "ran\n" and r.get("exit_code") == 0) or
                    (r.get("status") == "failed" and r.get("error")) or killed,
                    "a run right after the %s was killed: %s" % (victim, r))
-        expect(pooled(c, 1), "the pool never refilled")
-        r = run(c, ["/bin/sh", "-c", "echo ran"])
-        expect(r["stdout"]["text"] == "ran\n" and took_pool(r), "the control: %s" % r)
+        expect_pool_control(c)
     finally:
         c.close()
         stop(c.proc)
