@@ -390,16 +390,22 @@ else
 	skip "... without reading /proc's processes" "no strace"
 fi
 
+# sleeping_on_clean ID: ID marked clean by a run that ends, then a hutch
+# run with it whose jail sleeps, in the background as $victim, once up.
+sleeping_on_clean() {
+	HUTCH_HOST_IDS="$1:1" "$HUTCH" run -- /bin/true 2>/dev/null
+	rm -f "$tmp/sig/up"
+	HUTCH_HOST_IDS="$1:1" "$HUTCH" run --rw "$tmp/sig:/sig" -- /bin/sh -c \
+		': >/sig/up; /bin/sleep 300' >/dev/null 2>&1 &
+	victim=$!
+	wait_for_file "$tmp/sig/up"
+}
+
 # hutch SIGKILLed mid-run, on an id marked clean: the mark was cleared
 # when the run took the id, so a process still holding it afterwards
 # keeps it from being handed out.
 five=$((one + 4))
-HUTCH_HOST_IDS="$five:1" "$HUTCH" run -- /bin/true 2>/dev/null
-rm -f "$tmp/sig/up"
-HUTCH_HOST_IDS="$five:1" "$HUTCH" run --rw "$tmp/sig:/sig" -- /bin/sh -c \
-	': >/sig/up; /bin/sleep 300' >/dev/null 2>&1 &
-victim=$!
-wait_for_file "$tmp/sig/up"
+sleeping_on_clean "$five"
 kill -9 "$victim"
 wait "$victim" 2>/dev/null
 wait_gone "$five"
@@ -413,12 +419,7 @@ same "... which is handed out once that process is gone" 0 "$(refused "$five" | 
 # The helper SIGKILLed mid-run (hutch lives on and reaps it): hutch
 # cannot tell that the jail is empty, so the id is not marked clean.
 six=$((one + 5))
-HUTCH_HOST_IDS="$six:1" "$HUTCH" run -- /bin/true 2>/dev/null
-rm -f "$tmp/sig/up"
-HUTCH_HOST_IDS="$six:1" "$HUTCH" run --rw "$tmp/sig:/sig" -- /bin/sh -c \
-	': >/sig/up; /bin/sleep 300' >/dev/null 2>&1 &
-victim=$!
-wait_for_file "$tmp/sig/up"
+sleeping_on_clean "$six"
 outer=$(awk -v p="$victim" '$4 == p && $2 == "(hutch-exec)" { print $1 }' /proc/[0-9]*/stat 2>/dev/null)
 check "the helper's outer process, hutch's child, is found" test -n "$outer"
 kill -9 $outer
