@@ -39,6 +39,7 @@ chmod 755 "$tmp"
 
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one case per invocation (argv[1]), run by tapcase.main.
+import contextlib
 import os
 import signal
 import threading
@@ -121,18 +122,25 @@ def exited_with(doc, out, what):
     expect(doc["stdout"]["text"] == out + "\n", "%s: stdout %r" % (what, doc["stdout"]))
 
 
+@contextlib.contextmanager
+def stopped(fs):
+    """The forkserver stopped (SIGSTOP) for the block, then let go."""
+    os.kill(fs, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.kill(fs, signal.SIGCONT)
+
+
 def case_stopped():
     path, proc, fs = server("st")
     try:
         base = fds(proc.pid)
         a, b = connect(path), connect(path)
-        os.kill(fs, signal.SIGSTOP)
-        try:
+        with stopped(fs):
             rids = [(a.start(echo("a%d" % i)), "a%d" % i) for i in range(3)]
             rb = b.start(echo("b0"))
             stalled(fs, path, "with four runs waiting on the stopped forkserver")
-        finally:
-            os.kill(fs, signal.SIGCONT)
         for rid, word in rids:
             exited_with(a.result(rid), word, "run %s" % word)
         exited_with(b.result(rb), "b0", "the other client's run")
@@ -151,16 +159,13 @@ def case_cancel():
     try:
         base = fds(proc.pid)
         c = connect(path)
-        os.kill(fs, signal.SIGSTOP)
-        try:
+        with stopped(fs):
             rx = c.start(sleeper(mx))
             ry = c.start(sleeper(my))
             rz = c.start(echo("z"))
             expect(c.cancel(ry), "the cancel of a starting run was not acked")
             stalled(fs, path, "a cancelled run waiting on the stopped forkserver")
             expect(not procs_with(my), "the cancelled jail runs before its fork")
-        finally:
-            os.kill(fs, signal.SIGCONT)
         ev = c.wait_final(ry)
         expect(ev.get("failed", {}).get("code") == "cancelled", "the cancelled run: %s" % ev)
         exited_with(c.result(rz), "z", "the run queued after it")
@@ -184,14 +189,11 @@ def case_disconnect():
     try:
         base = fds(proc.pid)
         c = connect(path)
-        os.kill(fs, signal.SIGSTOP)
-        try:
+        with stopped(fs):
             c.start(sleeper(m))
             stalled(fs, path, "a run waiting on the stopped forkserver")
             c.sock.close()
             prompt_ping(path, "its client gone")
-        finally:
-            os.kill(fs, signal.SIGCONT)
         expect(gone(m, 5), "the jail of a client gone while it started outlived it")
         expect(wait_until(lambda: fds(proc.pid) == base, 5),
                "the server holds %d descriptors, %d before" % (fds(proc.pid), base))
@@ -205,14 +207,11 @@ def case_lifetime():
     m = marker("lt")
     try:
         c = connect(path)
-        os.kill(fs, signal.SIGSTOP)
-        try:
+        with stopped(fs):
             rid = c.start(sleeper(m))
             stalled(fs, path, "a run waiting on the stopped forkserver")
             threading.Event().wait(1.3)     # past its lifetime
             prompt_ping(path, "past the waiting run's lifetime")
-        finally:
-            os.kill(fs, signal.SIGCONT)
         t0 = now()
         doc = c.result(rid)
         diag("the lifetime's end: the result %.0f ms after the fork went on" %
@@ -228,15 +227,12 @@ def case_drain():
     path, proc, fs = server("dr", "--grace", "1s")
     m = marker("dr")
     c = connect(path)
-    os.kill(fs, signal.SIGSTOP)
-    try:
+    with stopped(fs):
         rid = c.start(sleeper(m))
         stalled(fs, path, "a run waiting on the stopped forkserver")
         proc.send_signal(signal.SIGTERM)
         threading.Event().wait(0.3)
         expect(proc.poll() is None, "the server left a starting run behind")
-    finally:
-        os.kill(fs, signal.SIGCONT)
     t0 = now()
     ev = c.wait_final(rid)
     try:
@@ -339,8 +335,7 @@ def case_wake():
         rx = a.start(sleeper(mx))
         expect(wait_until(lambda: procs_with(mx), 10), "the first jail never ran")
         b = connect(path, 30)
-        os.kill(fs, signal.SIGSTOP)
-        try:
+        with stopped(fs):
             ry = a.start(sleeper(my))
             threading.Event().wait(0.3)
             expect(a.cancel(ry), "the cancel of a starting run was not acked")
@@ -361,8 +356,6 @@ def case_wake():
             # Its end makes room: the session's worker is forked, and its
             # spawn waits, reading the cancelled run's reply on its way.
             threading.Event().wait(1.0)
-        finally:
-            os.kill(fs, signal.SIGCONT)
         t0 = now()
         ev = a.wait_final(ry)
         took = now() - t0
@@ -395,15 +388,12 @@ def case_wall():
     mw, mi = marker("wall"), marker("idle")
     try:
         c = connect(path, 30)
-        os.kill(fs, signal.SIGSTOP)
-        try:
+        with stopped(fs):
             rw = c.start({"version": 1, "argv": ["/bin/sh", "-c", "sleep 1000; :", mw],
                           "limits": {"wall_ms": 300}})
             ri = c.start({"version": 1, "argv": ["/bin/sh", "-c", "sleep 1000; :", mi],
                           "limits": {"wall_ms": 600000, "idle_ms": 300}})
             threading.Event().wait(1.5)     # past both limits
-        finally:
-            os.kill(fs, signal.SIGCONT)
         t0 = now()
         for rid, m, limit in ((rw, mw, "wall_ms"), (ri, mi, "idle_ms")):
             doc = c.result(rid)
@@ -432,8 +422,7 @@ def case_many():
     try:
         base = fds(proc.pid)
         cs = [connect(path, 60) for _ in range(7)]
-        os.kill(fs, signal.SIGSTOP)
-        try:
+        with stopped(fs):
             runs = [(c, c.start(echo("c%dr%d" % (i, j))), "c%dr%d" % (i, j))
                     for i, c in enumerate(cs) for j in range(8 if i < 6 else 2)]
             cpu0 = cpu_s(proc.pid)
@@ -442,8 +431,6 @@ def case_many():
             cpu = cpu_s(proc.pid) - cpu0
             diag("the server used %.2f s of CPU in 1.3 s with fifty runs waiting" % cpu)
             expect(cpu < 0.5, "the server spun: %.2f s of CPU in 1.3 s" % cpu)
-        finally:
-            os.kill(fs, signal.SIGCONT)
         for c, rid, word in runs:
             exited_with(c.result(rid), word, "run %s" % word)
         m = marker("mn")
@@ -496,15 +483,12 @@ def case_drain_queued():
     path, proc, fs = server("dq", "--grace", "1s")
     m = marker("dq")
     a, b = connect(path, 30), connect(path, 30)
-    os.kill(fs, signal.SIGSTOP)
-    try:
+    with stopped(fs):
         rids = [(c, c.start(sleeper(m))) for c in (a, b, a, b, a, b)]
         stalled(fs, path, "six runs waiting on the stopped forkserver")
         proc.send_signal(signal.SIGTERM)
         threading.Event().wait(0.5)
         expect(proc.poll() is None, "the server left starting runs behind")
-    finally:
-        os.kill(fs, signal.SIGCONT)
     t0 = now()
     for c, rid in rids:
         ev = c.wait_final(rid)
