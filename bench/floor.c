@@ -7,11 +7,16 @@
  * sandbox with fresh namespaces can start a command faster on the same
  * kernel, so the distance to it is what a sandbox's own work costs.
  *
- *   floor [-n RUNS] [-p PARALLEL] [-N] CMD [ARG...]
+ *   floor [-n RUNS] [-p PARALLEL] [-N] [-t [-x | -F]] CMD [ARG...]
  *
  * With -n 1 (the default) it is one jailed run, exit status the command's,
  * for bench-spawn. With more runs it prints runs/s over PARALLEL workers
  * (serve.sh's floor row). -N leaves the network namespace out.
+ * -t: RUNS runs one at a time, each timed in-process, and prints the
+ * medians "WALL_US CPU_US" (CPU: ours and every reaped descendant's);
+ * costs.sh splits floor1 with it: -x, pid 1 exits once the maps are
+ * written (clone, maps, exit and reaping, no command); -F, no namespaces:
+ * fork, exec CMD, wait (what every run pays for its command anyway).
  * Built like hutch-exec (static with musl where musl-gcc exists), so that
  * its own exec costs what the helper's does. */
 #define _GNU_SOURCE
@@ -22,10 +27,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "bench-median.h"
+
+static int mode;	/* 0, or -t's 'x' (no command) or 'F' (no namespaces) */
 
 static void die(const char *what)
 {
@@ -64,6 +74,8 @@ static _Noreturn void jail_init(int go_fd, char **argv)
 	if (read(go_fd, &go, 1) != 1)
 		_exit(71);
 	close(go_fd);
+	if (mode == 'x')
+		_exit(0);
 	target = fork();
 	if (target < 0)
 		_exit(71);
@@ -80,6 +92,16 @@ static int run_one(unsigned long flags, char **argv)
 	int sync_p[2];
 	pid_t child;
 
+	if (mode == 'F') {
+		child = fork();
+		if (child == 0) {
+			execv(argv[0], argv);
+			_exit(127);
+		}
+		if (child < 0)
+			die("fork");
+		return wait_status(child);
+	}
 	if (pipe2(sync_p, O_CLOEXEC) < 0)
 		die("pipe2");
 	child = (pid_t)syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
@@ -109,24 +131,65 @@ static double seconds(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static double cpu_us(void)
+{
+	struct rusage s, c;
+
+	getrusage(RUSAGE_SELF, &s);
+	getrusage(RUSAGE_CHILDREN, &c);
+	return (double)(s.ru_utime.tv_sec + s.ru_stime.tv_sec + c.ru_utime.tv_sec +
+			c.ru_stime.tv_sec) * 1e6 +
+	       (double)(s.ru_utime.tv_usec + s.ru_stime.tv_usec + c.ru_utime.tv_usec +
+			c.ru_stime.tv_usec);
+}
+
+/* -t: each run timed, after 3 untimed ones; the medians printed */
+static int timed(long runs, unsigned long flags, char **argv)
+{
+	double *wall = calloc((size_t)runs, sizeof(double));
+	double *cpu = calloc((size_t)runs, sizeof(double));
+
+	if (!wall || !cpu)
+		die("calloc");
+	for (long i = -3; i < runs; i++) {
+		double t0 = seconds(), c0 = cpu_us();
+
+		if (run_one(flags, argv) != 0) {
+			fprintf(stderr, "floor: a run failed\n");
+			return 1;
+		}
+		if (i >= 0) {
+			wall[i] = (seconds() - t0) * 1e6;
+			cpu[i] = cpu_us() - c0;
+		}
+	}
+	printf("%.0f %.0f\n", median(wall, (int)runs), median(cpu, (int)runs));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET |
 			      CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
 	long runs = 1, par = 1;
-	int opt, failed = 0;
+	int opt, failed = 0, time_each = 0;
 	double t0;
 
-	while ((opt = getopt(argc, argv, "+n:p:N")) != -1) {
+	while ((opt = getopt(argc, argv, "+n:p:NtxF")) != -1) {
 		switch (opt) {
 		case 'n': runs = strtol(optarg, NULL, 10); break;
 		case 'p': par = strtol(optarg, NULL, 10); break;
 		case 'N': flags &= ~(unsigned long)CLONE_NEWNET; break;
+		case 't': time_each = 1; break;
+		case 'x': case 'F': mode = opt; break;
 		default: goto usage;
 		}
 	}
-	if (optind >= argc || argv[optind][0] != '/' || runs < 1 || par < 1 || par > runs)
+	if (optind >= argc || argv[optind][0] != '/' || runs < 1 || par < 1 || par > runs ||
+	    (mode && !time_each) || (time_each && par != 1))
 		goto usage;
+	if (time_each)
+		return timed(runs, flags, argv + optind);
 	if (runs == 1)
 		return run_one(flags, argv + optind);
 	t0 = seconds();
@@ -155,6 +218,7 @@ int main(int argc, char **argv)
 	printf("%.0f\n", (double)runs / (seconds() - t0));
 	return 0;
 usage:
-	fprintf(stderr, "usage: floor [-n RUNS] [-p PARALLEL] [-N] /ABSOLUTE/CMD [ARG...]\n");
+	fprintf(stderr, "usage: floor [-n RUNS] [-p PARALLEL] [-N] [-t [-x | -F]] /ABSOLUTE/CMD "
+			"[ARG...]\n");
 	return 64;
 }

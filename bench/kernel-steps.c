@@ -6,7 +6,7 @@
  * to the end of the next) plus the CPU time of the process doing it.
  *
  *   kernel-steps -p PLAN -f FILTER -b BASE [-n RUNS] [-w WARMUP]
- *                [-s STEP | -a] [-c CLONEFLAGS] [-x /ABS/CMD]
+ *                [-s STEP [-W STEP,...] | -a] [-c CLONEFLAGS] [-x /ABS/CMD]
  *
  * PLAN is what spec-plan prints for a captured spec (its mounts, ids, cwd,
  * limits); FILTER and BASE the spec's seccomp program and the helper's
@@ -24,6 +24,11 @@
  * inodes; seccomp needs no_new_privs; exec needs fork. -a: every step in
  * order, the whole jail with nothing of hutch's (no frontend, no status
  * pipe, no supervisor, no mirror, no error reporting).
+ *
+ * -W: more steps done with -s STEP (and what they need), their time
+ * not printed: "-s teardown -W mount_private,root,pivot_root" is the
+ * teardown of a jail that has pivoted into an empty tmpfs, "-s pivot_root
+ * -W binds_dir,..." the pivot after the plan's mounts.
  *
  * -c: the namespaces as a number of CLONE_NEW* bits (without
  * CLONE_NEWUSER no id maps are written). -x: the command instead of
@@ -65,6 +70,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-median.h"
 #include "kernel-steps.h"
 
 static const char *const step_name[S_MAX] = {
@@ -571,24 +577,35 @@ static unsigned needs(enum step s)
 	}
 }
 
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static void usage(void)
 {
 	fprintf(stderr, "usage: kernel-steps -p PLAN -f FILTER -b BASE [-n RUNS] [-w WARMUP] "
-			"[-s STEP | -a] [-c CLONEFLAGS] [-x /ABS/CMD]\n");
+			"[-s STEP [-W STEP,...] | -a] [-c CLONEFLAGS] [-x /ABS/CMD]\n");
 	exit(64);
+}
+
+static int step_of_name(const char *name, size_t len)
+{
+	for (int s = 0; s < S_MAX; s++)
+		if (strlen(step_name[s]) == len && memcmp(name, step_name[s], len) == 0)
+			return s;
+	usage();
+	return -1;
+}
+
+/* -W's comma-separated steps, each with what it needs */
+static unsigned with_steps(const char *list)
+{
+	unsigned mask = 0;
+
+	while (*list) {
+		size_t len = strcspn(list, ",");
+		int s = step_of_name(list, len);
+
+		mask |= BIT(s) | needs((enum step)s);
+		list += len + (list[len] == ',');
+	}
+	return mask;
 }
 
 int main(int argc, char **argv)
@@ -597,12 +614,13 @@ int main(int argc, char **argv)
 			      CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWCGROUP;
 	const char *plan_path = NULL, *filt_path = NULL, *base_path = NULL;
 	int runs = 100, warm = 5, only = -1, all = 0, opt, sp[2];
+	unsigned with = 0;
 
 	cmd = "/bin/true";
 	double (*wall)[10000], (*cpu)[10000];
 	size_t samples = sizeof(*wall) * (S_MAX + 1);
 
-	while ((opt = getopt(argc, argv, "p:f:b:n:w:s:ac:x:")) != -1) {
+	while ((opt = getopt(argc, argv, "p:f:b:n:w:s:W:ac:x:")) != -1) {
 		switch (opt) {
 		case 'p': plan_path = optarg; break;
 		case 'f': filt_path = optarg; break;
@@ -612,18 +630,13 @@ int main(int argc, char **argv)
 		case 'a': all = 1; break;
 		case 'c': flags = strtoul(optarg, NULL, 0); break;
 		case 'x': cmd = optarg; break;
-		case 's':
-			for (int s = 0; s < S_MAX; s++)
-				if (strcmp(optarg, step_name[s]) == 0)
-					only = s;
-			if (only < 0)
-				usage();
-			break;
+		case 's': only = step_of_name(optarg, strlen(optarg)); break;
+		case 'W': with = with_steps(optarg); break;
 		default: usage();
 		}
 	}
 	if (!plan_path || !filt_path || !base_path || runs < 1 || runs > 10000 || warm < 0 ||
-	    all == (only >= 0) || cmd[0] != '/' || (size_t)runs > sizeof(*wall) / sizeof(**wall))
+	    all == (only >= 0) || (all && with) || cmd[0] != '/' || (size_t)runs > sizeof(*wall) / sizeof(**wall))
 		usage();
 	/* the samples: not copied into every jail we fork */
 	wall = mmap(NULL, 2 * samples, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -633,7 +646,7 @@ int main(int argc, char **argv)
 	load_plan(plan_path);
 	load_filter(filt_path, &filt);
 	load_filter(base_path, &base);
-	run_mask = all ? ~0u : BIT(only) | needs((enum step)only);
+	run_mask = all ? ~0u : BIT(only) | needs((enum step)only) | with;
 	rec = mmap(NULL, sizeof(*rec), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (rec == MAP_FAILED || socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sp) < 0)
 		die("setup");

@@ -84,6 +84,18 @@ print("%-14s %s %s %s %s %s %s %s" % ("teardown", fmt(None), fmt(None),
 print("  (exec's k-cpu is the target's whole run; teardown's, pid 1's exit: the network")
 print("  namespace's cleanup runs later in a kernel worker, in nobody's time.")
 print("  teardown alone = bare namespaces; in-seq = the whole jail's.)")
+# What a pooled jail must still do after a request's own mounts: these
+# steps together, the floor of a pooled run's setup (costs.sh, part 4,
+# measures pivot_root after the spec's mounts).
+print("after a request's own mounts in a pooled jail (rows above again: hutch, helper,")
+print("  kernel, k-cpu; costs.sh times pivot_root after the spec's mounts instead):")
+tail_sum = [0.0, 0.0, 0.0, 0.0]
+for s in ["pivot_root", "landlock", "rlimits", "privileges", "seccomp", "fork"]:
+    kv = k.get(("alone", s))
+    vals = [h.get(s), hx.get(s), kv[0] if kv else None, kv[1] if kv else None]
+    print("  %-12s %s" % (s, " ".join(fmt(v) for v in vals)))
+    tail_sum = [a + (v or 0) for a, v in zip(tail_sum, vals)]
+print("  %-12s %s" % ("sum", " ".join(fmt(v) for v in tail_sum)))
 print("frontend steps (hutch only): " + ", ".join(
     "%s %.0f" % (s, h[s]) for s in frontend if s in h))
 

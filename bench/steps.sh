@@ -34,32 +34,13 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-src=$(dirname "$here")
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/hutch-steps.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 130' INT TERM
-chmod 755 "$tmp"
-cc=${CC:-cc}
-note() { printf '%s\n' "$*" >&2; }
-
-. "$here/find-hutch.sh"
-find_hutch steps
-command -v python3 >/dev/null 2>&1 || { note "steps: needs python3"; exit 1; }
+bench=steps # steps-lib.sh: our name in messages and $tmp
+# shellcheck source=SCRIPTDIR/steps-lib.sh
+. "$here/steps-lib.sh"
 runs=${BENCH_STEPS_RUNS:-40}
 rounds=${BENCH_STEPS_ROUNDS:-5}
-if [ -z "${BENCH_STEPS_AS:-}" ]; then
-	BENCH_STEPS_AS=$(id -un)
-	[ "$(id -u)" = 0 ] && BENCH_STEPS_AS="$BENCH_STEPS_AS nobody"
-fi
-
-mkdir "$tmp/inc"
-echo '#define _GNU_SOURCE 1' >"$tmp/inc/config.h"
-"$here/build-kernel-steps.sh" "$tmp/kernel-steps"
-"$here/build-floor.sh" "$tmp/floor"
-$cc -O2 -I"$tmp/inc" -I"$src/shared" -I"$src/helper" -o "$tmp/spec-plan" \
-	"$here/spec-plan.c" "$src/shared/spec-codec.c" "$src/helper/base-filter.c"
-$cc -O2 -o "$tmp/bench-spawn" "$here/bench-spawn.c" -lm
-chmod -R a+rX "$tmp"
+users=$(bench_users "${BENCH_STEPS_AS:-}")
+build_aids
 
 # The steps in jail.timings' order; teardown is kernel-steps' own.
 steps="prepare clone id_maps mount_private binds_dir binds_file root tmpfs proc devpts files
@@ -74,33 +55,14 @@ measure() { # user: leaves $dir/{timings,helper}.jsonl, ks.txt, totals.json
 	user=$1
 	dir=$tmp/$user
 	mkdir "$dir"
-	as=""
-	if [ "$user" != "$(id -un)" ]; then
-		if ! uid=$(id -u "$user") || ! gid=$(id -g "$user"); then
-			note "steps: no user $user"
-			return 1
-		fi
-		as="setpriv --reuid=$uid --regid=$gid --clear-groups --"
-		chown "$uid:$gid" "$dir"
-	fi
+	bench_user steps "$user" "$dir" || return 1
 	# python3 for that user: a root's one may live where nobody can read
 	py=$(command -v python3)
 	if ! $as "$py" -c '' 2>/dev/null; then
 		py=/usr/bin/python3
 	fi
-	cat >"$dir/capture" <<EOF
-#!/bin/sh
-/bin/cat <&3 >'$dir/spec.'\$\$ && /bin/mv '$dir/spec.'\$\$ '$dir/spec.bin'
-exec '$helper' 3<'$dir/spec.bin'
-EOF
-	chmod 755 "$dir/capture"
 	cd "$dir"
-	HUTCH_EXEC="$dir/capture" $as "$hutch" run -- /bin/true </dev/null >/dev/null 2>&1 || true
-	if [ ! -s "$dir/spec.bin" ]; then
-		note "steps: $user: could not capture a spec from $hutch"
-		return 1
-	fi
-	"$tmp/spec-plan" "$dir/filter.bin" "$dir/base.bin" <"$dir/spec.bin" >"$dir/plan.txt"
+	capture_plan "steps: $user" "$dir" "$tmp/spec-plan" || return 1
 	ks="$as $tmp/kernel-steps -p $dir/plan.txt -f $dir/filter.bin -b $dir/base.bin -n $runs -w 3"
 	r=1
 	while [ "$r" -le "$rounds" ]; do
@@ -138,12 +100,12 @@ EOF
 	cd "$tmp"
 }
 
-for u in $BENCH_STEPS_AS; do
+for u in $users; do
 	measure "$u" || exit 1
 done
 
 note "steps: $(date -u +%Y-%m-%dT%H:%M:%SZ) kernel=$(uname -r) cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo '?') load=$(cut -d' ' -f1-3 /proc/loadavg)"
 note "steps: hutch=$hutch helper=$helper"
-for u in $BENCH_STEPS_AS; do
+for u in $users; do
 	python3 "$here/steps-table.py" "$u" "$tmp/$u"
 done
