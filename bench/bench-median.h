@@ -1,5 +1,6 @@
 /* bench-median.h: the median of a sample, for the single-file benchmark
- * aids that report one (floor.c -t, kernel-steps.c). Sorts in place. */
+ * aids that report one (floor.c -t, kernel-steps.c, cpuid-cost.c). Sorts
+ * in place. */
 #ifndef BENCH_MEDIAN_H
 #define BENCH_MEDIAN_H
 

@@ -28,7 +28,8 @@
 # Environment: HUTCH, HUTCH_EXEC as for run.sh; BWRAP (default: bwrap on
 # PATH); BENCH_COSTS_AS (users; as root "root nobody", the second through
 # setpriv); BENCH_COSTS_RUNS (default 40); BENCH_COSTS_ROUNDS (default 5);
-# BENCH_CPUID (CPUIDs timed a round, default 2000); CC. Needs python3.
+# BENCH_CPUID (CPUIDs timed a round, in batches of 100, default 2000); CC.
+# Needs python3.
 # Its aids compile this checkout's shared/spec-codec.c and
 # helper/base-filter.c: run it on a tree that matches the binaries.
 set -eu
