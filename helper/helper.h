@@ -20,7 +20,7 @@
  * before its job, pool.c; NULL for none); make_mirror_pipe, pid 1's pipe to the outer process
  * at HUTCH_MIRROR_FD, its read end in *ret_rd. */
 _Noreturn void helper_run_one(void);
-_Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape);
+_Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape, const struct spec *tpl);
 _Noreturn void jail_init(const struct spec *sp, int ruleset_fd,
 			 const struct hutch_fs_shape *ahead);
 void make_mirror_pipe(int *ret_rd);
@@ -34,7 +34,8 @@ _Noreturn void forkserver_run(int argc, char **argv);
  * sock its end of the outer's socket and sock1 that of pid 1's;
  * pool_check_spec, in its pid 1: the
  * spec fits the jail it was cloned as, or fail. */
-_Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *shape);
+_Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *shape,
+			      int template_fd);
 /* forkserver -> a pooled jail's outer process, once pid 1 has its job
  * (on pid 1's own socket, sock1): the job's status pipe as the one
  * descriptor. */
@@ -42,6 +43,9 @@ struct pool_outer_msg {
 	uint32_t magic;		/* HUTCH_FS_MAGIC */
 };
 void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape);
+/* pool_check_prefix: the job's flags, ids, hostname and first mounts are
+ * the template's the jail built (tpl NULL: none was), or fail. */
+void pool_check_prefix(const struct spec *sp, const struct spec *tpl);
 
 /* job-fds.c: a forkserver message's descriptors by slot (pooled: the
  * message a pooled jail gets, without cgroup and exit pipe); 0 or
@@ -133,6 +137,10 @@ void limit_user_counts(const struct spec *sp);	/* after them, before the privile
 #define STAGING_DIR "/tmp"
 void root_private(uint32_t uid_inside, uint32_t gid_inside);
 void build_root(const struct spec *sp);
+/* build_prefix: a pooled jail's pid 1, before its job: the template's
+ * mounts (forkserver-wire.h) built into the new root, in a mount
+ * namespace of their own; build_root then adds only the job's others. */
+void build_prefix(const struct spec *tpl);
 int mount_new_fs(const char *type, const struct spec *sp, const struct spec_mount *m, uint32_t i);
 
 /* overlay.c (phase 2, pid 1, from build_root): a copy-on-write mount of

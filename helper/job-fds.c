@@ -28,6 +28,7 @@ static const int slot_target[FS_SLOTS] = {
 	[FS_SLOT_CONTROL] = HUTCH_CONTROL_FD,
 	[FS_SLOT_CGROUP] = -1,
 	[FS_SLOT_EXIT] = -1,
+	[FS_SLOT_TEMPLATE] = -1,
 };
 
 static _Noreturn void fds_fail(int status_fd, int err)
@@ -86,10 +87,12 @@ int job_fds_split(const struct hutch_fs_request *rq, ssize_t len, const int *fds
 	size_t k = 0;
 
 	/* A pooled jail's message: the forkserver kept the cgroup (a pooled
-	 * jail is never asked to join one) and the exit pipe. */
+	 * jail is never asked to join one), the exit pipe and the template
+	 * (the jail had its own since it was built). */
 	if (pooled) {
 		required &= ~(1u << FS_SLOT_EXIT);
-		allowed &= ~((1u << FS_SLOT_CGROUP) | (1u << FS_SLOT_EXIT));
+		allowed &= ~((1u << FS_SLOT_CGROUP) | (1u << FS_SLOT_EXIT) |
+			     (1u << FS_SLOT_TEMPLATE));
 	}
 	for (int i = 0; i < FS_SLOTS; i++)
 		slot_fd[i] = -1;

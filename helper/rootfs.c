@@ -12,6 +12,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <string.h>
@@ -400,19 +402,30 @@ void root_private(uint32_t uid_inside, uint32_t gid_inside)
 		fail(STAGE_MOUNT_PRIVATE, SITE_MOUNT_PRIVATE_PROPAGATION, errno);
 }
 
-/* After root_private. */
-void build_root(const struct spec *sp)
-{
-	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
-	int root_fd;
+/* A pooled jail's prefix (build_prefix): how many of the job's mounts
+ * its root already holds, the root, and the two mount namespaces, the
+ * one it is staged in and the one before, which it does not cover. */
+static uint32_t staged_k;
+static int staged_root_fd = -1, unstaged_ns_fd = -1, staged_ns_fd = -1;
+static bool counts_open;
 
+/* The sources of the bind and overlay mounts in [from, to), cloned. */
+static void clone_sources(const struct spec *sp, uint32_t from, uint32_t to)
+{
 	/* an overlay's lower layer is a read-only bind until overlay.c
 	 * stages it */
-	for (uint32_t i = 0; i < sp->n_mounts; i++)
+	for (uint32_t i = from; i < to; i++)
 		if (sp->mounts[i].kind == HUTCH_MOUNT_BIND || sp->mounts[i].kind == HUTCH_MOUNT_OVERLAY) {
 			clone_bind_source(sp, i);
 			timing_mount(&sp->mounts[i], tree_is_dir[i]);
 		}
+}
+
+/* The new root's tmpfs at STAGING_DIR, after every source it must not
+ * cover was cloned: its fd. */
+static int root_tmpfs(void)
+{
+	int root_fd;
 
 	if (mount("hutch-root", STAGING_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  ROOT_OPTIONS) < 0)
@@ -420,14 +433,82 @@ void build_root(const struct spec *sp)
 	root_fd = open(STAGING_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root_fd < 0)
 		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_OPEN, errno);
-	timing_step(HUTCH_STEP_ROOT);
+	return root_fd;
+}
 
-	masks_prepare(root_fd, sp);
-	for (uint32_t i = 0; i < sp->n_mounts; i++) {
+static void mount_range(int root_fd, const struct spec *sp, uint32_t from, uint32_t to)
+{
+	for (uint32_t i = from; i < to; i++) {
 		mount_one(root_fd, sp, i);
 		timing_mount(&sp->mounts[i], tree_is_dir[i]);
 	}
-	parent_forget();
+	parent_forget();	/* its kept target may be another spec's string */
+}
+
+static int mnt_ns_open(void)
+{
+	int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_HOST_NS, errno);
+	return fd;
+}
+
+/* A pooled jail's pid 1, after root_private, before its job: the first
+ * tpl->n_mounts mounts of every job it may take (the template,
+ * forkserver-wire.h) built into the new root, and the user count files
+ * opened. The root covers STAGING_DIR, where a job's own bind may have
+ * its source: so it is staged in a mount namespace of its own, and the
+ * job's sources are cloned in the one before (build_root), which only
+ * the root's own steps (root_private) changed. */
+void build_prefix(const struct spec *tpl)
+{
+	unstaged_ns_fd = mnt_ns_open();
+	if (unshare(CLONE_NEWNS) < 0)
+		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_HOST_NS, errno);
+	staged_ns_fd = mnt_ns_open();
+	clone_sources(tpl, 0, tpl->n_mounts);
+	staged_root_fd = root_tmpfs();
+	mount_range(staged_root_fd, tpl, 0, tpl->n_mounts);
+	staged_k = tpl->n_mounts;
+	user_counts_open();	/* the host's /proc is here until pivot_root */
+	counts_open = true;
+}
+
+/* The job's sources, cloned where no staged root covers any host path. */
+static void clone_job_sources(const struct spec *sp)
+{
+	if (staged_root_fd < 0) {
+		clone_sources(sp, 0, sp->n_mounts);
+		return;
+	}
+	if (setns(unstaged_ns_fd, CLONE_NEWNS) < 0)
+		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_HOST_NS, errno);
+	clone_sources(sp, staged_k, sp->n_mounts);
+	/* detached clones: they go with us to be attached in the root */
+	if (setns(staged_ns_fd, CLONE_NEWNS) < 0)
+		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_HOST_NS, errno);
+	close(unstaged_ns_fd);
+	close(staged_ns_fd);
+}
+
+/* After root_private (and build_prefix, in a pooled jail whose job
+ * begins with its template's mounts: helper_run_pooled checked them). */
+void build_root(const struct spec *sp)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	int root_fd;
+
+	if (staged_k > sp->n_mounts)	/* helper_run_pooled compared them: cannot be */
+		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PREFIX, EINVAL);
+	clone_job_sources(sp);
+	root_fd = staged_root_fd >= 0 ? staged_root_fd : root_tmpfs();
+	timing_step(HUTCH_STEP_ROOT);
+
+	/* The mask files go in the root tmpfs's own top directory, which
+	 * no mount covers (no target is "/"), prefix or not. */
+	masks_prepare(root_fd, sp);
+	mount_range(root_fd, sp, staged_k, sp->n_mounts);
 	masks_done(root_fd, sp);
 
 	seal_tmpfs(root_fd, sp);
@@ -436,7 +517,8 @@ void build_root(const struct spec *sp)
 		fail(STAGE_ROOT_READONLY, SITE_ROOT_READONLY_ROOT, errno);
 	timing_step(HUTCH_STEP_ROOT);
 
-	user_counts_open();	/* the last moment the host's /proc is here */
+	if (!counts_open)
+		user_counts_open();	/* the last moment the host's /proc is here */
 	/* pivot_root(".", ".") stacks the old root on the new one; detaching
 	 * it leaves no path back to the host tree. */
 	if (fchdir(root_fd) < 0 || sys_pivot_root(".", ".") < 0)

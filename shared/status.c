@@ -171,6 +171,7 @@ static const char *const mount_private_sites[SITE_MOUNT_PRIVATE_MAX] = {
 static const char *const root_tmpfs_sites[SITE_ROOT_TMPFS_MAX] = {
 	[SITE_ROOT_TMPFS_MOUNT] = "mounting the root tmpfs",
 	[SITE_ROOT_TMPFS_OPEN] = "opening the root tmpfs",
+	[SITE_ROOT_TMPFS_HOST_NS] = "entering the mount namespace the job's binds come from",
 };
 static const char *const root_readonly_sites[SITE_ROOT_READONLY_MAX] = {
 	[SITE_ROOT_READONLY_ROOT] = "making the root read-only",
@@ -251,6 +252,8 @@ static const char *const helper_exec_sites[SITE_HELPER_EXEC_MAX] = {
 	[SITE_HELPER_EXEC_POOL_PREPARED] =
 		"checking that the spec needs nothing done before a pooled jail's clone",
 	[SITE_HELPER_EXEC_POOL_PASS] = "passing the job to a pooled jail",
+	[SITE_HELPER_EXEC_POOL_PREFIX] =
+		"checking that the spec's first mounts are the ones the pooled jail built",
 };
 static const char *const jail_init_sites[SITE_JAIL_INIT_MAX] = {
 	[SITE_JAIL_INIT_WAIT] = "pid 1 of the jail",

@@ -129,6 +129,7 @@ enum site_mount_private {
 enum site_root_tmpfs {
 	SITE_ROOT_TMPFS_MOUNT,
 	SITE_ROOT_TMPFS_OPEN,
+	SITE_ROOT_TMPFS_HOST_NS,	/* a pooled jail: the job's sources from the unstaged namespace */
 	SITE_ROOT_TMPFS_MAX
 };
 enum site_root_readonly {
@@ -197,6 +198,7 @@ enum site_helper_exec {
 	SITE_HELPER_EXEC_POOL_SHAPE,	/* a pooled jail: the spec's namespaces or ids differ */
 	SITE_HELPER_EXEC_POOL_PREPARED,	/* a pooled jail: the spec needs work before the clone */
 	SITE_HELPER_EXEC_POOL_PASS,	/* a pooled jail: the job passed on to its pid 1 */
+	SITE_HELPER_EXEC_POOL_PREFIX,	/* a pooled jail: the job's prefix is not the one built */
 	SITE_HELPER_EXEC_MAX
 };
 enum site_jail_init {

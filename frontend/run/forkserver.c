@@ -128,6 +128,8 @@ static void stop(struct forkserver *fs, int r)
 		;
 	fd_close(&fs->pidfd);
 	fs->pid = -1;
+	free(fs->tmpl.buf);	/* a new forkserver has no template yet */
+	fs->tmpl = (struct fs_template){ 0 };
 	fail_queue(fs, r);
 }
 
@@ -353,6 +355,21 @@ static void pool_shape(const struct forkserver *fs, const uint8_t *spec, size_t 
 				      sizeof(rq->shape.hostname));
 }
 
+/* A poolable spec's template (forkserver-template.c) into its shape, and
+ * its memfd into *ret_fd when the forkserver does not have it yet. A
+ * template that cannot be made: the spec pools as one without (its
+ * jails then build every mount on the request's path). */
+static void pool_template(struct forkserver *fs, const struct spawn_stdio *io,
+			  struct hutch_fs_request *rq, struct fs_template *ret_new, int *ret_fd)
+{
+	*ret_fd = -1;
+	if (!rq->poolable || !io->prefix_spec)
+		return;
+	if (forkserver_template(&fs->tmpl, io->prefix_spec, io->n_prefix, rq->shape.prefix_id,
+				ret_new, ret_fd) < 0)
+		memset(rq->shape.prefix_id, 0, sizeof(rq->shape.prefix_id));
+}
+
 /* Send the slots and the bind sources; then, unless the caller takes the
  * reply later (fs->next_async), wait (bounded) for it with the pidfd,
  * answering older requests' replies on the way. */
@@ -395,8 +412,10 @@ int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len
 		     const struct spawn_stdio *io, struct jail_proc *ret)
 {
 	struct hutch_fs_request rq = { .magic = HUTCH_FS_MAGIC };
+	struct fs_template sent = { 0 };
 	struct spawn_pipes sp;
 	int exit_p[2] = { -1, -1 };
+	_cleanup_close_ int tmpl_fd = -1;
 	int slot_fd[FS_SLOTS];
 	int r;
 
@@ -417,7 +436,14 @@ int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len
 	slot_fd[FS_SLOT_CGROUP] = io->cgroup_fd;
 	slot_fd[FS_SLOT_EXIT] = exit_p[1];
 	pool_shape(fs, spec, spec_len, io, &rq);
+	pool_template(fs, io, &rq, &sent, &tmpl_fd);
+	slot_fd[FS_SLOT_TEMPLATE] = tmpl_fd;
 	r = request(fs, slot_fd, io, &rq, ret);
+	/* Sent (the forkserver keeps a poolable request's template whatever
+	 * its answer) unless the forkserver broke: then it is gone. */
+	if (tmpl_fd >= 0 && fs->pid >= 0)
+		forkserver_template_keep(&fs->tmpl, &sent);
+	free(sent.buf);
 	if (r < 0) {
 		ret->pid = -1;	/* no jail: the caller may spawn its own */
 		goto out;

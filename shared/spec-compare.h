@@ -1,0 +1,24 @@
+/* spec-compare.h: whether two specs agree on what a pooled jail built
+ * ahead of its job (hutch-exec(8), FORKSERVER): the flags, the ids, the
+ * hostname and the first k mounts, field by field. Linked by both
+ * binaries; pure code, async-signal-safe (no allocation). */
+#ifndef HUTCH_SPEC_COMPARE_H
+#define HUTCH_SPEC_COMPARE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "spec.h"
+
+/* true when a and b have the same flags, ids and hostname and both have
+ * at least k mounts whose first k are equal in kind, flags, mode,
+ * size_bytes, inodes, source, target and data bytes; false otherwise. */
+bool spec_prefix_equal(const struct spec *a, const struct spec *b, uint32_t k);
+
+/* Whether m may be built before its job exists: nothing in it needs the
+ * job's descriptors (a bind of one, a tmpfs sent on the control socket,
+ * an overlay's upper) or what only a one-shot helper's outer process
+ * prepares (an idmapped tree); no mask (they cover the job's binds). */
+bool spec_mount_prebuildable(const struct spec_mount *m);
+
+#endif
