@@ -56,6 +56,12 @@ void pool_check_prefix(const struct spec *sp, const struct spec *tpl);
  * for a server under a small RLIMIT_NOFILE (`ulimit -n 64`: F_DUPFD
  * above the limit fails). */
 #define JOB_FDS_HIGH (HUTCH_BIND_FD_FIRST + HUTCH_BIND_FDS_MAX)
+/* job_fds_place_keeping: the same, also keeping n_high descriptors from
+ * JOB_KEEP_FD_FIRST on (a pooled jail's pid 1: what build_prefix keeps
+ * for its job, rootfs.c), above the pool's own three (pool.c). */
+#define JOB_KEEP_FD_FIRST (JOB_FDS_HIGH + 3)
+void job_fds_place_keeping(const int slot_fd[FS_SLOTS], const int *bind_fds, uint32_t n_bind,
+			   int keep_fd, unsigned n_high);
 int job_fds_split(const struct hutch_fs_request *rq, ssize_t len, const int *fds, size_t n_fds,
 		  bool pooled, int slot_fd[FS_SLOTS], const int **ret_bind);
 void job_fds_place(const int slot_fd[FS_SLOTS], const int *bind_fds, uint32_t n_bind, int keep_fd);
@@ -141,6 +147,7 @@ void build_root(const struct spec *sp);
  * mounts (forkserver-wire.h) built into the new root, in a mount
  * namespace of their own; build_root then adds only the job's others. */
 void build_prefix(const struct spec *tpl);
+#define PREFIX_KEEP_FDS 3	/* what build_prefix keeps at JOB_KEEP_FD_FIRST and up */
 int mount_new_fs(const char *type, const struct spec *sp, const struct spec_mount *m, uint32_t i);
 
 /* overlay.c (phase 2, pid 1, from build_root): a copy-on-write mount of

@@ -124,7 +124,9 @@ static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape, bo
 		_exit(0);	/* torn down before any job: nothing to say */
 	if (job_fds_split(&rq, n, fds, n_fds, true, slot_fd, &bind) < 0)
 		_exit(HUTCH_EXIT_SETUP);	/* the outer process checked it: cannot be */
-	job_fds_place(slot_fd, bind, rq.n_bind, HUTCH_MIRROR_FD);
+	/* the prefix's descriptors stay (rootfs.c) */
+	job_fds_place_keeping(slot_fd, bind, rq.n_bind, HUTCH_MIRROR_FD,
+			      tpl ? PREFIX_KEEP_FDS : 0);
 	helper_run_pooled(shape, tpl);
 }
 

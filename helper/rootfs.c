@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
-#include <stdbool.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <string.h>
@@ -407,7 +406,6 @@ void root_private(uint32_t uid_inside, uint32_t gid_inside)
  * one it is staged in and the one before, which it does not cover. */
 static uint32_t staged_k;
 static int staged_root_fd = -1, unstaged_ns_fd = -1, staged_ns_fd = -1;
-static bool counts_open;
 
 /* The sources of the bind and overlay mounts in [from, to), cloned. */
 static void clone_sources(const struct spec *sp, uint32_t from, uint32_t to)
@@ -445,34 +443,46 @@ static void mount_range(int root_fd, const struct spec *sp, uint32_t from, uint3
 	parent_forget();	/* its kept target may be another spec's string */
 }
 
-static int mnt_ns_open(void)
+/* fd at the n-th number the pool keeps for the job (helper.h,
+ * JOB_KEEP_FD_FIRST): job_fds_place_keeping closes every other. */
+static int keep_for_job(int fd, unsigned n)
 {
-	int fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	int to = JOB_KEEP_FD_FIRST + (int)n;
 
-	if (fd < 0)
+	if (fd < 0 || (fd != to && dup3(fd, to, O_CLOEXEC) < 0))
 		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_HOST_NS, errno);
-	return fd;
+	if (fd != to)
+		close(fd);
+	return to;
+}
+
+static int mnt_ns_open(unsigned n)
+{
+	return keep_for_job(open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC), n);
 }
 
 /* A pooled jail's pid 1, after root_private, before its job: the first
  * tpl->n_mounts mounts of every job it may take (the template,
- * forkserver-wire.h) built into the new root, and the user count files
- * opened. The root covers STAGING_DIR, where a job's own bind may have
- * its source: so it is staged in a mount namespace of its own, and the
- * job's sources are cloned in the one before (build_root), which only
- * the root's own steps (root_private) changed. */
+ * forkserver-wire.h) built into the new root. The root covers
+ * STAGING_DIR, where a job's own bind may have its source: so it is
+ * staged in a mount namespace of its own, and the job's sources are
+ * cloned in the one before (build_root), which nothing changed since
+ * root_private. Its descriptors are kept at fixed numbers for the job
+ * (keep_for_job). */
 void build_prefix(const struct spec *tpl)
 {
-	unstaged_ns_fd = mnt_ns_open();
+	_Static_assert(PREFIX_KEEP_FDS == 3, "the three below");
+	unstaged_ns_fd = mnt_ns_open(0);
 	if (unshare(CLONE_NEWNS) < 0)
 		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_HOST_NS, errno);
-	staged_ns_fd = mnt_ns_open();
+	staged_ns_fd = mnt_ns_open(1);
+	/* the root's number taken now, so that no clone below lands on it
+	 * to be closed by the dup3 onto it */
+	keep_for_job(fcntl(staged_ns_fd, F_DUPFD_CLOEXEC, 0), 2);
 	clone_sources(tpl, 0, tpl->n_mounts);
-	staged_root_fd = root_tmpfs();
+	staged_root_fd = keep_for_job(root_tmpfs(), 2);
 	mount_range(staged_root_fd, tpl, 0, tpl->n_mounts);
 	staged_k = tpl->n_mounts;
-	user_counts_open();	/* the host's /proc is here until pivot_root */
-	counts_open = true;
 }
 
 /* The job's sources, cloned where no staged root covers any host path. */
@@ -517,8 +527,7 @@ void build_root(const struct spec *sp)
 		fail(STAGE_ROOT_READONLY, SITE_ROOT_READONLY_ROOT, errno);
 	timing_step(HUTCH_STEP_ROOT);
 
-	if (!counts_open)
-		user_counts_open();	/* the last moment the host's /proc is here */
+	user_counts_open();	/* the last moment the host's /proc is here */
 	/* pivot_root(".", ".") stacks the old root on the new one; detaching
 	 * it leaves no path back to the host tree. */
 	if (fchdir(root_fd) < 0 || sys_pivot_root(".", ".") < 0)
