@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "forkserver-wire.h"
+#include "spec-compare.h"
 #include "spec.h"
 #include "status.h"
 #include "timings-record.h"
@@ -140,14 +141,14 @@ void limit_user_counts(const struct spec *sp);	/* after them, before the privile
  * namespace is private by then, so covering it hides nothing from anyone
  * else. mount_new_fs: a new tmpfs (m's size, inodes, mode; owned by the
  * jail's user) or proc as a detached mount. */
-#define STAGING_DIR "/tmp"
+#define STAGING_DIR HUTCH_STAGING_DIR	/* spec-compare.h */
 void root_private(uint32_t uid_inside, uint32_t gid_inside);
 void build_root(const struct spec *sp);
 /* build_prefix: a pooled jail's pid 1, before its job: the template's
- * mounts (forkserver-wire.h) built into the new root, in a mount
- * namespace of their own; build_root then adds only the job's others. */
+ * mounts (forkserver-wire.h) built into the new root; build_root then
+ * adds only the job's others. */
 void build_prefix(const struct spec *tpl);
-#define PREFIX_KEEP_FDS 3	/* what build_prefix keeps at JOB_KEEP_FD_FIRST and up */
+#define PREFIX_KEEP_FDS 1	/* what build_prefix keeps at JOB_KEEP_FD_FIRST and up */
 int mount_new_fs(const char *type, const struct spec *sp, const struct spec_mount *m, uint32_t i);
 
 /* overlay.c (phase 2, pid 1, from build_root): a copy-on-write mount of

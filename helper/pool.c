@@ -218,7 +218,14 @@ void pool_check_prefix(const struct spec *sp, const struct spec *tpl)
 	/* Field by field (shared/spec-compare.c): the mounts in our root
 	 * are the template's, so a job that differs in any would run in a
 	 * root it did not ask for. */
-	if (tpl && !spec_prefix_equal(sp, tpl, tpl->n_mounts))
+	if (!tpl)
+		return;
+	if (!spec_prefix_equal(sp, tpl, tpl->n_mounts))
+		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PREFIX, EINVAL);
+	/* The staged root covers STAGING_DIR: a source there would be
+	 * cloned from our root, not the host (the frontend sends a spec
+	 * with one no template). */
+	if (spec_own_sources_staged(sp, tpl->n_mounts))
 		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PREFIX, EINVAL);
 }
 

@@ -12,7 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
+#include <stdbool.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <string.h>
@@ -402,10 +402,9 @@ void root_private(uint32_t uid_inside, uint32_t gid_inside)
 }
 
 /* A pooled jail's prefix (build_prefix): how many of the job's mounts
- * its root already holds, the root, and the two mount namespaces, the
- * one it is staged in and the one before, which it does not cover. */
+ * its root already holds, and the root. */
 static uint32_t staged_k;
-static int staged_root_fd = -1, unstaged_ns_fd = -1, staged_ns_fd = -1;
+static int staged_root_fd = -1;
 
 /* The sources of the bind and overlay mounts in [from, to), cloned. */
 static void clone_sources(const struct spec *sp, uint32_t from, uint32_t to)
@@ -443,63 +442,32 @@ static void mount_range(int root_fd, const struct spec *sp, uint32_t from, uint3
 	parent_forget();	/* its kept target may be another spec's string */
 }
 
-/* fd at the n-th number the pool keeps for the job (helper.h,
- * JOB_KEEP_FD_FIRST): job_fds_place_keeping closes every other. */
-static int keep_for_job(int fd, unsigned n)
-{
-	int to = JOB_KEEP_FD_FIRST + (int)n;
-
-	if (fd < 0 || (fd != to && dup3(fd, to, O_CLOEXEC) < 0))
-		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_HOST_NS, errno);
-	if (fd != to)
-		close(fd);
-	return to;
-}
-
-static int mnt_ns_open(unsigned n)
-{
-	return keep_for_job(open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC), n);
-}
-
 /* A pooled jail's pid 1, after root_private, before its job: the first
  * tpl->n_mounts mounts of every job it may take (the template,
- * forkserver-wire.h) built into the new root. The root covers
- * STAGING_DIR, where a job's own bind may have its source: so it is
- * staged in a mount namespace of its own, and the job's sources are
- * cloned in the one before (build_root), which nothing changed since
- * root_private. Its descriptors are kept at fixed numbers for the job
- * (keep_for_job). */
+ * forkserver-wire.h) built into the new root at STAGING_DIR. From here
+ * on the root covers that path of the host, so a job's own sources are
+ * cloned with it there: pool_check_prefix refuses a job with a source
+ * at or under it (or "/"; the frontend sends those no template). The
+ * root's descriptor is kept at a fixed number for the job
+ * (job_fds_place_keeping). */
 void build_prefix(const struct spec *tpl)
 {
-	_Static_assert(PREFIX_KEEP_FDS == 3, "the three below");
-	unstaged_ns_fd = mnt_ns_open(0);
-	if (unshare(CLONE_NEWNS) < 0)
-		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_HOST_NS, errno);
-	staged_ns_fd = mnt_ns_open(1);
-	/* the root's number taken now, so that no clone below lands on it
-	 * to be closed by the dup3 onto it */
-	keep_for_job(fcntl(staged_ns_fd, F_DUPFD_CLOEXEC, 0), 2);
+	int fd;
+
+	_Static_assert(PREFIX_KEEP_FDS == 1, "the root alone");
+	/* its number taken first (fd 0 is /dev/null until the job), so
+	 * that no clone lands there to be closed by the dup3 onto it */
+	if (dup3(0, JOB_KEEP_FD_FIRST, O_CLOEXEC) < 0)
+		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_OPEN, errno);
 	clone_sources(tpl, 0, tpl->n_mounts);
-	staged_root_fd = keep_for_job(root_tmpfs(), 2);
+	fd = root_tmpfs();
+	if (fd != JOB_KEEP_FD_FIRST && dup3(fd, JOB_KEEP_FD_FIRST, O_CLOEXEC) < 0)
+		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_OPEN, errno);
+	if (fd != JOB_KEEP_FD_FIRST)
+		close(fd);
+	staged_root_fd = JOB_KEEP_FD_FIRST;
 	mount_range(staged_root_fd, tpl, 0, tpl->n_mounts);
 	staged_k = tpl->n_mounts;
-}
-
-/* The job's sources, cloned where no staged root covers any host path. */
-static void clone_job_sources(const struct spec *sp)
-{
-	if (staged_root_fd < 0) {
-		clone_sources(sp, 0, sp->n_mounts);
-		return;
-	}
-	if (setns(unstaged_ns_fd, CLONE_NEWNS) < 0)
-		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_HOST_NS, errno);
-	clone_sources(sp, staged_k, sp->n_mounts);
-	/* detached clones: they go with us to be attached in the root */
-	if (setns(staged_ns_fd, CLONE_NEWNS) < 0)
-		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_HOST_NS, errno);
-	close(unstaged_ns_fd);
-	close(staged_ns_fd);
 }
 
 /* After root_private (and build_prefix, in a pooled jail whose job
@@ -511,7 +479,7 @@ void build_root(const struct spec *sp)
 
 	if (staged_k > sp->n_mounts)	/* helper_run_pooled compared them: cannot be */
 		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PREFIX, EINVAL);
-	clone_job_sources(sp);
+	clone_sources(sp, staged_k, sp->n_mounts);
 	root_fd = staged_root_fd >= 0 ? staged_root_fd : root_tmpfs();
 	timing_step(HUTCH_STEP_ROOT);
 

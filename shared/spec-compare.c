@@ -60,3 +60,21 @@ bool spec_mount_prebuildable(const struct spec_mount *m)
 	}
 	return false;
 }
+
+bool spec_source_staged(const char *path)
+{
+	size_t n = strlen(HUTCH_STAGING_DIR);
+
+	return strcmp(path, "/") == 0 || (strncmp(path, HUTCH_STAGING_DIR, n) == 0 &&
+					  (path[n] == '\0' || path[n] == '/'));
+}
+
+bool spec_own_sources_staged(const struct spec *sp, uint32_t k)
+{
+	for (uint32_t i = k; i < sp->n_mounts; i++)
+		if ((sp->mounts[i].kind == HUTCH_MOUNT_BIND ||
+		     sp->mounts[i].kind == HUTCH_MOUNT_OVERLAY) &&
+		    spec_source_staged(sp->mounts[i].source))
+			return true;
+	return false;
+}

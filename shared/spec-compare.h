@@ -21,4 +21,17 @@ bool spec_prefix_equal(const struct spec *a, const struct spec *b, uint32_t k);
  * prepares (an idmapped tree); no mask (they cover the job's binds). */
 bool spec_mount_prebuildable(const struct spec_mount *m);
 
+/* Where hutch-exec stages the new root (helper.h STAGING_DIR). A pooled
+ * jail that built its prefix ahead has its root there already, so a
+ * source it clones for the job at that path, under it or at "/" (whose
+ * recursive clone takes the staged root along) would be of the jail,
+ * not of the host: spec_source_staged says whether path is one. Such a
+ * job gets no template (frontend) and is refused one (hutch-exec). */
+#define HUTCH_STAGING_DIR "/tmp"
+bool spec_source_staged(const char *path);
+
+/* Whether mounts [k, n) of sp (the job's own) have a bind or overlay
+ * source spec_source_staged says yes to. */
+bool spec_own_sources_staged(const struct spec *sp, uint32_t k);
+
 #endif

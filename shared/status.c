@@ -171,7 +171,6 @@ static const char *const mount_private_sites[SITE_MOUNT_PRIVATE_MAX] = {
 static const char *const root_tmpfs_sites[SITE_ROOT_TMPFS_MAX] = {
 	[SITE_ROOT_TMPFS_MOUNT] = "mounting the root tmpfs",
 	[SITE_ROOT_TMPFS_OPEN] = "opening the root tmpfs",
-	[SITE_ROOT_TMPFS_HOST_NS] = "entering the mount namespace the job's binds come from",
 };
 static const char *const root_readonly_sites[SITE_ROOT_READONLY_MAX] = {
 	[SITE_ROOT_READONLY_ROOT] = "making the root read-only",

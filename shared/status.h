@@ -129,7 +129,6 @@ enum site_mount_private {
 enum site_root_tmpfs {
 	SITE_ROOT_TMPFS_MOUNT,
 	SITE_ROOT_TMPFS_OPEN,
-	SITE_ROOT_TMPFS_HOST_NS,	/* a pooled jail: the job's sources from the unstaged namespace */
 	SITE_ROOT_TMPFS_MAX
 };
 enum site_root_readonly {

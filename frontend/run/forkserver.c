@@ -22,6 +22,7 @@
 #include "fd-util.h"
 #include "forkserver-wire.h"
 #include "hutch-abi.h"
+#include "spec-compare.h"
 #include "spec.h"
 #include "time-util.h"
 #include "run/forkserver.h"
@@ -363,7 +364,9 @@ static void pool_template(struct forkserver *fs, const struct spawn_stdio *io,
 			  struct hutch_fs_request *rq, struct fs_template *ret_new, int *ret_fd)
 {
 	*ret_fd = -1;
-	if (!rq->poolable || !io->prefix_spec)
+	/* a source where the root is staged: no template (spec-compare.h) */
+	if (!rq->poolable || !io->prefix_spec ||
+	    spec_own_sources_staged(io->prefix_spec, io->n_prefix))
 		return;
 	if (forkserver_template(&fs->tmpl, io->prefix_spec, io->n_prefix, rq->shape.prefix_id,
 				ret_new, ret_fd) < 0)

@@ -158,7 +158,33 @@ static void test_past_prefix_and_count(void)
 	CU_ASSERT_TRUE(spec_prefix_equal(&p.a, &p.b, 2));
 }
 
+/* Where the root is staged (/tmp), under it, and "/": what a pooled
+ * jail with its prefix built would clone of its own root. */
+static void test_staged_sources(void)
+{
+	struct pair p;
+
+	CU_ASSERT_TRUE(spec_source_staged("/"));
+	CU_ASSERT_TRUE(spec_source_staged("/tmp"));
+	CU_ASSERT_TRUE(spec_source_staged("/tmp/x/y"));
+	CU_ASSERT_FALSE(spec_source_staged("/tmpx"));
+	CU_ASSERT_FALSE(spec_source_staged("/var/tmp"));
+	CU_ASSERT_FALSE(spec_source_staged("/usr"));
+	pair_init(&p);
+	CU_ASSERT_FALSE(spec_own_sources_staged(&p.a, 0));
+	p.ma[0].source = "/tmp/data";	/* a bind's */
+	CU_ASSERT_TRUE(spec_own_sources_staged(&p.a, 0));
+	CU_ASSERT_FALSE(spec_own_sources_staged(&p.a, 1));	/* in the prefix: built before */
+	pair_init(&p);
+	p.ma[2].kind = HUTCH_MOUNT_OVERLAY;	/* an overlay's lower */
+	p.ma[2].source = "/";
+	CU_ASSERT_TRUE(spec_own_sources_staged(&p.a, 2));
+	p.ma[2].kind = HUTCH_MOUNT_SYMLINK;	/* a link's text is no source */
+	CU_ASSERT_FALSE(spec_own_sources_staged(&p.a, 2));
+}
+
 static const struct unit_case cases[] = {
+	{ "sources where the root is staged", test_staged_sources },
 	{ "equal specs agree", test_equal },
 	{ "each header field differs", test_header_fields },
 	{ "each mount field differs", test_mount_fields },
