@@ -11,7 +11,11 @@
  * request of another shape, or when none waits, forks a one-shot helper
  * as before. Jails of a shape no longer asked for go at once; all of
  * them go after HUTCH_FS_POOL_IDLE_MS without a request, and with us
- * (their parent-death signal). A root forkserver pools nothing: each of
+ * (their parent-death signal); one filled longer ago than that is
+ * dropped instead of taken (its binds made ahead would be that old).
+ * A shape with a template (forkserver-wire.h, prefix_id) is filled only
+ * while we hold that template's memfd, the last one the frontend sent,
+ * which each fill inherits. A root forkserver pools nothing: each of
  * its jails runs as a host id leased for that run (hutch(1), "Host
  * ids"), which no jail built beforehand can know. */
 #include "config.h"

@@ -6,8 +6,11 @@
  * namespaces, the id maps; then, in pid 1, the steps of the jail that
  * the shape alone decides (pool_ahead): the parent-death signal armed,
  * the jail user's fs ids, the root's propagation private, the hostname,
- * lo up when the shape has it. Then both processes wait and do nothing
- * else, each on its own socket, pid 1 with the forwarded signals held.
+ * lo up when the shape has it; and, when the forkserver gave it the
+ * shape's template (forkserver-wire.h), the policy's mounts into the
+ * staged root (rootfs.c build_prefix). Then both processes wait and do
+ * nothing else, each on its own socket, pid 1 with the forwarded
+ * signals held.
  * A job comes as one message with its descriptors straight to pid 1 (no
  * process in between to wake), which reads the spec, refuses one of
  * another shape, and goes on as the one-shot helper does from the mounts
@@ -19,7 +22,7 @@
  * exit 71 alone and the forkserver drops the jail. EOF on its socket
  * (the pool torn down, the forkserver gone) ends either process, pid 1
  * also with its parent. Only async-signal-safe calls, no allocation
- * (until pid 1 reads the spec). */
+ * (but pid 1 decoding its template, its phase 1, before any job). */
 #include "config.h"
 
 #include <errno.h>

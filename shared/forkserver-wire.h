@@ -20,7 +20,6 @@
  * replaced since (a package update renaming a directory into place) is
  * seen by no jail older than this. */
 #define HUTCH_FS_POOL_IDLE_MS 10000
-#define HUTCH_FS_TEMPLATE_MAX_BYTES HUTCH_SPEC_MAX_BYTES
 
 /* The descriptors of one jail, in the order they travel. stdin to status
  * and exit are required; control and cgroup are optional. */
