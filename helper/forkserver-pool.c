@@ -11,12 +11,17 @@
  * request of another shape, or when none waits, forks a one-shot helper
  * as before. Jails of a shape no longer asked for go at once; all of
  * them go after HUTCH_FS_POOL_IDLE_MS without a request, and with us
- * (their parent-death signal). A root forkserver pools nothing: each of
+ * (their parent-death signal); one filled longer ago than that is
+ * dropped instead of taken (its binds made ahead would be that old).
+ * A shape with a template (forkserver-wire.h, prefix_id) is filled only
+ * while we hold that template's memfd, the last one the frontend sent,
+ * which each fill inherits. A root forkserver pools nothing: each of
  * its jails runs as a host id leased for that run (hutch(1), "Host
  * ids"), which no jail built beforehand can know. */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <signal.h>
@@ -41,12 +46,17 @@ struct pooled {
 	pid_t pid;	/* 0: free */
 	int pidfd, sock, sock1;	/* sock: the outer process's; sock1: pid 1's */
 	struct hutch_fs_shape shape;
+	uint64_t born_ms;	/* when it was forked: its binds are as of then */
 };
 
 static struct pooled pool[HUTCH_FS_POOL_MAX];
 static size_t pool_max, n_pool;
 static struct hutch_fs_shape want;	/* the last poolable request's */
 static bool have_want;
+/* The last template the frontend sent (forkserver-wire.h, prefix_id),
+ * kept across the pool's teardown: the frontend sends it only once. */
+static int tmpl_fd = -1;
+static uint8_t tmpl_id[32];
 /* A fill that failed, or a pooled jail that died unused (the user's
  * namespace or process limit, say): no more fills until the next
  * request, or the forkserver would spin on them. */
@@ -69,6 +79,43 @@ static uint64_t now_ms(void)
 static bool same_shape(const struct hutch_fs_shape *a, const struct hutch_fs_shape *b)
 {
 	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
+static bool has_template(const struct hutch_fs_shape *shape)
+{
+	static const uint8_t none[32];
+
+	return memcmp(shape->prefix_id, none, sizeof(none)) != 0;
+}
+
+/* A poolable request's template, when it brings one: kept (above our
+ * job's descriptor numbers) in place of the last. One that is not a
+ * memfd sealed against change is not kept: a jail might read other
+ * bytes than the ones its id was computed from (harmless, pid 1
+ * compares field by field, but then no job would fit). */
+void fs_pool_keep_template(const struct hutch_fs_request *rq, int fd)
+{
+	const int seals = F_SEAL_SEAL | F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK;
+	int kept;
+
+	if (!rq->poolable || fd < 0 || !has_template(&rq->shape))
+		return;
+	if ((fcntl(fd, F_GET_SEALS) & seals) != seals)
+		return;
+	kept = fcntl(fd, F_DUPFD_CLOEXEC, JOB_FDS_HIGH);
+	if (kept < 0)
+		return;
+	if (tmpl_fd >= 0)
+		close(tmpl_fd);
+	tmpl_fd = kept;
+	memcpy(tmpl_id, rq->shape.prefix_id, sizeof(tmpl_id));
+}
+
+/* A shape we can build: without a template, or with the one we keep. */
+static bool can_build(const struct hutch_fs_shape *shape)
+{
+	return !has_template(shape) ||
+	       (tmpl_fd >= 0 && memcmp(shape->prefix_id, tmpl_id, sizeof(tmpl_id)) == 0);
 }
 
 /* The processors this process may run on (its affinity, which a
@@ -163,7 +210,7 @@ int fs_pool_timeout(size_t jobs)
 
 /* The child's half: our signal state undone, then pool.c. */
 static _Noreturn void pool_child(pid_t parent, int sock, int sock1,
-				  const struct hutch_fs_shape *shape)
+				  const struct hutch_fs_shape *shape, int template_fd)
 {
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t none;
@@ -173,7 +220,7 @@ static _Noreturn void pool_child(pid_t parent, int sock, int sock1,
 	sigaction(SIGPIPE, &dfl, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	pool_child_run(sock, sock1, shape);
+	pool_child_run(sock, sock1, shape, template_fd);
 }
 
 void fs_pool_fill_one(void)
@@ -201,7 +248,8 @@ void fs_pool_fill_one(void)
 	args.pidfd = (uint64_t)(uintptr_t)&pidfd;
 	pid = (pid_t)syscall(SYS_clone3, &args, sizeof(args));
 	if (pid == 0)
-		pool_child(parent, sock[1], sock1[1], &want);
+		pool_child(parent, sock[1], sock1[1], &want,
+			   has_template(&want) ? tmpl_fd : -1);
 	close(sock[1]);
 	close(sock1[1]);
 	if (pid < 0) {
@@ -213,7 +261,7 @@ void fs_pool_fill_one(void)
 		return;
 	}
 	*p = (struct pooled){ .pid = pid, .pidfd = pidfd, .sock = sock[0], .sock1 = sock1[0],
-			      .shape = want };
+			      .shape = want, .born_ms = now_ms() };
 	n_pool++;
 	building++;
 }
@@ -261,7 +309,8 @@ pid_t fs_pool_take(const struct hutch_fs_request *rq, const int slot_fd[FS_SLOTS
 	size_t n = 0;
 
 	building = 0;
-	if (pool_max == 0 || !rq->poolable || slot_fd[FS_SLOT_CGROUP] >= 0)
+	if (pool_max == 0 || !rq->poolable || slot_fd[FS_SLOT_CGROUP] >= 0 ||
+	    !can_build(&rq->shape))
 		return 0;
 	want_shape(&rq->shape);
 	fwd.slots &= ~((1u << FS_SLOT_CGROUP) | (1u << FS_SLOT_EXIT));
@@ -276,6 +325,12 @@ pid_t fs_pool_take(const struct hutch_fs_request *rq, const int slot_fd[FS_SLOTS
 
 		if (!pid || !same_shape(&p->shape, &rq->shape))
 			continue;
+		/* Its binds are clones of the host's trees as they were when
+		 * it was built: past the idle time, too old to hand out. */
+		if (now_ms() - p->born_ms > HUTCH_FS_POOL_IDLE_MS) {
+			drop(p);
+			continue;
+		}
 		if (!hand_over(p, &fwd, fds, n, slot_fd[FS_SLOT_STATUS])) {
 			drop(p);
 			continue;

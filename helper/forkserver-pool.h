@@ -29,6 +29,11 @@ void fs_pool_fill_one(void);
 pid_t fs_pool_take(const struct hutch_fs_request *rq, const int slot_fd[FS_SLOTS],
 		   const int *bind_fds, int *ret_pidfd);
 
+/* A request's template (slot FS_SLOT_TEMPLATE, -1: none), kept for the
+ * fills of its shape when the request is poolable; before anything else
+ * of the request, whatever its answer (the frontend counts it sent). */
+void fs_pool_keep_template(const struct hutch_fs_request *rq, int fd);
+
 /* A child reaped: true when it was a pooled jail, now dropped. */
 bool fs_pool_reaped(pid_t pid);
 void fs_pool_drop_all(void);

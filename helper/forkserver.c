@@ -135,8 +135,11 @@ static void handle_request(const struct hutch_fs_request *rq, ssize_t len, int *
 	struct hutch_fs_reply rep = { .magic = HUTCH_FS_MAGIC };
 	int slot_fd[FS_SLOTS], pidfd = -1;
 	struct job *j = free_job();
+	int split = job_fds_split(rq, len, fds, n_fds, false, slot_fd, &bind_fds);
 
-	if (job_fds_split(rq, len, fds, n_fds, false, slot_fd, &bind_fds) < 0) {
+	if (split == 0)	/* the frontend counts it sent, whatever the answer */
+		fs_pool_keep_template(rq, slot_fd[FS_SLOT_TEMPLATE]);
+	if (split < 0) {
 		rep.err = EBADMSG;
 	} else if (!j) {
 		rep.err = EAGAIN;

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "forkserver-wire.h"
+#include "spec-compare.h"
 #include "spec.h"
 #include "status.h"
 #include "timings-record.h"
@@ -20,7 +21,7 @@
  * before its job, pool.c; NULL for none); make_mirror_pipe, pid 1's pipe to the outer process
  * at HUTCH_MIRROR_FD, its read end in *ret_rd. */
 _Noreturn void helper_run_one(void);
-_Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape);
+_Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape, const struct spec *tpl);
 _Noreturn void jail_init(const struct spec *sp, int ruleset_fd,
 			 const struct hutch_fs_shape *ahead);
 void make_mirror_pipe(int *ret_rd);
@@ -34,7 +35,8 @@ _Noreturn void forkserver_run(int argc, char **argv);
  * sock its end of the outer's socket and sock1 that of pid 1's;
  * pool_check_spec, in its pid 1: the
  * spec fits the jail it was cloned as, or fail. */
-_Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *shape);
+_Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *shape,
+			      int template_fd);
 /* forkserver -> a pooled jail's outer process, once pid 1 has its job
  * (on pid 1's own socket, sock1): the job's status pipe as the one
  * descriptor. */
@@ -42,6 +44,9 @@ struct pool_outer_msg {
 	uint32_t magic;		/* HUTCH_FS_MAGIC */
 };
 void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape);
+/* pool_check_prefix: the job's flags, ids, hostname and first mounts are
+ * the template's the jail built (tpl NULL: none was), or fail. */
+void pool_check_prefix(const struct spec *sp, const struct spec *tpl);
 
 /* job-fds.c: a forkserver message's descriptors by slot (pooled: the
  * message a pooled jail gets, without cgroup and exit pipe); 0 or
@@ -52,6 +57,12 @@ void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape);
  * for a server under a small RLIMIT_NOFILE (`ulimit -n 64`: F_DUPFD
  * above the limit fails). */
 #define JOB_FDS_HIGH (HUTCH_BIND_FD_FIRST + HUTCH_BIND_FDS_MAX)
+/* job_fds_place_keeping: the same, also keeping n_high descriptors from
+ * JOB_KEEP_FD_FIRST on (a pooled jail's pid 1: what build_prefix keeps
+ * for its job, rootfs.c), above the pool's own three (pool.c). */
+#define JOB_KEEP_FD_FIRST (JOB_FDS_HIGH + 3)
+void job_fds_place_keeping(const int slot_fd[FS_SLOTS], const int *bind_fds, uint32_t n_bind,
+			   int keep_fd, unsigned n_high);
 int job_fds_split(const struct hutch_fs_request *rq, ssize_t len, const int *fds, size_t n_fds,
 		  bool pooled, int slot_fd[FS_SLOTS], const int **ret_bind);
 void job_fds_place(const int slot_fd[FS_SLOTS], const int *bind_fds, uint32_t n_bind, int keep_fd);
@@ -130,9 +141,14 @@ void limit_user_counts(const struct spec *sp);	/* after them, before the privile
  * namespace is private by then, so covering it hides nothing from anyone
  * else. mount_new_fs: a new tmpfs (m's size, inodes, mode; owned by the
  * jail's user) or proc as a detached mount. */
-#define STAGING_DIR "/tmp"
+#define STAGING_DIR HUTCH_STAGING_DIR	/* spec-compare.h */
 void root_private(uint32_t uid_inside, uint32_t gid_inside);
 void build_root(const struct spec *sp);
+/* build_prefix: a pooled jail's pid 1, before its job: the template's
+ * mounts (forkserver-wire.h) built into the new root; build_root then
+ * adds only the job's others. */
+void build_prefix(const struct spec *tpl);
+#define PREFIX_KEEP_FDS 1	/* what build_prefix keeps at JOB_KEEP_FD_FIRST and up */
 int mount_new_fs(const char *type, const struct spec *sp, const struct spec_mount *m, uint32_t i);
 
 /* overlay.c (phase 2, pid 1, from build_root): a copy-on-write mount of

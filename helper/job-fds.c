@@ -28,6 +28,7 @@ static const int slot_target[FS_SLOTS] = {
 	[FS_SLOT_CONTROL] = HUTCH_CONTROL_FD,
 	[FS_SLOT_CGROUP] = -1,
 	[FS_SLOT_EXIT] = -1,
+	[FS_SLOT_TEMPLATE] = -1,
 };
 
 static _Noreturn void fds_fail(int status_fd, int err)
@@ -59,6 +60,12 @@ static int move_high(const int slot_fd[FS_SLOTS], const int *bind_fds, uint32_t 
 void job_fds_place(const int slot_fd[FS_SLOTS], const int *bind_fds, uint32_t n_bind,
 		   int keep_fd)
 {
+	job_fds_place_keeping(slot_fd, bind_fds, n_bind, keep_fd, 0);
+}
+
+void job_fds_place_keeping(const int slot_fd[FS_SLOTS], const int *bind_fds, uint32_t n_bind,
+			   int keep_fd, unsigned n_high)
+{
 	int moved[FS_SLOTS], moved_bind[HUTCH_BIND_FDS_MAX], status_fd;
 	int end = HUTCH_BIND_FD_FIRST + (int)n_bind;
 
@@ -74,8 +81,13 @@ void job_fds_place(const int slot_fd[FS_SLOTS], const int *bind_fds, uint32_t n_
 	for (uint32_t i = 0; i < n_bind; i++)
 		if (dup2(moved_bind[i], HUTCH_BIND_FD_FIRST + (int)i) < 0)
 			fds_fail(HUTCH_STATUS_FD, errno);
-	/* keep_fd, when there is one, is below end (HUTCH_MIRROR_FD). */
-	if (sys_close_range((unsigned)end, ~0U, 0) < 0)
+	/* keep_fd, when there is one, is below end (HUTCH_MIRROR_FD); the
+	 * kept high ones were taken before move_high looked for free
+	 * numbers, so no copy of ours is among them. */
+	if (n_high && (sys_close_range((unsigned)end, JOB_KEEP_FD_FIRST - 1, 0) < 0 ||
+		       sys_close_range(JOB_KEEP_FD_FIRST + n_high, ~0U, 0) < 0))
+		fds_fail(HUTCH_STATUS_FD, errno);
+	if (!n_high && sys_close_range((unsigned)end, ~0U, 0) < 0)
 		fds_fail(HUTCH_STATUS_FD, errno);
 }
 
@@ -86,10 +98,12 @@ int job_fds_split(const struct hutch_fs_request *rq, ssize_t len, const int *fds
 	size_t k = 0;
 
 	/* A pooled jail's message: the forkserver kept the cgroup (a pooled
-	 * jail is never asked to join one) and the exit pipe. */
+	 * jail is never asked to join one), the exit pipe and the template
+	 * (the jail had its own since it was built). */
 	if (pooled) {
 		required &= ~(1u << FS_SLOT_EXIT);
-		allowed &= ~((1u << FS_SLOT_CGROUP) | (1u << FS_SLOT_EXIT));
+		allowed &= ~((1u << FS_SLOT_CGROUP) | (1u << FS_SLOT_EXIT) |
+			     (1u << FS_SLOT_TEMPLATE));
 	}
 	for (int i = 0; i < FS_SLOTS; i++)
 		slot_fd[i] = -1;

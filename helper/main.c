@@ -194,12 +194,14 @@ _Noreturn void helper_run_one(void)
 
 /* pid 1 of a pooled jail (pool.c), its job's descriptors in place: the
  * same phase 1, the spec checked against the shape we were cloned with
- * and whose steps we did ahead (pool_pid1), then the same jail as the
+ * and whose steps we did ahead (pool_pid1), and against the template
+ * whose mounts we built ahead (tpl, or NULL; build_root adds the rest),
+ * then the same jail as the
  * one-shot helper's pid 1 builds. The outer
  * steps before the clone have nothing to do for a spec of a pooled
  * shape: bind_fd_prepare clones only as root, and a root server pools
  * nothing; idmapped binds are refused by pool_check_spec. */
-_Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape)
+_Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape, const struct spec *tpl)
 {
 	struct spec sp;
 	int ruleset_fd;
@@ -207,6 +209,7 @@ _Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape)
 	seal_status_fd();
 	read_and_prepare(&sp, &ruleset_fd);
 	pool_check_spec(&sp, shape);	/* fail closed: another shape, another jail */
+	pool_check_prefix(&sp, tpl);	/* and mounts built for another job */
 	bind_fd_prepare_none(&sp);	/* every bind by descriptor resolved by us */
 	timing_step(HUTCH_STEP_PREPARE);
 	jail_init(&sp, ruleset_fd, shape);

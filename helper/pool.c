@@ -6,8 +6,11 @@
  * namespaces, the id maps; then, in pid 1, the steps of the jail that
  * the shape alone decides (pool_ahead): the parent-death signal armed,
  * the jail user's fs ids, the root's propagation private, the hostname,
- * lo up when the shape has it. Then both processes wait and do nothing
- * else, each on its own socket, pid 1 with the forwarded signals held.
+ * lo up when the shape has it; and, when the forkserver gave it the
+ * shape's template (forkserver-wire.h), the policy's mounts into the
+ * staged root (rootfs.c build_prefix). Then both processes wait and do
+ * nothing else, each on its own socket, pid 1 with the forwarded
+ * signals held.
  * A job comes as one message with its descriptors straight to pid 1 (no
  * process in between to wake), which reads the spec, refuses one of
  * another shape, and goes on as the one-shot helper does from the mounts
@@ -19,12 +22,14 @@
  * exit 71 alone and the forkserver drops the jail. EOF on its socket
  * (the pool torn down, the forkserver gone) ends either process, pid 1
  * also with its parent. Only async-signal-safe calls, no allocation
- * (until pid 1 reads the spec). */
+ * (but pid 1 decoding its template, its phase 1, before any job). */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -33,10 +38,12 @@
 #include "forkserver-wire.h"
 #include "helper.h"
 #include "hutch-abi.h"
+#include "spec-compare.h"
 #include "sys.h"
 
 #define POOL_SOCK_FD JOB_FDS_HIGH		/* the outer process's socket */
 #define POOL_PID1_FD (JOB_FDS_HIGH + 1)	/* pid 1's */
+#define POOL_TEMPLATE_FD (JOB_FDS_HIGH + 2)	/* pid 1's until it read it */
 
 /* What jail_init does first, for the shape (its ahead argument): a
  * failure is exit 71 alone (no status pipe yet), a jail the forkserver
@@ -53,17 +60,66 @@ static void pool_ahead(const struct hutch_fs_shape *shape)
 		bring_up_loopback();
 }
 
-/* pid 1: the shape's steps, wait for the job, its descriptors into
- * place, then the jail. */
-static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape)
+/* n bytes at off of the template, all of them, or false. */
+static bool pread_all(int fd, void *buf, size_t n, off_t off)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t r = pread(fd, (char *)buf + got, n - got, off + (off_t)got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return true;
+}
+
+/* The template (forkserver-wire.h), read as spec_read reads a spec:
+ * bounded by the length its header gives, nothing after it, decoded
+ * strictly. pread: every jail of the pool shares the memfd's offset.
+ * Phase 1 for pid 1 (it allocates), before any job. Not of our shape,
+ * or a mount in it no jail may build ahead: we go unused. */
+static const struct spec *pool_template(const struct hutch_fs_shape *shape)
+{
+	static struct spec tpl;
+	uint8_t hdr[HUTCH_SPEC_HEADER_BYTES], extra, *buf;
+	uint32_t total;
+
+	if (!pread_all(POOL_TEMPLATE_FD, hdr, sizeof(hdr), 0) ||
+	    spec_peek_length(hdr, sizeof(hdr), &total) < 0 || !(buf = malloc(total)) ||
+	    !pread_all(POOL_TEMPLATE_FD, buf, total, 0) ||
+	    pread(POOL_TEMPLATE_FD, &extra, 1, (off_t)total) != 0 ||
+	    spec_decode(buf, total, &tpl) < 0)
+		_exit(HUTCH_EXIT_SETUP);
+	close(POOL_TEMPLATE_FD);
+	if ((tpl.flags & HUTCH_FS_SHAPE_FLAGS) != shape->flags ||
+	    tpl.uid_inside != shape->uid_inside || tpl.gid_inside != shape->gid_inside ||
+	    tpl.uid_outside != shape->uid_outside || tpl.gid_outside != shape->gid_outside ||
+	    strcmp(tpl.hostname, shape->hostname) != 0)
+		_exit(HUTCH_EXIT_SETUP);
+	for (uint32_t i = 0; i < tpl.n_mounts; i++)
+		if (!spec_mount_prebuildable(&tpl.mounts[i]))
+			_exit(HUTCH_EXIT_SETUP);
+	return &tpl;	/* buf stays: tpl points into it, and the mounts into tpl */
+}
+
+/* pid 1: the shape's steps, the template's mounts if we have one, wait
+ * for the job, its descriptors into place, then the jail. */
+static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape, bool has_template)
 {
 	struct hutch_fs_request rq;
 	int fds[FDPASS_MAX], slot_fd[FS_SLOTS];
+	const struct spec *tpl = NULL;
 	const int *bind;
 	size_t n_fds = FDPASS_MAX;
 	ssize_t n;
 
 	pool_ahead(shape);
+	if (has_template) {
+		tpl = pool_template(shape);
+		build_prefix(tpl);	/* rootfs.c: a failure is exit 71 alone */
+	}
 	do
 		n = fdpass_recv_msg(sock, &rq, sizeof(rq), fds, &n_fds);
 	while (n == -EINTR);
@@ -71,8 +127,10 @@ static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape)
 		_exit(0);	/* torn down before any job: nothing to say */
 	if (job_fds_split(&rq, n, fds, n_fds, true, slot_fd, &bind) < 0)
 		_exit(HUTCH_EXIT_SETUP);	/* the outer process checked it: cannot be */
-	job_fds_place(slot_fd, bind, rq.n_bind, HUTCH_MIRROR_FD);
-	helper_run_pooled(shape);
+	/* the prefix's descriptors stay (rootfs.c) */
+	job_fds_place_keeping(slot_fd, bind, rq.n_bind, HUTCH_MIRROR_FD,
+			      tpl ? PREFIX_KEEP_FDS : 0);
+	helper_run_pooled(shape, tpl);
 }
 
 /* The outer process: the job's status pipe, kept (reaper.c writes pid
@@ -105,23 +163,27 @@ static void pool_handoff(pid_t child)
 
 /* Our descriptors: 0-2 are the forkserver's /dev/null; so are the
  * spec, status and control numbers until a job comes, so that nothing
- * we open lands there; the two sockets at POOL_SOCK_FD and POOL_PID1_FD;
- * nothing else. */
-static void pool_fds(int sock, int sock1)
+ * we open lands there; the two sockets at POOL_SOCK_FD and POOL_PID1_FD,
+ * the template (if any) at POOL_TEMPLATE_FD; nothing else. Each first
+ * above all three numbers, so that no dup3 closes another's source. */
+static void pool_fds(int sock, int sock1, int template_fd)
 {
-	int a = fcntl(sock, F_DUPFD_CLOEXEC, POOL_PID1_FD + 1);
-	int b = fcntl(sock1, F_DUPFD_CLOEXEC, POOL_PID1_FD + 1);
+	int a = fcntl(sock, F_DUPFD_CLOEXEC, POOL_TEMPLATE_FD + 1);
+	int b = fcntl(sock1, F_DUPFD_CLOEXEC, POOL_TEMPLATE_FD + 1);
+	int c = template_fd < 0 ? -1 : fcntl(template_fd, F_DUPFD_CLOEXEC, POOL_TEMPLATE_FD + 1);
 
-	if (a < 0 || b < 0 || dup3(a, POOL_SOCK_FD, O_CLOEXEC) < 0 ||
-	    dup3(b, POOL_PID1_FD, O_CLOEXEC) < 0 ||
+	if (a < 0 || b < 0 || (template_fd >= 0 && c < 0) ||
+	    dup3(a, POOL_SOCK_FD, O_CLOEXEC) < 0 || dup3(b, POOL_PID1_FD, O_CLOEXEC) < 0 ||
+	    (c >= 0 && dup3(c, POOL_TEMPLATE_FD, O_CLOEXEC) < 0) ||
 	    dup2(0, HUTCH_SPEC_FD) < 0 || dup2(0, HUTCH_STATUS_FD) < 0 ||
 	    dup2(0, HUTCH_MIRROR_FD) < 0 || dup2(0, HUTCH_CONTROL_FD) < 0 ||
 	    sys_close_range(HUTCH_CONTROL_FD + 1, POOL_SOCK_FD - 1, 0) < 0 ||
-	    sys_close_range(POOL_PID1_FD + 1, ~0U, 0) < 0)
+	    sys_close_range(c >= 0 ? POOL_TEMPLATE_FD + 1 : POOL_PID1_FD + 1, ~0U, 0) < 0)
 		_exit(HUTCH_EXIT_SETUP);
 }
 
-_Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *shape)
+_Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *shape,
+			      int template_fd)
 {
 	struct spec sp = {
 		.flags = shape->flags,
@@ -133,16 +195,18 @@ _Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *
 	int mirror_rd;
 	pid_t child;
 
-	pool_fds(sock, sock1);
+	pool_fds(sock, sock1, template_fd);
 	signals_hold();			/* pid 1 inherits them held */
 	make_mirror_pipe(&mirror_rd);
 	child = clone_into_namespaces(&sp);
 	if (child == 0) {
 		close(mirror_rd);
 		close(POOL_SOCK_FD);	/* the outer process's business */
-		pool_pid1(POOL_PID1_FD, shape);
+		pool_pid1(POOL_PID1_FD, shape, template_fd >= 0);
 	}
 	close(POOL_PID1_FD);	/* pid 1's alone: its death refuses a job */
+	if (template_fd >= 0)
+		close(POOL_TEMPLATE_FD);
 	if (dup2(mirror_rd, HUTCH_MIRROR_FD) < 0) {
 		kill_child(child);
 		_exit(HUTCH_EXIT_SETUP);
@@ -150,6 +214,22 @@ _Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *
 	close(mirror_rd);
 	pool_handoff(child);
 	outer_wait(child);
+}
+
+void pool_check_prefix(const struct spec *sp, const struct spec *tpl)
+{
+	/* Field by field (shared/spec-compare.c): the mounts in our root
+	 * are the template's, so a job that differs in any would run in a
+	 * root it did not ask for. */
+	if (!tpl)
+		return;
+	if (!spec_prefix_equal(sp, tpl, tpl->n_mounts))
+		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PREFIX, EINVAL);
+	/* The staged root covers STAGING_DIR: a source there would be
+	 * cloned from our root, not the host (the frontend sends a spec
+	 * with one no template). */
+	if (spec_own_sources_staged(sp, tpl->n_mounts))
+		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PREFIX, EINVAL);
 }
 
 void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape)

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
 #include <string.h>
@@ -400,19 +401,28 @@ void root_private(uint32_t uid_inside, uint32_t gid_inside)
 		fail(STAGE_MOUNT_PRIVATE, SITE_MOUNT_PRIVATE_PROPAGATION, errno);
 }
 
-/* After root_private. */
-void build_root(const struct spec *sp)
-{
-	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
-	int root_fd;
+/* A pooled jail's prefix (build_prefix): how many of the job's mounts
+ * its root already holds, and the root. */
+static uint32_t staged_k;
+static int staged_root_fd = -1;
 
+/* The sources of the bind and overlay mounts in [from, to), cloned. */
+static void clone_sources(const struct spec *sp, uint32_t from, uint32_t to)
+{
 	/* an overlay's lower layer is a read-only bind until overlay.c
 	 * stages it */
-	for (uint32_t i = 0; i < sp->n_mounts; i++)
+	for (uint32_t i = from; i < to; i++)
 		if (sp->mounts[i].kind == HUTCH_MOUNT_BIND || sp->mounts[i].kind == HUTCH_MOUNT_OVERLAY) {
 			clone_bind_source(sp, i);
 			timing_mount(&sp->mounts[i], tree_is_dir[i]);
 		}
+}
+
+/* The new root's tmpfs at STAGING_DIR, after every source it must not
+ * cover was cloned: its fd. */
+static int root_tmpfs(void)
+{
+	int root_fd;
 
 	if (mount("hutch-root", STAGING_DIR, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
 		  ROOT_OPTIONS) < 0)
@@ -420,14 +430,63 @@ void build_root(const struct spec *sp)
 	root_fd = open(STAGING_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root_fd < 0)
 		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_OPEN, errno);
-	timing_step(HUTCH_STEP_ROOT);
+	return root_fd;
+}
 
-	masks_prepare(root_fd, sp);
-	for (uint32_t i = 0; i < sp->n_mounts; i++) {
+static void mount_range(int root_fd, const struct spec *sp, uint32_t from, uint32_t to)
+{
+	for (uint32_t i = from; i < to; i++) {
 		mount_one(root_fd, sp, i);
 		timing_mount(&sp->mounts[i], tree_is_dir[i]);
 	}
-	parent_forget();
+	parent_forget();	/* its kept target may be another spec's string */
+}
+
+/* A pooled jail's pid 1, after root_private, before its job: the first
+ * tpl->n_mounts mounts of every job it may take (the template,
+ * forkserver-wire.h) built into the new root at STAGING_DIR. From here
+ * on the root covers that path of the host, so a job's own sources are
+ * cloned with it there: pool_check_prefix refuses a job with a source
+ * at or under it (or "/"; the frontend sends those no template). The
+ * root's descriptor is kept at a fixed number for the job
+ * (job_fds_place_keeping). */
+void build_prefix(const struct spec *tpl)
+{
+	int fd;
+
+	_Static_assert(PREFIX_KEEP_FDS == 1, "the root alone");
+	/* its number taken first (fd 0 is /dev/null until the job), so
+	 * that no clone lands there to be closed by the dup3 onto it */
+	if (dup3(0, JOB_KEEP_FD_FIRST, O_CLOEXEC) < 0)
+		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_OPEN, errno);
+	clone_sources(tpl, 0, tpl->n_mounts);
+	fd = root_tmpfs();
+	if (fd != JOB_KEEP_FD_FIRST && dup3(fd, JOB_KEEP_FD_FIRST, O_CLOEXEC) < 0)
+		fail(STAGE_ROOT_TMPFS, SITE_ROOT_TMPFS_OPEN, errno);
+	if (fd != JOB_KEEP_FD_FIRST)
+		close(fd);
+	staged_root_fd = JOB_KEEP_FD_FIRST;
+	mount_range(staged_root_fd, tpl, 0, tpl->n_mounts);
+	staged_k = tpl->n_mounts;
+}
+
+/* After root_private (and build_prefix, in a pooled jail whose job
+ * begins with its template's mounts: helper_run_pooled checked them). */
+void build_root(const struct spec *sp)
+{
+	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
+	int root_fd;
+
+	if (staged_k > sp->n_mounts)	/* helper_run_pooled compared them: cannot be */
+		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PREFIX, EINVAL);
+	clone_sources(sp, staged_k, sp->n_mounts);
+	root_fd = staged_root_fd >= 0 ? staged_root_fd : root_tmpfs();
+	timing_step(HUTCH_STEP_ROOT);
+
+	/* The mask files go in the root tmpfs's own top directory, which
+	 * no mount covers (no target is "/"), prefix or not. */
+	masks_prepare(root_fd, sp);
+	mount_range(root_fd, sp, staged_k, sp->n_mounts);
 	masks_done(root_fd, sp);
 
 	seal_tmpfs(root_fd, sp);

@@ -16,7 +16,7 @@ int fdpass_recv(int sock, char *ret_tag, int *ret_fd);
  * the forkserver's requests and replies. 0 or -errno. */
 #include <stddef.h>
 #include <sys/types.h>
-#define FDPASS_MAX 24	/* a forkserver request: 8 slots, 16 bind sources */
+#define FDPASS_MAX 25	/* a forkserver request: 9 slots, 16 bind sources */
 int fdpass_send_msg(int sock, const void *data, size_t len, const int *fds,
 		    size_t n_fds); /* as-safe */
 

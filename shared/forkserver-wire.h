@@ -10,10 +10,16 @@
 #include "spec.h"
 
 #define HUTCH_FS_SOCK_FD 3	/* the forkserver's end, as it is started */
-#define HUTCH_FS_MAGIC 0x68667333u	/* "hfs3": 2 added the pool, 3 lo and hostname in its shape */
+#define HUTCH_FS_MAGIC 0x68667334u	/* "hfs4": 2 added the pool, 3 lo and hostname in its
+					 * shape, 4 the policy's mounts built ahead */
 #define HUTCH_FS_MAX_JOBS 4096	/* jails alive at once; more: EAGAIN */
 #define HUTCH_FS_POOL_MAX 64	/* `--pool N`: at most this many jails wait */
-#define HUTCH_FS_POOL_IDLE_MS 10000	/* no request for this long: the pool goes */
+/* No request for this long: the pool goes. Also the age past which a
+ * pooled jail is dropped instead of used: its prefix's binds are clones
+ * of the host's trees as they were when it was built, and a host path
+ * replaced since (a package update renaming a directory into place) is
+ * seen by no jail older than this. */
+#define HUTCH_FS_POOL_IDLE_MS 10000
 
 /* The descriptors of one jail, in the order they travel. stdin to status
  * and exit are required; control and cgroup are optional. */
@@ -26,6 +32,7 @@ enum hutch_fs_slot {
 	FS_SLOT_CONTROL,	/* -> HUTCH_CONTROL_FD */
 	FS_SLOT_CGROUP,		/* clone3 CLONE_INTO_CGROUP; not passed on */
 	FS_SLOT_EXIT,		/* kept by the forkserver: struct hutch_fs_exit */
+	FS_SLOT_TEMPLATE,	/* the shape's template (below); kept, never a job's */
 	FS_SLOTS
 };
 #define HUTCH_FS_REQUIRED_SLOTS                                                              \
@@ -45,10 +52,28 @@ enum hutch_fs_slot {
 	 HUTCH_SPEC_NS_CGROUP | HUTCH_SPEC_NET_LOOPBACK)
 #define HUTCH_FS_HOSTNAME_BYTES 68
 _Static_assert(HUTCH_FS_HOSTNAME_BYTES > HUTCH_SPEC_MAX_HOSTNAME, "a hostname and its NUL");
+/*
+ * prefix_id: the SHA-256 of the shape's template, all zero for none. The
+ * template is a spec (spec.h) whose mounts are the policy's prefix, the
+ * leading mounts that are the same for every request of that policy
+ * (frontend/jail/layout.h n_prefix), its flags, ids and hostname the
+ * job's, its argv, env, cwd, limits and counts fixed placeholders. A
+ * pooled jail of a shape with a template builds those mounts ahead, in
+ * its pid 1 after the shape's steps (pool.c), and its pid 1 refuses a
+ * job whose flags, ids, hostname and first mounts are not the
+ * template's, field by field (SITE_HELPER_EXEC_POOL_PREFIX). The
+ * template travels as a sealed memfd in FS_SLOT_TEMPLATE, only when
+ * its id is not the one the forkserver was last sent; a request with
+ * an id but no memfd whose id is not the kept one is not pooled.
+ * The id is what the forkserver compares, so jails of another
+ * template go as jails of another shape do; the comparison in pid 1,
+ * not the id, is what keeps a job out of a jail built for another.
+ */
 struct hutch_fs_shape {
 	uint32_t flags;		/* the spec's flags & HUTCH_FS_SHAPE_FLAGS */
 	uint32_t uid_inside, gid_inside, uid_outside, gid_outside;
 	char hostname[HUTCH_FS_HOSTNAME_BYTES];
+	uint8_t prefix_id[32];	/* the template's SHA-256; all zero: none */
 };
 
 /* frontend -> forkserver: start one jail. After the slots' descriptors

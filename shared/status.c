@@ -251,6 +251,8 @@ static const char *const helper_exec_sites[SITE_HELPER_EXEC_MAX] = {
 	[SITE_HELPER_EXEC_POOL_PREPARED] =
 		"checking that the spec needs nothing done before a pooled jail's clone",
 	[SITE_HELPER_EXEC_POOL_PASS] = "passing the job to a pooled jail",
+	[SITE_HELPER_EXEC_POOL_PREFIX] =
+		"checking that the spec's first mounts are the ones the pooled jail built",
 };
 static const char *const jail_init_sites[SITE_JAIL_INIT_MAX] = {
 	[SITE_JAIL_INIT_WAIT] = "pid 1 of the jail",

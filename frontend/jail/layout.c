@@ -15,6 +15,7 @@
 
 #include "cleanup.h"
 #include "hutch-abi.h"
+#include "spec-compare.h"
 #include "jail/layout.h"
 
 static const char *keep(struct layout *l, char *s)
@@ -324,6 +325,18 @@ static int pass_bind_fds(struct layout *l, const struct plan *plan)
 	return 0;
 }
 
+/* n_prefix (layout.h): the mounts before the request's own (its files,
+ * binds, overlays, masks), up to the first one that cannot be built
+ * ahead; end is where the request's own begin. */
+static void set_prefix(struct layout *l, uint32_t end)
+{
+	uint32_t k = 0;
+
+	while (k < end && spec_mount_prebuildable(&l->mounts[k]))
+		k++;
+	l->n_prefix = k;
+}
+
 /* The mounts, in the order the file's opening comment gives. */
 static int layout_mounts(struct layout *l, const struct plan *plan)
 {
@@ -351,6 +364,8 @@ static int layout_mounts(struct layout *l, const struct plan *plan)
 		r = add_tmpfs(l, plan->work_dir, 0755, plan->limits.work_bytes,
 			      plan->limits.work_inodes,
 			      HUTCH_MF_RW | wexec | (plan->n_collect ? HUTCH_MF_SEND_FD : 0));
+	if (r == 0)
+		set_prefix(l, l->sp.n_mounts);
 	for (size_t f = 0; f < plan->n_files && r == 0; f++) {
 		char *path = NULL;
 

@@ -20,6 +20,14 @@ struct layout {
 	int bind_fds[HUTCH_BIND_FDS_MAX];	/* the HUTCH_MF_FD binds' descriptors,
 						 * in mount order (borrowed) */
 	size_t n_bind_fds;
+	/* The leading mounts that are the policy's, the same for every
+	 * request of this policy and plan (the policy's binds, the /usr
+	 * links, /etc, /proc, /dev, /tmp, the work dir unless its tmpfs is
+	 * sent back): `hutch serve --pool` builds them ahead
+	 * (run/forkserver.c, hutch-exec(8) FORKSERVER). Only kinds a jail
+	 * can build before its job: no bind of a descriptor, no idmap, no
+	 * tmpfs sent on the control socket. */
+	uint32_t n_prefix;
 };
 
 /* Fill *ret from plan. is_root: the caller's euid is 0. *filter and

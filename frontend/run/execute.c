@@ -432,6 +432,8 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 	if (r == 0) {
 		io.bind_fds = x->layout.bind_fds;
 		io.n_bind_fds = x->layout.n_bind_fds;
+		io.prefix_spec = &x->layout.sp;	/* a pool builds its prefix ahead */
+		io.n_prefix = x->layout.n_prefix;
 	}
 	if (r == 0 && early && io.pipe_stdin && io.cgroup_fd < 0 && !x->tty && !io.n_bind_fds) {
 		adopt_early(x, TAKE_PTR(early), spec, spec_len);

@@ -22,6 +22,7 @@
 #include "fd-util.h"
 #include "forkserver-wire.h"
 #include "hutch-abi.h"
+#include "spec-compare.h"
 #include "spec.h"
 #include "time-util.h"
 #include "run/forkserver.h"
@@ -128,6 +129,8 @@ static void stop(struct forkserver *fs, int r)
 		;
 	fd_close(&fs->pidfd);
 	fs->pid = -1;
+	free(fs->tmpl.buf);	/* a new forkserver has no template yet */
+	fs->tmpl = (struct fs_template){ 0 };
 	fail_queue(fs, r);
 }
 
@@ -353,12 +356,30 @@ static void pool_shape(const struct forkserver *fs, const uint8_t *spec, size_t 
 				      sizeof(rq->shape.hostname));
 }
 
-/* Send the slots and the bind sources; then, unless the caller takes the
- * reply later (fs->next_async), wait (bounded) for it with the pidfd,
- * answering older requests' replies on the way. */
+/* A poolable spec's template (forkserver-template.c) into its shape, and
+ * its memfd into *ret_fd when the forkserver does not have it yet. A
+ * template that cannot be made: the spec pools as one without (its
+ * jails then build every mount on the request's path). */
+static void pool_template(struct forkserver *fs, const struct spawn_stdio *io,
+			  struct hutch_fs_request *rq, struct fs_template *ret_new, int *ret_fd)
+{
+	*ret_fd = -1;
+	/* a source where the root is staged: no template (spec-compare.h) */
+	if (!rq->poolable || !io->prefix_spec ||
+	    spec_own_sources_staged(io->prefix_spec, io->n_prefix))
+		return;
+	if (forkserver_template(&fs->tmpl, io->prefix_spec, io->n_prefix, rq->shape.prefix_id,
+				ret_new, ret_fd) < 0)
+		memset(rq->shape.prefix_id, 0, sizeof(rq->shape.prefix_id));
+}
+
+/* Send the slots and the bind sources (*ret_sent: they went); then,
+ * unless the caller takes the reply later (fs->next_async), wait
+ * (bounded) for it with the pidfd, answering older requests' replies on
+ * the way. */
 static int request(struct forkserver *fs, const int slot_fd[FS_SLOTS],
 		   const struct spawn_stdio *io, const struct hutch_fs_request *shape,
-		   struct jail_proc *ret)
+		   struct jail_proc *ret, bool *ret_sent)
 {
 	struct hutch_fs_request rq = *shape;
 	struct fs_ticket own = { 0 }, *t = fs->next_async ? fs->next_async : &own;
@@ -380,6 +401,7 @@ static int request(struct forkserver *fs, const int slot_fd[FS_SLOTS],
 	r = fdpass_send_msg(fs->sock, &rq, sizeof(rq), fds, n);
 	if (r < 0)
 		return broken(fs, r);
+	*ret_sent = true;
 	ret->pid = 0;	/* until the reply: watch.c reaps by the exit pipe */
 	ret->pidfd = -1;
 	enqueue(fs, t, ret);
@@ -395,9 +417,12 @@ int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len
 		     const struct spawn_stdio *io, struct jail_proc *ret)
 {
 	struct hutch_fs_request rq = { .magic = HUTCH_FS_MAGIC };
+	struct fs_template tmpl = { 0 };
 	struct spawn_pipes sp;
 	int exit_p[2] = { -1, -1 };
+	_cleanup_close_ int tmpl_fd = -1;
 	int slot_fd[FS_SLOTS];
+	bool sent = false;
 	int r;
 
 	if (fs->pid < 0)
@@ -417,7 +442,14 @@ int forkserver_spawn(struct forkserver *fs, const uint8_t *spec, size_t spec_len
 	slot_fd[FS_SLOT_CGROUP] = io->cgroup_fd;
 	slot_fd[FS_SLOT_EXIT] = exit_p[1];
 	pool_shape(fs, spec, spec_len, io, &rq);
-	r = request(fs, slot_fd, io, &rq, ret);
+	pool_template(fs, io, &rq, &tmpl, &tmpl_fd);
+	slot_fd[FS_SLOT_TEMPLATE] = tmpl_fd;
+	r = request(fs, slot_fd, io, &rq, ret, &sent);
+	/* Sent, the forkserver has it (it keeps a poolable request's
+	 * template whatever its answer), unless it broke: then it is gone. */
+	if (tmpl_fd >= 0 && sent && fs->pid >= 0)
+		forkserver_template_keep(&fs->tmpl, &tmpl);
+	free(tmpl.buf);
 	if (r < 0) {
 		ret->pid = -1;	/* no jail: the caller may spawn its own */
 		goto out;

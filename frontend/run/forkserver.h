@@ -15,6 +15,8 @@
 #include "run/event-loop.h"
 #include "run/spawn.h"
 
+struct spec;
+
 /* One request awaiting its reply. The forkserver answers in the order it
  * was asked and a reply does not name its request, so the requests sent
  * wait in a queue, oldest first. A request sent without waiting (serve's
@@ -31,6 +33,13 @@ struct fs_ticket {
 	bool heap;		/* forkserver_ticket_new's, not a waiting call's own */
 };
 
+/* A template's bytes and id (forkserver-wire.h, prefix_id). */
+struct fs_template {
+	uint8_t *buf;	/* owned */
+	size_t len;
+	uint8_t id[32];
+};
+
 struct forkserver {
 	int sock;	/* SOCK_SEQPACKET to it */
 	pid_t pid;	/* -1: none, or stopped after it broke */
@@ -43,6 +52,7 @@ struct forkserver {
 	struct fs_ticket *next_async;
 	struct evwatch *ev;	/* sock on a loop (forkserver_attach) */
 	struct evtimer *timer;	/* the oldest request's deadline */
+	struct fs_template tmpl;	/* the template it was sent last */
 };
 
 /* Start helper as a forkserver; it dies with us (PDEATHSIG) and exits
@@ -82,6 +92,18 @@ void forkserver_ticket_wait(struct forkserver *fs, struct fs_ticket *t);
  * reply comes, the jail it names then killed at once (the forkserver
  * reaps it). NULL is fine. */
 void forkserver_ticket_drop(struct forkserver *fs, struct fs_ticket *t);
+
+/* forkserver-template.c: the template of sp's first n_prefix mounts
+ * (forkserver-wire.h). *ret_id: its SHA-256, all zero when there is none
+ * (sp NULL, n_prefix 0). When it is not last's, *ret_fd is a sealed
+ * memfd of it to send and *ret_new its bytes (the caller's: kept with
+ * forkserver_template_keep once sent, else freed); else *ret_fd is -1.
+ * 0 or -errno (then no template: the request pools as without). */
+int forkserver_template(const struct fs_template *last, const struct spec *sp,
+			uint32_t n_prefix, uint8_t ret_id[32], struct fs_template *ret_new,
+			int *ret_fd);
+/* sent replaces last (whose bytes are freed); sent is emptied. */
+void forkserver_template_keep(struct fs_template *last, struct fs_template *sent);
 
 /* wait4 for a forkserver's child: the record on jp->exit_rd. The status,
  * -EAGAIN (WNOHANG, not yet) or -ECHILD (the forkserver died first). */

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct spec;
+
 struct jail_proc {
 	pid_t pid;
 	int pidfd;
@@ -39,6 +41,12 @@ struct spawn_stdio {
 	const int *bind_fds;	/* a serve client's bind sources, passed as
 				 * HUTCH_BIND_FD_FIRST and up (hutch-abi.h) */
 	size_t n_bind_fds;	/* at most HUTCH_BIND_FDS_MAX */
+	/* The spec before encoding and how many of its mounts are the
+	 * policy's prefix (jail/layout.h n_prefix): a forkserver with a
+	 * pool builds jails with those ahead (run/forkserver-template.c).
+	 * NULL and 0: none. */
+	const struct spec *prefix_spec;
+	uint32_t n_prefix;
 };
 
 /* The pipes between us and one helper: spec, status, the target's stdio.

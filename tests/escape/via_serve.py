@@ -5,10 +5,15 @@
 # us as a SIGKILLed `hutch run` would be), its result document printed as
 # `hutch run --json` prints it (a refused request's failed event as a
 # result document with that error, as hutch run gives one). With --pool in SERVE_ARGS and a server
-# that pools (not root), a run of the probe's shape goes first and the
-# probe waits for the pool to hold a jail, then must be given one
-# (jail.timings.clone_us 0), or this says so instead of a result: every
-# probe row is then a run in a pooled jail.
+# that pools (not root), a run of the probe's own shape goes first (the
+# same request, its options, input files and binds, argv /bin/true) and
+# the probe waits for the pool to hold a jail, then must be given one
+# (jail.timings.clone_us 0) whose policy mounts were built ahead
+# (binds_file_us and proc_us 0: hutch-exec(8), FORKSERVER, the template),
+# or this says so instead of a result: every probe row is then a run in
+# a prebuilt pooled jail. A probe with a bind from under /tmp, where the
+# new root is staged, gets a pooled jail without the prefix built (the
+# frontend sends such a request no template); it must still be pooled.
 #
 #   python3 via_serve.py --hutch HUTCH --serve-args ARGS run [OPTIONS] -- ARGV...
 import base64
@@ -43,10 +48,14 @@ def duration_ms(text):
     die("--timeout %s: not understood" % text)
 
 
+STAGED = []  # the sources of binds, to tell whether a prefix is built ahead
+
+
 def bind(req, fds, spec, mode):
     src, sep, dst = spec.partition(":")
     if not sep:
         die("%s: give SRC:DST" % spec)
+    STAGED.append(os.path.realpath(src))
     fds.append(os.open(src, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC))
     req.setdefault("mounts", []).append({"source_fd": len(fds) - 1, "target": dst,
                                          "mode": mode})
@@ -82,6 +91,7 @@ def translate(args):
             # serve takes an overlay's source as a path only, the
             # server's opt-in (--allow-path-binds; hutch-protocol(7))
             src, _, dst = v.partition(":")
+            STAGED.append(os.path.realpath(src))
             req.setdefault("mounts", []).append({"source": src, "target": dst,
                                                  "mode": "overlay"})
         elif o == "--hide":
@@ -145,11 +155,13 @@ def main(argv):
         serve_args = serve_args + ["--allow-path-binds"]
     c = server(hutch, policy, serve_args)
     if pooling:
-        warm = {"version": 1, "argv": ["/bin/true"]}
-        if "network" in req:
-            warm["network"] = req["network"]
-        c.run(warm)
-        if not pool_filled(c):
+        # the probe's own shape and template: the same request but argv
+        warm = c.wait_final(c.start(dict(req, argv=["/bin/true"]), fds))
+        if "failed" in warm:
+            pooling = False  # refused before any jail: so is the probe, below
+        elif "exit" not in warm:
+            die("the warm-up run: %s" % json.dumps(warm)[:300].replace("{", "("))
+        elif not pool_filled(c):
             die("the pool never held a jail")
     ev = c.wait_final(c.start(req, fds))
     for fd in fds:
@@ -163,9 +175,13 @@ def main(argv):
     if "exit" not in ev:
         die("no exit event: %s" % json.dumps(ev)[:300].replace("{", "("))
     doc = ev["exit"]
-    clone = ((doc.get("jail") or {}).get("timings") or {}).get("clone_us")
-    if pooling and clone != 0:
-        die("the run did not take a pooled jail (clone_us %s)" % clone)
+    t = (doc.get("jail") or {}).get("timings") or {}
+    if pooling and t.get("clone_us") != 0:
+        die("the run did not take a pooled jail (clone_us %s)" % t.get("clone_us"))
+    staged = any(p == "/" or p == "/tmp" or p.startswith("/tmp/") for p in STAGED)
+    if pooling and not staged and (t.get("binds_file_us") != 0 or t.get("proc_us") != 0):
+        die("the run's pooled jail had not built its policy's mounts ahead (%s)" %
+            json.dumps(t).replace("{", "("))
     json.dump(doc, sys.stdout)
     sys.stdout.write("\n")
     sys.stdout.flush()

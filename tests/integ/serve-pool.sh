@@ -354,7 +354,7 @@ def case_refused():
                "%s: exit %d, %r" % (opts, p.returncode, p.stderr))
 
 
-FS_MAGIC = 0x68667333  # "hfs3", shared/forkserver-wire.h
+FS_MAGIC = 0x68667334  # "hfs4", shared/forkserver-wire.h
 SLOTS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 7)  # stdio, spec, status, exit
 STAGE_HELPER_EXEC, SITE_POOL_SHAPE, EINVAL = 33, 3, 22
 
@@ -373,9 +373,10 @@ def spec_bytes(*opts):
         return f.read()
 
 
-def fs_job(sock, spec, shape):
-    """One job on the forkserver's socket, spec claimed to be of shape:
-    (pooled, the wait status, the status record or b"")."""
+def fs_job(sock, spec, shape, prefix_id=b"", template=None):
+    """One job on the forkserver's socket, spec claimed to be of shape
+    (and of the template whose id is prefix_id, its sealed memfd sent
+    when given): (pooled, the wait status, the status record or b"")."""
     import array
     import struct
     null = os.open("/dev/null", os.O_RDWR)
@@ -383,7 +384,11 @@ def fs_job(sock, spec, shape):
     st_r, st_w = os.pipe()
     ex_r, ex_w = os.pipe()
     fds = [null, null, null, spec_r, st_w, ex_w]
-    msg = struct.pack("<4I5I68sI", FS_MAGIC, SLOTS, 0, 1, *shape, 0)
+    slots = SLOTS
+    if template is not None:
+        fds.append(template)
+        slots |= 1 << 8  # FS_SLOT_TEMPLATE
+    msg = struct.pack("<4I5I68s32sI", FS_MAGIC, slots, 0, 1, *shape, prefix_id, 0)
     sock.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
     for fd in (null, spec_r, st_w, ex_w):
         os.close(fd)

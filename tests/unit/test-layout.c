@@ -324,7 +324,31 @@ static void test_bind_fds(void)
 	free(l);
 }
 
+/* The policy's prefix (layout.h n_prefix): everything before the work
+ * dir when its tmpfs is sent back (files collected), through the work
+ * dir when not; never a request's file or bind. */
+static void test_prefix(void)
+{
+	struct plan_file files[] = { { .name = "in.txt", .data = (uint8_t *)"hi\n", .len = 3 } };
+	struct plan plan = small_plan(files, ARRAY_SIZE(files));
+	struct layout *l = calloc(1, sizeof(*l));
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(l);
+	CU_ASSERT_EQUAL_FATAL(layout_build(&plan, false, NULL, 0, l), 0);
+	CU_ASSERT_EQUAL(l->n_prefix, 21);	/* /tmp is the last of it */
+	CU_ASSERT_STRING_EQUAL(l->sp.mounts[l->n_prefix - 1].target, "/tmp");
+	layout_free(l);
+	plan.n_collect = 0;	/* the work dir's tmpfs stays in the jail */
+	CU_ASSERT_EQUAL_FATAL(layout_build(&plan, false, NULL, 0, l), 0);
+	CU_ASSERT_EQUAL(l->n_prefix, 22);
+	CU_ASSERT_STRING_EQUAL(l->sp.mounts[l->n_prefix - 1].target, "/work");
+	CU_ASSERT_STRING_EQUAL(l->sp.mounts[l->n_prefix].target, "/work/in.txt");
+	layout_free(l);
+	free(l);
+}
+
 static const struct unit_case cases[] = {
+	{ "the policy's prefix, with and without a work dir sent back", test_prefix },
 	{ "a small plan: mounts in order, flags, ids, rlimits, the filter taken",
 	  test_small_plan },
 	{ "unprivileged, unlimited, host network, no filter", test_unprivileged_unlimited },

@@ -1,0 +1,394 @@
+#!/bin/sh
+# serve-prebuild.sh: `hutch serve --pool N` with the policy's mounts built
+# ahead (hutch-exec(8), FORKSERVER, "The template"). A pooled run of the
+# default policy takes a jail whose binds were made before it came
+# (jail.timings binds_file_us and binds_dir_us 0; the first, unpooled
+# run of the same server, the control, shows them built) and prints what
+# an unpooled run prints (its files, /etc, /dev, the mount table); a run
+# with its own input file and its own bind of a directory under /tmp (the
+# path the new root is staged on: the job's sources are opened where the
+# staged root covers nothing) in a pooled jail sees both; a request whose
+# prefix differs (files collected: the work dir is sent back, so it is
+# not built ahead) gets no jail of the old template (its binds built on
+# its path), and the pool follows it; nothing one run writes in /tmp or
+# the work dir is seen by the next pooled run; pid 1 of a pooled jail,
+# given by a forkserver driven directly a template and then a job whose
+# first mounts differ from it (one /etc file's bytes), refuses the job
+# (helper_exec, the pool's prefix, EINVAL, exit 71) and runs the control
+# (the template's own mounts); a job naming a template id the forkserver
+# was never sent is not pooled. A root server pools nothing: as root the
+# server (or forkserver) runs as nobody, and a root server's runs show
+# their binds built.
+. "$(dirname "$0")/lib.sh"
+
+tap_tmpdir serve-prebuild
+
+tap_serve_setup "hutch serve --pool, the policy's mounts built ahead"
+
+cat >"$tmp/cases.py" <<'EOF'
+# cases.py: one test case per invocation (argv[1]), run by tapcase.main;
+# every wait is bounded.
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+
+from tapcase import HUTCH, LOG, T, TMP, HutchClient, diag, expect, hutch_for_all, main, stop, \
+    wait_until
+
+NOBODY = 65534
+# What a jail shows of its filesystem: files, /etc, /dev, the mounts.
+# (/proc's link count is the processes', dates are when it was built.)
+VIEW = ("cat /etc/passwd /etc/group /etc/hosts; ls -A /; "
+        "ls -lan --time-style=+ /etc /dev /tmp /work; cut -d' ' -f 4- /proc/self/mountinfo")
+
+
+def server(*opts, as_root=False):
+    """hutch serve --fd over a socketpair; as nobody when we are root (a
+    root server pools nothing) unless as_root."""
+    ours, theirs = socket.socketpair()
+    hutch, env, kw = HUTCH, None, {}
+    if os.geteuid() == 0 and not as_root:
+        hutch, env = hutch_for_all()
+        kw.update(user=NOBODY, group=NOBODY, extra_groups=[])
+    with open(LOG, "ab") as log:
+        proc = subprocess.Popen([hutch, "serve", "--log-level", "error", *opts, "--fd",
+                                 str(theirs.fileno())], pass_fds=(theirs.fileno(),),
+                                stdout=log, stderr=log, env=env, **kw)
+    theirs.close()
+    ours.settimeout(T)
+    return HutchClient(ours, proc)
+
+
+def children(pid):
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(p) for p in f.read().split()]
+    except OSError:
+        return []
+
+
+def pooled(c, n):
+    """Wait until the forkserver holds n pooled jails, each an outer
+    process with its pid 1."""
+    kids = wait_until(lambda: children(c.proc.pid), 10)
+    expect(kids and len(kids) == 1, "the server's children: %s" % kids)
+
+    def full():
+        k = children(kids[0])
+        return len(k) == n and all(len(children(p)) == 1 for p in k)
+    return wait_until(full, 10)
+
+
+def run(c, argv, fds=(), **req):
+    r = c.run(dict({"version": 1, "argv": argv}, **req), fds=fds)
+    expect(r.get("status") == "exited", "run %s: %s" % (argv, r))
+    return r
+
+
+def took_pool(r):
+    t = r["jail"]["timings"]
+    return t["clone_us"] == 0 and t["id_maps_us"] == 0
+
+
+def prebuilt(r):
+    """Its binds were made before it came: none timed on its path."""
+    t = r["jail"]["timings"]
+    return t["binds_file_us"] == 0 and t["binds_dir_us"] == 0
+
+
+def built(r):
+    t = r["jail"]["timings"]
+    return t["binds_file_us"] > 0 and t["binds_dir_us"] > 0
+
+
+def policy_prebuilt(r):
+    """The policy's mounts were made before it came (its own binds may
+    still be timed): its /etc files, /tmp and the work dir, /proc."""
+    t = r["jail"]["timings"]
+    return t["binds_file_us"] == 0 and t["tmpfs_us"] == 0 and t["proc_us"] == 0
+
+
+def case_prefix_ahead():
+    c = server("--pool", "0")  # the control: every mount on the run's path
+    try:
+        r = run(c, ["/bin/sh", "-c", VIEW])
+        expect(not took_pool(r) and built(r), "--pool 0: %s" % r["jail"]["timings"])
+        diag("--pool 0 timings: %s" % r["jail"]["timings"])
+        first = r["stdout"]["text"]
+        expect("root:x:0:0" in first and " /proc " in first and "urandom" in first,
+               "the view read nothing: %r" % first[:300])
+    finally:
+        c.close()
+        stop(c.proc)
+    c = server("--pool", "2")
+    try:
+        run(c, ["/bin/true"])
+        for i in range(3):
+            expect(pooled(c, 2), "the pool never held 2 jails")
+            r = run(c, ["/bin/sh", "-c", VIEW])
+            t = r["jail"]["timings"]
+            expect(took_pool(r), "run %d not pooled: %s" % (i, t))
+            expect(prebuilt(r), "run %d built binds on its path: %s" % (i, t))
+            got = r["stdout"]["text"]
+            diff = [(a, b) for a, b in zip(first.splitlines(), got.splitlines()) if a != b]
+            expect(got == first, "pooled differs from unpooled: %s" % diff[:5])
+        diag("pooled timings: %s" % t)
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def own_run(c, d):
+    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        r = run(c, ["/bin/sh", "-c", "cat /work/in.txt /work/d/data.txt"], fds=[fd],
+                files=[{"name": "in.txt", "text": "its own\n"}],
+                mounts=[{"source_fd": 0, "target": "/work/d", "mode": "ro"}])
+    finally:
+        os.close(fd)
+    expect(r["stdout"]["text"] == "its own\nfrom %s\n" % d,
+           "stdout %r stderr %r" % (r["stdout"]["text"], r["stderr"]["text"]))
+    return r
+
+
+def host_dir(parent):
+    d = tempfile.mkdtemp(prefix="hutch-prebuild-", dir=parent)
+    os.chmod(d, 0o755)
+    with open(os.path.join(d, "data.txt"), "w") as f:
+        f.write("from %s\n" % d)
+    os.chmod(os.path.join(d, "data.txt"), 0o644)
+    return d
+
+
+def case_own_parts():
+    """Its input file and its own bind of a host directory (by
+    descriptor; pid 1 opens its path, bind-fd.c). Under /var/tmp: in a
+    jail with the prefix built ahead. Under /tmp, where the new root is
+    staged: a jail of its own shape without a template (its binds built
+    on its path), which sees the host's directory, not its own root."""
+    ds = [host_dir("/var/tmp"), host_dir("/tmp")]
+    try:
+        c = server("--pool", "1")
+        try:
+            run(c, ["/bin/true"])
+            for _ in range(2):
+                expect(pooled(c, 1), "the pool never held its jail")
+                r = own_run(c, ds[0])
+                expect(took_pool(r) and policy_prebuilt(r),
+                       "not prebuilt: %s" % r["jail"]["timings"])
+            for _ in range(2):
+                r = own_run(c, ds[1])
+                expect(not policy_prebuilt(r), "under /tmp, prebuilt: %s" % r["jail"]["timings"])
+                expect(pooled(c, 1), "the pool never held its jail")
+            expect(took_pool(r), "under /tmp, never pooled: %s" % r["jail"]["timings"])
+        finally:
+            c.close()
+            stop(c.proc)
+    finally:
+        for d in ds:
+            shutil.rmtree(d)
+
+
+def case_other_template():
+    c = server("--pool", "2")
+    collect = dict(collect=["out.txt"])
+    try:
+        run(c, ["/bin/true"])
+        expect(pooled(c, 2), "the pool never held 2 jails")
+        expect(prebuilt(run(c, ["/bin/true"])), "the default template was not used")
+        expect(pooled(c, 2), "the pool never refilled")
+        # another prefix: its work dir is sent back, so not built ahead
+        r = run(c, ["/bin/sh", "-c", "echo x >out.txt"], **collect)
+        expect(not took_pool(r) and built(r),
+               "a jail of the old template was used: %s" % r["jail"]["timings"])
+        expect([f["name"] for f in r["files"]] == ["out.txt"], "files %s" % r["files"])
+        expect(pooled(c, 2), "the pool never refilled with the new template")
+        r = run(c, ["/bin/sh", "-c", "echo y >out.txt"], **collect)
+        expect(took_pool(r) and prebuilt(r), "the new template: %s" % r["jail"]["timings"])
+        expect([f["name"] for f in r["files"]] == ["out.txt"], "files %s" % r["files"])
+        expect(pooled(c, 2), "the pool never refilled")
+        r = run(c, ["/bin/true"])
+        expect(not took_pool(r) and built(r),
+               "the old template took a jail of the new: %s" % r["jail"]["timings"])
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def case_fresh():
+    c = server("--pool", "1")
+    look = "ls -A /tmp /work; echo; cat /tmp/m /work/m 2>&1"
+    try:
+        first = run(c, ["/bin/sh", "-c", look])["stdout"]["text"]
+        expect(pooled(c, 1), "the pool never held its jail")
+        r = run(c, ["/bin/sh", "-c", "echo x >/tmp/m; echo x >/work/m; mkdir /tmp/d; " + look])
+        expect(took_pool(r) and prebuilt(r), "the dirty run: %s" % r["jail"]["timings"])
+        expect("x\nx\n" in r["stdout"]["text"], "the dirty run sees nothing: %r" % r["stdout"])
+        for _ in range(2):
+            expect(pooled(c, 1), "the pool never held its jail")
+            r = run(c, ["/bin/sh", "-c", look])
+            expect(took_pool(r) and prebuilt(r), "not prebuilt: %s" % r["jail"]["timings"])
+            expect(r["stdout"]["text"] == first,
+                   "the next run sees %r, a first run %r" % (r["stdout"]["text"], first))
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+def case_root_builds():
+    c = server("--pool", "2", as_root=True)
+    try:
+        for _ in range(3):
+            r = run(c, ["/bin/true"])
+            expect(not took_pool(r) and built(r), "a root server: %s" % r["jail"]["timings"])
+    finally:
+        c.close()
+        stop(c.proc)
+
+
+FS_MAGIC = 0x68667334  # "hfs4", shared/forkserver-wire.h
+SLOTS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 7)  # stdio, spec, status, exit
+STAGE_HELPER_EXEC, SITE_POOL_PREFIX, EINVAL = 33, 6, 22
+
+
+def spec_bytes(*opts):
+    """The wire bytes spec-send makes, caught by a helper that saves them."""
+    out = os.path.join(TMP, "spec-%d.bin" % len(os.listdir(TMP)))
+    catcher = out + ".sh"
+    with open(catcher, "w") as f:
+        f.write("#!/bin/sh\nexec /bin/cat <&3 >%s\n" % out)
+    os.chmod(catcher, 0o755)
+    subprocess.run([os.path.join(os.environ["HUTCH_PROGS"], "spec-send"), "--helper", catcher,
+                    "--default-layout", *opts, "--", "/bin/true"], capture_output=True,
+                   timeout=T)
+    with open(out, "rb") as f:
+        return f.read()
+
+
+def shape_of(spec):
+    import struct
+    flags, ui, gi, uo, go = struct.unpack("<5I", spec[12:32])
+    n, = struct.unpack("<I", spec[104:108])  # after 5 rlimits and 4 user caps
+    return (flags & 0x3f, ui, gi, uo, go, spec[108:108 + n])
+
+
+def sealed(data):
+    import fcntl
+    fd = os.memfd_create("template", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    os.write(fd, data)
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_WRITE |
+                fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK)
+    return fd
+
+
+def fs_job(sock, spec, shape, prefix_id, template=None):
+    """One job on the forkserver's socket: (pooled, wait status, record)."""
+    import array
+    import struct
+    null = os.open("/dev/null", os.O_RDWR)
+    spec_r, spec_w = os.pipe()
+    st_r, st_w = os.pipe()
+    ex_r, ex_w = os.pipe()
+    fds, slots = [null, null, null, spec_r, st_w, ex_w], SLOTS
+    if template is not None:
+        fds.append(template)
+        slots |= 1 << 8  # FS_SLOT_TEMPLATE
+    msg = struct.pack("<4I5I68s32sI", FS_MAGIC, slots, 0, 1, *shape, prefix_id, 0)
+    sock.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+    for fd in (null, spec_r, st_w, ex_w):
+        os.close(fd)
+    rep, anc, _, _ = sock.recvmsg(16, socket.CMSG_SPACE(4))
+    for _, _, data in anc:
+        for fd in array.array("i", data[:4]):
+            os.close(fd)
+    _, err, _, was_pooled = struct.unpack("<IiiI", rep)
+    expect(err == 0, "the forkserver refused the job: errno %d" % err)
+    os.write(spec_w, spec)
+    os.close(spec_w)
+    record = os.read(st_r, 16)
+    os.close(st_r)
+    ex = os.read(ex_r, 32)
+    os.close(ex_r)
+    return was_pooled, struct.unpack("<Ii", ex[:8])[1], record
+
+
+def case_prefix_fail_closed():
+    """A template of one /etc file's bytes, a job of another's (the same
+    shape, the same mounts but that file's data): refused in the pooled
+    jail with helper_exec item 6, EINVAL; the control, the template's
+    own mounts with another argv, runs pooled."""
+    import hashlib
+    import struct
+    flags = ("--flags", "pid,net,ipc,uts,cgroup")
+    tpl = spec_bytes(*flags, "--file", "/etc/motd", "template\n")
+    same = spec_bytes(*flags, "--file", "/etc/motd", "template\n", "--file", "/work/in", "x\n")
+    other = spec_bytes(*flags, "--file", "/etc/motd", "tampered\n")
+    expect(shape_of(tpl) == shape_of(other) == shape_of(same), "the specs differ in shape")
+    pid = hashlib.sha256(tpl).digest()
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    exe, kw = os.environ["HUTCH_EXEC"], {}
+    if os.geteuid() == 0:
+        exe = hutch_for_all()[1]["HUTCH_EXEC"]
+        kw = dict(user=NOBODY, group=NOBODY, extra_groups=[])
+    n = theirs.fileno()
+    move = "" if n == 3 else "3<&%d %d<&-" % (n, n)
+    fs = subprocess.Popen(["/bin/sh", "-c", 'exec "$0" --forkserver --pool 1 ' + move, exe],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          pass_fds=(theirs.fileno(),), **kw)
+    theirs.close()
+    ours.settimeout(T)
+
+    def one_pooled():
+        kids = children(fs.pid)
+        return len(kids) == 1 and len(children(kids[0])) == 1
+    try:
+        # an id never sent with its template: not pooled, and no fill
+        p, status, rec = fs_job(ours, tpl, shape_of(tpl), b"\x01" * 32)
+        expect(not p and status == 0 and rec == b"", "unknown id: %s %s %r" % (p, status, rec))
+        expect(not wait_until(one_pooled, 1), "a jail was built for an unknown template")
+        mfd = sealed(tpl)
+        p, status, rec = fs_job(ours, tpl, shape_of(tpl), pid, mfd)
+        os.close(mfd)
+        expect(not p and status == 0, "the first job: %s %s %r" % (p, status, rec))
+        expect(wait_until(one_pooled, 10), "the pool never held its jail")
+        p, status, rec = fs_job(ours, other, shape_of(tpl), pid)
+        expect(p, "the tampered job did not go to the pooled jail")
+        expect(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 71 and len(rec) == 16,
+               "status %d record %r" % (status, rec))
+        _, code, stage, item, err = struct.unpack("<IHHIi", rec)
+        expect((stage, item, err) == (STAGE_HELPER_EXEC, SITE_POOL_PREFIX, EINVAL),
+               "record stage %d item %d errno %d" % (stage, item, err))
+        expect(wait_until(one_pooled, 10), "the pool never held its jail again")
+        p, status, rec = fs_job(ours, same, shape_of(tpl), pid)
+        expect(p and status == 0 and rec == b"", "the control: pooled %s status %d %r" %
+               (p, status, rec))
+    finally:
+        ours.close()
+        fs.wait(T)
+
+
+import sys  # noqa: E402
+
+sys.exit(main(globals()))
+EOF
+
+check "a pooled run of the default policy: binds built ahead (0 us), the same view as unpooled" \
+	tc prefix_ahead
+check "a pooled run's own input file and its bind of a directory under /tmp are there" tc own_parts
+check "another template (files collected): no jail of the old one; the pool follows" \
+	tc other_template
+check "nothing a pooled run writes in /tmp or the work dir is seen by the next" tc fresh
+if is_root; then
+	check "a root server pools nothing: every run builds its binds" tc root_builds
+else
+	skip "a root server pools nothing: every run builds its binds" "not root"
+fi
+if [ -x "${HUTCH_PROGS:-}/spec-send" ]; then
+	check "pid 1 refuses a job whose first mounts are not its template's (helper_exec, 71); control runs" \
+		tc prefix_fail_closed
+else
+	skip "pid 1 refuses a job whose first mounts are not its template's" "no HUTCH_PROGS/spec-send"
+fi
+tap_serve_done
