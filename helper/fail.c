@@ -8,6 +8,15 @@
 #include "hutch-abi.h"
 #include "helper.h"
 
+/* An early-cloned pid 1 not yet released (ahead.c): it goes first, so
+ * that no refusal leaves it behind. 0: none. */
+static pid_t kill_first;
+
+void fail_kill_first(pid_t child)
+{
+	kill_first = child;
+}
+
 _Noreturn void fail_to(int status_fd, enum hutch_status_code code, enum hutch_stage stage,
 		       uint32_t item, int err)
 {
@@ -18,7 +27,11 @@ _Noreturn void fail_to(int status_fd, enum hutch_status_code code, enum hutch_st
 		.item = item,
 		.err = err,
 	};
-	ssize_t n = write(status_fd, &st, sizeof(st));
+	ssize_t n;
+
+	if (kill_first > 0)
+		kill_child(kill_first);
+	n = write(status_fd, &st, sizeof(st));
 
 	(void)n; /* frontend gone? exit 71 alone still says "refused" */
 	_exit(HUTCH_EXIT_SETUP);

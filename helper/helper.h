@@ -21,6 +21,24 @@
  * before its job, pool.c; NULL for none); make_mirror_pipe, pid 1's pipe to the outer process
  * at HUTCH_MIRROR_FD, its read end in *ret_rd. */
 _Noreturn void helper_run_one(void);
+/* Also main.c, the one-shot helper's parts, for ahead.c: helper_start
+ * (status pipe sealed, signals held, self check); helper_prepare, phase 1
+ * once the spec is read; helper_clone_and_run, from the outer steps
+ * before the clone to outer_wait; helper_outer_run, the outer process
+ * once pid 1 runs; helper_run_released, an early pid 1 once released. */
+void helper_start(void);
+void helper_prepare(struct spec *sp, int *ret_ruleset_fd);
+_Noreturn void helper_clone_and_run(const struct spec *sp, int ruleset_fd, int mirror_rd);
+_Noreturn void helper_outer_run(pid_t child, int mirror_rd);
+_Noreturn void helper_run_released(uint64_t clone_ns, uint64_t spec_in_ns,
+				   uint64_t released_ns);
+
+/* ahead.c: `hutch-exec --ahead`, pid 1 cloned into the default namespaces
+ * before the spec is read; ahead_fits: the spec has that shape (else the
+ * early pid 1 is discarded); ahead_check_spec, in pid 1: it has, or fail. */
+_Noreturn void helper_run_ahead(void);
+bool ahead_fits(const struct spec *sp);
+void ahead_check_spec(const struct spec *sp);
 _Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape, const struct spec *tpl);
 _Noreturn void jail_init(const struct spec *sp, int ruleset_fd,
 			 const struct hutch_fs_shape *ahead);
@@ -78,12 +96,17 @@ _Noreturn void fail_to(int status_fd, enum hutch_status_code code, enum hutch_st
 		       uint32_t item, int err);
 _Noreturn void fail_code(enum hutch_status_code code, enum hutch_stage stage, uint32_t item,
 			 int err);
+/* A child of ours that any fail() kills and reaps first (0: none): an
+ * early pid 1 until its release (ahead.c). */
+void fail_kill_first(pid_t child);
 
 /* self-check.c: setuid, setgid or file capabilities on us: refuse. */
 void self_check(void);
 
-/* spec-read.c (phase 1): read and strictly decode the spec from HUTCH_SPEC_FD. */
+/* spec-read.c (phase 1): read and strictly decode the spec from HUTCH_SPEC_FD;
+ * spec_read_bytes, the read alone (the whole spec, EOF after it; malloc'd). */
 void spec_read(struct spec *ret_sp);
+void spec_read_bytes(uint8_t **ret_buf, uint32_t *ret_total);
 
 /* landlock.c: phase 1 creates the ruleset (or -1); phase 2 adds the jail's
  * rules after pivot_root and enforces it after no_new_privs. */
@@ -121,6 +144,12 @@ void bind_fd_close(const struct spec *sp);
  * namespaces and write its id maps. Returns its pid to us, 0 to it (once
  * its maps are written). */
 pid_t clone_into_namespaces(const struct spec *sp);
+/* Its parts, for ahead.c: ns_clone (see namespaces.c), ns_write_id_maps
+ * (the outer process, pid 1 waiting), ns_child_released (pid 1 once
+ * released: a root owner's secure bits back). */
+pid_t ns_clone(uint32_t spec_flags, uint32_t uid_outside, int *ret_sync);
+void ns_write_id_maps(pid_t child, const struct spec *sp);
+void ns_child_released(void);
 /* Also namespaces.c, for idmap.c: v in decimal at p (no NUL), returning
  * the end; SIGKILL a child of ours and reap it. Async-signal-safe. */
 char *fmt_u32(char *p, uint32_t v);
@@ -212,6 +241,14 @@ const struct sock_filter *base_filter(size_t *ret_len);
  * (reaper_run, once its signal forwarders are in place), fork and exec
  * charged, the record sent, the control socket closed. */
 void timings_start(void);
+/* An early pid 1 (ahead.c), after its timings_start: the record starts
+ * when the outer process began the clone (clone_ns, before the spec was
+ * in: hutch charges only what of it came after its own last step); clone
+ * is from then until the outer process had the spec, id_maps from then
+ * (its decode and check, the maps) until pid 1's release, prepare the
+ * rest. timings_now: the monotonic clock in ns. */
+void timings_ahead(uint64_t clone_ns, uint64_t spec_in_ns, uint64_t released_ns);
+uint64_t timings_now(void);
 bool timings_enabled(void);
 void timing_step(enum hutch_step s);
 void timing_mount(const struct spec_mount *m, bool is_dir);	/* its kind's step */

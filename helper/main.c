@@ -138,11 +138,10 @@ _Noreturn void jail_init(const struct spec *sp, int ruleset_fd,
 	reaper_run(target);	/* sends the timings once the target's execve is done */
 }
 
-/* Phase 1, in whichever process reads the spec: read and prepare. May
- * allocate; changes nothing yet. */
-static void read_and_prepare(struct spec *sp, int *ret_ruleset_fd)
+/* Phase 1 once the spec is in, in whichever process read it: prepare.
+ * May allocate; changes nothing yet. */
+void helper_prepare(struct spec *sp, int *ret_ruleset_fd)
 {
-	spec_read(sp);			/* bounded, versioned, counts checked */
 	bind_fd_check(sp);		/* a client's descriptors: there, close-on-exec */
 	timings_start();		/* from here: spawn and spec are the frontend's */
 	seccomp_check_spec(sp);		/* no filter, no jail: before any namespace */
@@ -152,33 +151,22 @@ static void read_and_prepare(struct spec *sp, int *ret_ruleset_fd)
 	privileges_prepare();
 }
 
-_Noreturn void helper_run_one(void)
+/* Phase 1, in whichever process reads the spec: read and prepare. */
+static void read_and_prepare(struct spec *sp, int *ret_ruleset_fd)
 {
-	struct spec sp;
-	int ruleset_fd, mirror_rd;
-	pid_t child;
+	spec_read(sp);			/* bounded, versioned, counts checked */
+	helper_prepare(sp, ret_ruleset_fd);
+}
 
+void helper_start(void)
+{
 	seal_status_fd();
 	signals_hold();			/* until the forwarders are in place */
 	self_check();			/* setuid, setgid or file caps: stop */
-	read_and_prepare(&sp, &ruleset_fd);
+}
 
-	/* Phase 2: enact. No malloc, no stdio, async-signal-safe calls only. */
-	make_mirror_pipe(&mirror_rd);
-	bind_fd_prepare(&sp);		/* passed descriptors: in the host's mount namespace */
-	idmap_prepare(&sp);		/* needs our privileges over the host's filesystems */
-	timing_step(HUTCH_STEP_PREPARE);
-	child = clone_into_namespaces(&sp);	/* pid 1 of the new pid namespace */
-	if (child == 0) {
-		close(mirror_rd);
-		jail_init(&sp, ruleset_fd, NULL);
-	}
-	if (ruleset_fd >= 0)
-		close(ruleset_fd);
-	idmap_close(&sp);		/* pid 1 holds its own copies */
-	bind_fd_close(&sp);		/* and of the passed descriptors */
-	if (spec_uses_control(&sp) || timings_enabled())
-		close(HUTCH_CONTROL_FD);	/* pid 1's business */
+_Noreturn void helper_outer_run(pid_t child, int mirror_rd)
+{
 	close(HUTCH_MIRROR_FD);	/* the status pipe stays: see reaper.c */
 	if (dup2(mirror_rd, HUTCH_MIRROR_FD) < 0) {
 		int err = errno;
@@ -190,6 +178,57 @@ _Noreturn void helper_run_one(void)
 	}
 	close(mirror_rd);
 	outer_wait(child);
+}
+
+/* Phase 2: enact. No malloc, no stdio, async-signal-safe calls only. */
+_Noreturn void helper_clone_and_run(const struct spec *sp, int ruleset_fd, int mirror_rd)
+{
+	pid_t child;
+
+	bind_fd_prepare(sp);		/* passed descriptors: in the host's mount namespace */
+	idmap_prepare(sp);		/* needs our privileges over the host's filesystems */
+	timing_step(HUTCH_STEP_PREPARE);
+	child = clone_into_namespaces(sp);	/* pid 1 of the new pid namespace */
+	if (child == 0) {
+		close(mirror_rd);
+		jail_init(sp, ruleset_fd, NULL);
+	}
+	if (ruleset_fd >= 0)
+		close(ruleset_fd);
+	idmap_close(sp);		/* pid 1 holds its own copies */
+	bind_fd_close(sp);		/* and of the passed descriptors */
+	if (spec_uses_control(sp) || timings_enabled())
+		close(HUTCH_CONTROL_FD);	/* pid 1's business */
+	helper_outer_run(child, mirror_rd);
+}
+
+_Noreturn void helper_run_one(void)
+{
+	struct spec sp;
+	int ruleset_fd, mirror_rd;
+
+	helper_start();
+	read_and_prepare(&sp, &ruleset_fd);
+	make_mirror_pipe(&mirror_rd);
+	helper_clone_and_run(&sp, ruleset_fd, mirror_rd);
+}
+
+/* pid 1 of an early clone (ahead.c), released: the spec the outer process
+ * checked, whose id maps it wrote, comes on HUTCH_SPEC_FD; the same phase
+ * 1 and jail_init as the one-shot helper's pid 1, the timings charged as
+ * hutch-exec(8) says. */
+_Noreturn void helper_run_released(uint64_t clone_ns, uint64_t spec_in_ns,
+				   uint64_t released_ns)
+{
+	struct spec sp;
+	int ruleset_fd;
+
+	read_and_prepare(&sp, &ruleset_fd);
+	ahead_check_spec(&sp);		/* fail closed: the bytes the outer checked */
+	bind_fd_prepare_none(&sp);	/* no bind by descriptor in an early jail */
+	timings_ahead(clone_ns, spec_in_ns, released_ns);
+	timing_step(HUTCH_STEP_PREPARE);
+	jail_init(&sp, ruleset_fd, NULL);
 }
 
 /* pid 1 of a pooled jail (pool.c), its job's descriptors in place: the
@@ -221,5 +260,10 @@ int main(int argc, char **argv)
 	 * which forks a helper_run_one per jail. */
 	if (argc >= 2 && strcmp(argv[1], "--forkserver") == 0)
 		forkserver_run(argc - 2, argv + 2);
+	/* `hutch run` starts us before its spec exists: clone ahead. As
+	 * root the jail's user namespace is owned by its leased host id
+	 * (namespaces.c), which only the spec names: the usual order then. */
+	if (argc == 2 && strcmp(argv[1], "--ahead") == 0 && geteuid() != 0)
+		helper_run_ahead();
 	helper_run_one();
 }

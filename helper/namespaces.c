@@ -97,15 +97,15 @@ static void write_id_map(pid_t child, const char *name, uint32_t inside, uint32_
 static int owner_bits = -1;
 static pid_t owner_parent;
 
-static void become_owner(const struct spec *sp)
+static void become_owner(uint32_t uid_outside)
 {
-	if (geteuid() != 0 || sp->uid_outside == 0)
+	if (geteuid() != 0 || uid_outside == 0)
 		return;
 	owner_parent = getppid();
 	owner_bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
 	if (owner_bits < 0 ||
 	    prctl(PR_SET_SECUREBITS, (unsigned long)owner_bits | SECBIT_NO_SETUID_FIXUP, 0, 0, 0) < 0 ||
-	    setresuid((uid_t)-1, sp->uid_outside, (uid_t)-1) < 0)
+	    setresuid((uid_t)-1, uid_outside, (uid_t)-1) < 0)
 		fail(STAGE_USERNS, SITE_USERNS_OWNER, errno);
 }
 
@@ -131,34 +131,39 @@ static int restore_owner(bool is_child)
 	return 0;
 }
 
-pid_t clone_into_namespaces(const struct spec *sp)
+/* The clone, shared by clone_into_namespaces and the early clone
+ * (ahead.c): pid 1 in new namespaces of spec_flags, made as uid_outside
+ * when we are root (become_owner), and a close-on-exec pipe it waits on.
+ * Returns the child's pid to us with *ret_sync its write end, our
+ * privileges back; 0 to the child with *ret_sync the read end, its
+ * owner's secure bits not yet back (ns_child_released). */
+pid_t ns_clone(uint32_t spec_flags, uint32_t uid_outside, int *ret_sync)
 {
 	unsigned long flags = CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD;
 	int sync_p[2], r;
 	pid_t child;
-	char go = 'g';
 
 	/* Root's supplementary groups (gid 0 among them) would survive into
 	 * the jail and still open group-readable host files. */
 	if (geteuid() == 0 && setgroups(0, NULL) < 0)
 		fail(STAGE_SETGROUPS, SITE_SETGROUPS_DROP, errno);
 
-	if (sp->flags & HUTCH_SPEC_NS_PID)
+	if (spec_flags & HUTCH_SPEC_NS_PID)
 		flags |= CLONE_NEWPID;
-	if (sp->flags & HUTCH_SPEC_NS_NET)
+	if (spec_flags & HUTCH_SPEC_NS_NET)
 		flags |= CLONE_NEWNET;
-	if (sp->flags & HUTCH_SPEC_NS_IPC)
+	if (spec_flags & HUTCH_SPEC_NS_IPC)
 		flags |= CLONE_NEWIPC;
-	if (sp->flags & HUTCH_SPEC_NS_UTS)
+	if (spec_flags & HUTCH_SPEC_NS_UTS)
 		flags |= CLONE_NEWUTS;
-	if (sp->flags & HUTCH_SPEC_NS_CGROUP)
+	if (spec_flags & HUTCH_SPEC_NS_CGROUP)
 		flags |= CLONE_NEWCGROUP;
 	if (pipe2(sync_p, O_CLOEXEC) < 0)
 		fail(STAGE_FORK, SITE_FORK_SYNC_PIPE, errno);
 
 	/* Every way this fails (sysctl, LSM, a container's seccomp profile,
 	 * the namespace limit) means the mechanism is not available to us. */
-	become_owner(sp);
+	become_owner(uid_outside);
 	child = (pid_t)syscall(SYS_clone, flags, NULL, NULL, NULL, NULL);
 	if (child < 0) {
 		int err = errno;
@@ -167,16 +172,8 @@ pid_t clone_into_namespaces(const struct spec *sp)
 		fail_code(HUTCH_MECH_UNAVAILABLE, STAGE_USERNS, SITE_USERNS_CLONE, err);
 	}
 	if (child == 0) {
-		timing_step(HUTCH_STEP_CLONE);
 		close(sync_p[1]);
-		/* EOF instead of the byte: the outer process failed or died. */
-		if (fd_read_full(sync_p[0], &go, 1) != 1)
-			_exit(HUTCH_EXIT_SETUP);
-		timing_step(HUTCH_STEP_ID_MAPS);
-		close(sync_p[0]);
-		r = restore_owner(true); /* CAP_SETPCAP in our namespace, once mapped */
-		if (r < 0)
-			fail(STAGE_USERNS, SITE_USERNS_OWNER_BACK, -r);
+		*ret_sync = sync_p[0];
 		return 0;
 	}
 	close(sync_p[0]);
@@ -185,13 +182,46 @@ pid_t clone_into_namespaces(const struct spec *sp)
 		kill_child(child);
 		fail(STAGE_USERNS, SITE_USERNS_OWNER_BACK, -r);
 	}
+	*ret_sync = sync_p[1];
+	return child;
+}
+
+void ns_child_released(void)
+{
+	int r = restore_owner(true); /* CAP_SETPCAP in our namespace, once mapped */
+
+	if (r < 0)
+		fail(STAGE_USERNS, SITE_USERNS_OWNER_BACK, -r);
+}
+
+void ns_write_id_maps(pid_t child, const struct spec *sp)
+{
 	write_child_file(child, "setgroups", "deny", 4, SITE_ID_MAP_SETGROUPS);
 	write_id_map(child, "uid_map", sp->uid_inside, sp->uid_outside, SITE_ID_MAP_UID);
 	write_id_map(child, "gid_map", sp->gid_inside, sp->gid_outside, SITE_ID_MAP_GID);
-	if (fd_write_all(sync_p[1], &go, 1) < 0) {
+}
+
+pid_t clone_into_namespaces(const struct spec *sp)
+{
+	int sync;
+	pid_t child = ns_clone(sp->flags, sp->uid_outside, &sync);
+	char go = 'g';
+
+	if (child == 0) {
+		timing_step(HUTCH_STEP_CLONE);
+		/* EOF instead of the byte: the outer process failed or died. */
+		if (fd_read_full(sync, &go, 1) != 1)
+			_exit(HUTCH_EXIT_SETUP);
+		timing_step(HUTCH_STEP_ID_MAPS);
+		close(sync);
+		ns_child_released();
+		return 0;
+	}
+	ns_write_id_maps(child, sp);
+	if (fd_write_all(sync, &go, 1) < 0) {
 		kill_child(child);
 		fail(STAGE_FORK, SITE_FORK_SYNC_RELEASE, EPIPE);
 	}
-	close(sync_p[1]);
+	close(sync);
 	return child;
 }

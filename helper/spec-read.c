@@ -12,7 +12,7 @@
 #include "helper.h"
 #include "hutch-abi.h"
 
-void spec_read(struct spec *ret_sp)
+void spec_read_bytes(uint8_t **ret_buf, uint32_t *ret_total)
 {
 	uint8_t hdr[HUTCH_SPEC_HEADER_BYTES], extra;
 	uint32_t total;
@@ -35,6 +35,17 @@ void spec_read(struct spec *ret_sp)
 	if (fd_read_full(HUTCH_SPEC_FD, &extra, 1) != 0)
 		fail_code(HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, SITE_SPEC_DECODE_TRAILING, EBADMSG);
 	close(HUTCH_SPEC_FD);
+	*ret_buf = buf;
+	*ret_total = total;
+}
+
+void spec_read(struct spec *ret_sp)
+{
+	uint32_t total;
+	uint8_t *buf;
+	int r;
+
+	spec_read_bytes(&buf, &total);
 	r = spec_decode(buf, total, ret_sp);
 	if (r < 0)
 		fail_code(HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, SITE_SPEC_DECODE_BODY, -r);

@@ -51,6 +51,22 @@ void timings_start(void)
 	rec.start_ns = last_ns = now_ns();
 }
 
+uint64_t timings_now(void)
+{
+	return now_ns();
+}
+
+void timings_ahead(uint64_t clone_ns, uint64_t spec_in_ns, uint64_t released_ns)
+{
+	uint64_t prepare_from = rec.start_ns; /* timings_start, in pid 1 */
+
+	rec.start_ns = clone_ns;
+	rec.step_ns[HUTCH_STEP_CLONE] = spec_in_ns > clone_ns ? spec_in_ns - clone_ns : 0;
+	rec.step_ns[HUTCH_STEP_ID_MAPS] = released_ns > spec_in_ns ? released_ns - spec_in_ns : 0;
+	rec.step_ns[HUTCH_STEP_PREPARE] =
+		prepare_from > released_ns ? prepare_from - released_ns : 0;
+}
+
 bool timings_enabled(void)
 {
 	return enabled;

@@ -75,8 +75,17 @@ int timings_take_record(struct jail_timings *t, const void *buf, size_t len)
 		return -EBADMSG;
 	t->helper = rec;
 	t->have_helper = true;
-	/* the helper reads the spec after our last mark: both on one clock */
-	charge(t, TIMING_SPAWN, rec.start_ns);
+	/* the helper reads the spec after our last mark: both on one clock.
+	 * One that cloned ahead (hutch-exec --ahead) started its record
+	 * with the clone, before that mark maybe: of the clone, only what
+	 * we waited for after it is charged, and no spawn. */
+	if (t->last_ns && rec.start_ns < t->last_ns) {
+		uint64_t early = t->last_ns - rec.start_ns, *clone = &t->helper.step_ns[HUTCH_STEP_CLONE];
+
+		*clone -= early < *clone ? early : *clone;
+		t->helper.start_ns = t->last_ns;
+	}
+	charge(t, TIMING_SPAWN, t->helper.start_ns);
 	return 0;
 }
 

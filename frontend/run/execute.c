@@ -316,6 +316,9 @@ struct exec_early *exec_early_start(void)
 	e->jp = (struct jail_proc){ .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
 				    .stdout_rd = -1, .stderr_rd = -1, .exit_rd = -1, .spec_wr = -1 };
 	io.control_sock = sock[1];
+	/* Its namespaces too, unless we are root: a root caller's jail is
+	 * owned by host ids leased with the spec (hutch-exec(8), --ahead). */
+	io.ahead = geteuid() != 0;
 	r = spawn_helper_early(execute_helper_path(), &io, &e->jp, &e->spec_wr);
 	close(sock[1]);
 	if (r < 0) {
@@ -326,13 +329,20 @@ struct exec_early *exec_early_start(void)
 	return e;
 }
 
+#define EARLY_EXIT_GRACE_MS 2000
+
 void exec_early_discard(struct exec_early *e)
 {
 	if (!e)
 		return;
+	/* It never had a spec: no jail. Its end of file first: with --ahead
+	 * it then kills and reaps its early pid 1 itself before it exits, so
+	 * that nothing is left once we have reaped it (a SIGKILL would leave
+	 * that pid 1 to its PDEATHSIG, dying on its own time). Bounded: a
+	 * helper that does not exit is killed. */
 	fd_close(&e->spec_wr);
 	fd_close(&e->control_sock);
-	(void)jail_kill_and_reap(&e->jp, 0, NULL); /* it never had a spec: no jail */
+	(void)jail_kill_and_reap(&e->jp, EARLY_EXIT_GRACE_MS, NULL);
 	jail_proc_close(&e->jp);
 	free(e);
 }

@@ -64,9 +64,11 @@ void spawn_spec_start(int *spec_wr, const uint8_t *spec, size_t spec_len, struct
 /* The child's half: fds into place, signals to defaults, exec. fds[i]
  * becomes fd i (-1: none); the helper's fixed ones, then bind sources. */
 static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[CHILD_FDS],
-				 int status_wr) /* as-safe */
+				 int status_wr, bool ahead) /* as-safe */
 {
-	static char *const argv[] = { "hutch-exec", NULL };
+	static char *const argv_one[] = { "hutch-exec", NULL };
+	static char *const argv_ahead[] = { "hutch-exec", "--ahead", NULL };
+	char *const *argv = ahead ? argv_ahead : argv_one;
 	static char *const envp[] = { NULL };
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	struct hutch_status st = { .magic = HUTCH_STATUS_MAGIC, .code = HUTCH_SETUP_FAILED,
@@ -157,13 +159,14 @@ struct child_args {
 	pid_t parent;
 	int *fds;
 	int status_wr;
+	bool ahead;
 };
 
 static int child_start(void *p) /* as-safe */
 {
 	const struct child_args *a = p;
 
-	child_exec(a->helper_path, a->parent, a->fds, a->status_wr);
+	child_exec(a->helper_path, a->parent, a->fds, a->status_wr, a->ahead);
 }
 
 /* No cgroup to join: the child borrows our memory until its execve
@@ -266,7 +269,7 @@ static int spawn(const char *helper_path, const uint8_t *spec, size_t spec_len,
 	fds[HUTCH_MIRROR_FD] = -1;
 	fds[HUTCH_CONTROL_FD] = io->control_sock;
 
-	struct child_args args = { helper_path, parent, fds, sp.status[1] };
+	struct child_args args = { helper_path, parent, fds, sp.status[1], io->ahead };
 
 	pid = io->cgroup_fd < 0 && SPAWN_VFORK ? vfork_helper(&args, &ret->pidfd)
 					       : clone_helper(io->cgroup_fd, &ret->pidfd);
@@ -275,7 +278,7 @@ static int spawn(const char *helper_path, const uint8_t *spec, size_t spec_len,
 		return pid;
 	}
 	if (pid == 0)
-		child_exec(helper_path, parent, fds, sp.status[1]);
+		child_exec(helper_path, parent, fds, sp.status[1], io->ahead);
 
 	ret->pid = pid;
 	ret->exit_rd = -1;

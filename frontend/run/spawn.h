@@ -47,6 +47,7 @@ struct spawn_stdio {
 	 * NULL and 0: none. */
 	const struct spec *prefix_spec;
 	uint32_t n_prefix;
+	bool ahead;		/* `hutch-exec --ahead`: pid 1 cloned before the spec */
 };
 
 /* The pipes between us and one helper: spec, status, the target's stdio.
