@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -34,10 +35,16 @@ struct ahead_go {
 	uint64_t clone_ns, spec_in_ns;
 };
 
+/* As root, the host uid the early user namespace was made as (its owner,
+ * namespaces.c: become_owner), from our command line; 0 otherwise. */
+static uint32_t ahead_owner;
+
 bool ahead_fits(const struct spec *sp)
 {
 	if ((sp->flags & NS_FLAGS) != AHEAD_NS)
 		return false;
+	if (ahead_owner && sp->uid_outside != ahead_owner)
+		return false;	/* another owner: the kernel's counts go elsewhere */
 	/* Trees the outer process prepares before the clone, with its
 	 * privileges over the host's mounts (bind_fd_prepare, idmap_prepare):
 	 * an early pid 1 has none of them. */
@@ -94,8 +101,28 @@ static void release(pid_t child, int sync, const struct spec *sp, const uint8_t 
 	close(sync);
 }
 
-_Noreturn void helper_run_ahead(void)
+/* "--ahead" alone, or as root "--ahead UID" (decimal, not 0): the owner
+ * or 0 for none; -1 for anything else. */
+static int64_t parse_owner(int argc, char **argv)
 {
+	uint64_t v = 0;
+
+	if (argc == 0)
+		return 0;
+	if (argc != 1 || !argv[0][0] || strlen(argv[0]) > 10)
+		return -1;
+	for (const char *p = argv[0]; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	return v == 0 || v >= UINT32_MAX ? -1 : (int64_t)v;
+}
+
+_Noreturn void helper_run_ahead(int argc, char **argv)
+{
+	int64_t owner = parse_owner(argc, argv);
+
 	pid_t child;
 	int sync, mirror_rd, ruleset_fd;
 	struct ahead_go go;
@@ -104,10 +131,15 @@ _Noreturn void helper_run_ahead(void)
 	uint8_t *buf;
 	int r;
 
+	/* Root without an owner to make it as (or a bad one): the usual
+	 * order, the clone once the spec names it. */
+	if (owner < 0 || (geteuid() == 0 && owner == 0))
+		helper_run_one();
+	ahead_owner = geteuid() == 0 ? (uint32_t)owner : 0;
 	helper_start();		/* status sealed, signals held, self check */
 	make_mirror_pipe(&mirror_rd);
 	go.clone_ns = timings_now();
-	child = ns_clone(AHEAD_NS, (uint32_t)getuid(), &sync);
+	child = ns_clone(AHEAD_NS, ahead_owner, &sync);
 	if (child == 0) {
 		close(mirror_rd);
 		early_pid1(sync);

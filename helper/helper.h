@@ -33,10 +33,11 @@ _Noreturn void helper_outer_run(pid_t child, int mirror_rd);
 _Noreturn void helper_run_released(uint64_t clone_ns, uint64_t spec_in_ns,
 				   uint64_t released_ns);
 
-/* ahead.c: `hutch-exec --ahead`, pid 1 cloned into the default namespaces
- * before the spec is read; ahead_fits: the spec has that shape (else the
+/* ahead.c: `hutch-exec --ahead [UID]` (argc, argv: what follows
+ * --ahead), pid 1 cloned into the default namespaces before the spec is
+ * read; ahead_fits: the spec has that shape (else the
  * early pid 1 is discarded); ahead_check_spec, in pid 1: it has, or fail. */
-_Noreturn void helper_run_ahead(void);
+_Noreturn void helper_run_ahead(int argc, char **argv);
 bool ahead_fits(const struct spec *sp);
 void ahead_check_spec(const struct spec *sp);
 _Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape, const struct spec *tpl);

@@ -260,10 +260,8 @@ int main(int argc, char **argv)
 	 * which forks a helper_run_one per jail. */
 	if (argc >= 2 && strcmp(argv[1], "--forkserver") == 0)
 		forkserver_run(argc - 2, argv + 2);
-	/* `hutch run` starts us before its spec exists: clone ahead. As
-	 * root the jail's user namespace is owned by its leased host id
-	 * (namespaces.c), which only the spec names: the usual order then. */
-	if (argc == 2 && strcmp(argv[1], "--ahead") == 0 && geteuid() != 0)
-		helper_run_ahead();
+	/* `hutch run` starts us before its spec exists: clone ahead. */
+	if (argc >= 2 && strcmp(argv[1], "--ahead") == 0)
+		helper_run_ahead(argc - 2, argv + 2);
 	helper_run_one();
 }

@@ -174,7 +174,8 @@ static void set_memory_rlimits(struct exec_run *x)
 static int lease_host_ids(struct exec_run *x)
 {
 	char why[OUTCOME_DETAIL_MAX] = "";
-	int r = host_ids_acquire(&x->ids, why, sizeof(why));
+	/* an early helper's lease (exec_early_start) when it came with one */
+	int r = x->ids.lock_fd >= 0 ? 0 : host_ids_acquire(&x->ids, why, sizeof(why));
 
 	if (r < 0)
 		return start_failed(x->plan, x->res, HUTCH_ERR_SANDBOX_UNAVAILABLE, r, why);
@@ -290,7 +291,27 @@ struct exec_early {
 	struct jail_proc jp;
 	int spec_wr;		/* the helper waits on this for its spec */
 	int control_sock;	/* our end; the helper has the other */
+	struct host_id_lease ids; /* root: the jail's host ids, leased first */
 };
+
+/* hutch-exec --ahead clones the jail's namespaces before it has the
+ * spec. A root caller's jail is owned by the host ids it runs as
+ * (hutch-exec(8), --ahead; jail/host-ids.h), so as root they are leased
+ * now, passed on its command line, and the run keeps this lease
+ * (lease_host_ids); without one, no clone ahead. */
+static void early_lease(struct exec_early *e, struct spawn_stdio *io)
+{
+	char why[OUTCOME_DETAIL_MAX];
+
+	io->ahead = true;
+	if (geteuid() != 0)
+		return;
+	if (host_ids_acquire(&e->ids, why, sizeof(why)) < 0) {
+		io->ahead = false; /* exec_start says why, with the run's words */
+		return;
+	}
+	io->ahead_owner = e->ids.uid;
+}
 
 struct exec_early *exec_early_start(void)
 {
@@ -313,16 +334,16 @@ struct exec_early *exec_early_start(void)
 	}
 	e->spec_wr = -1;
 	e->control_sock = sock[0];
+	e->ids.lock_fd = -1;
 	e->jp = (struct jail_proc){ .pid = -1, .pidfd = -1, .status_rd = -1, .stdin_wr = -1,
 				    .stdout_rd = -1, .stderr_rd = -1, .exit_rd = -1, .spec_wr = -1 };
 	io.control_sock = sock[1];
-	/* Its namespaces too, unless we are root: a root caller's jail is
-	 * owned by host ids leased with the spec (hutch-exec(8), --ahead). */
-	io.ahead = geteuid() != 0;
+	early_lease(e, &io);
 	r = spawn_helper_early(execute_helper_path(), &io, &e->jp, &e->spec_wr);
 	close(sock[1]);
 	if (r < 0) {
 		close(sock[0]);
+		host_ids_release(&e->ids);
 		free(e);
 		return NULL;
 	}
@@ -344,6 +365,7 @@ void exec_early_discard(struct exec_early *e)
 	fd_close(&e->control_sock);
 	(void)jail_kill_and_reap(&e->jp, EARLY_EXIT_GRACE_MS, NULL);
 	jail_proc_close(&e->jp);
+	host_ids_release(&e->ids); /* unless the run took it */
 	free(e);
 }
 
@@ -432,6 +454,10 @@ int exec_start(const struct plan *plan, const struct exec_opts *eo, struct outco
 		x->fs = eo->fs;
 		x->concurrency = eo->concurrency ? eo->concurrency : USER_CAPS_CLI_CONCURRENCY;
 		x->caps_memo = eo->caps_memo;
+		if (early) { /* its lease is the run's, adopted or not */
+			x->ids = early->ids;
+			early->ids.lock_fd = -1;
+		}
 		r = prepare_cgroup(x, &io); /* before the spec: it sets the rlimits */
 	}
 	if (r == 0)

@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <stdint.h>
@@ -64,11 +66,8 @@ void spawn_spec_start(int *spec_wr, const uint8_t *spec, size_t spec_len, struct
 /* The child's half: fds into place, signals to defaults, exec. fds[i]
  * becomes fd i (-1: none); the helper's fixed ones, then bind sources. */
 static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[CHILD_FDS],
-				 int status_wr, bool ahead) /* as-safe */
+				 int status_wr, char *const argv[]) /* as-safe */
 {
-	static char *const argv_one[] = { "hutch-exec", NULL };
-	static char *const argv_ahead[] = { "hutch-exec", "--ahead", NULL };
-	char *const *argv = ahead ? argv_ahead : argv_one;
 	static char *const envp[] = { NULL };
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	struct hutch_status st = { .magic = HUTCH_STATUS_MAGIC, .code = HUTCH_SETUP_FAILED,
@@ -159,14 +158,14 @@ struct child_args {
 	pid_t parent;
 	int *fds;
 	int status_wr;
-	bool ahead;
+	char *const *argv;
 };
 
 static int child_start(void *p) /* as-safe */
 {
 	const struct child_args *a = p;
 
-	child_exec(a->helper_path, a->parent, a->fds, a->status_wr, a->ahead);
+	child_exec(a->helper_path, a->parent, a->fds, a->status_wr, a->argv);
 }
 
 /* No cgroup to join: the child borrows our memory until its execve
@@ -269,7 +268,15 @@ static int spawn(const char *helper_path, const uint8_t *spec, size_t spec_len,
 	fds[HUTCH_MIRROR_FD] = -1;
 	fds[HUTCH_CONTROL_FD] = io->control_sock;
 
-	struct child_args args = { helper_path, parent, fds, sp.status[1], io->ahead };
+	char owner[16];
+	char *argv[] = { "hutch-exec", io->ahead ? "--ahead" : NULL, NULL, NULL };
+
+	if (io->ahead && io->ahead_owner) {
+		snprintf(owner, sizeof(owner), "%" PRIu32, io->ahead_owner);
+		argv[2] = owner;
+	}
+
+	struct child_args args = { helper_path, parent, fds, sp.status[1], argv };
 
 	pid = io->cgroup_fd < 0 && SPAWN_VFORK ? vfork_helper(&args, &ret->pidfd)
 					       : clone_helper(io->cgroup_fd, &ret->pidfd);
@@ -278,7 +285,7 @@ static int spawn(const char *helper_path, const uint8_t *spec, size_t spec_len,
 		return pid;
 	}
 	if (pid == 0)
-		child_exec(helper_path, parent, fds, sp.status[1], io->ahead);
+		child_exec(helper_path, parent, fds, sp.status[1], argv);
 
 	ret->pid = pid;
 	ret->exit_rd = -1;

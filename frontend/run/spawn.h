@@ -48,6 +48,7 @@ struct spawn_stdio {
 	const struct spec *prefix_spec;
 	uint32_t n_prefix;
 	bool ahead;		/* `hutch-exec --ahead`: pid 1 cloned before the spec */
+	uint32_t ahead_owner;	/* and as root, the host uid that owns it (never 0) */
 };
 
 /* The pipes between us and one helper: spec, status, the target's stdio.
