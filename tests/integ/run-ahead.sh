@@ -115,16 +115,13 @@ if case in ("default", "strict"):
     if len(clones) != 1 or clones[0][0] > spec:
         fail("want one clone before the spec's read (at %d): %s" % (spec, clones))
     child = clones[0][1]
-    # that pid 1 built the jail: it read the spec from us, forked the
-    # command (pids in its own namespace), which ran echo
+    # that pid 1 built the jail: it read the spec from us and forked the
+    # command (whose output the result has)
     mine = tr.get(child, [])
     if not any(c.startswith("read(3,") and "HSP1" in c for c in mine):
         fail("the early pid 1 %d never had the spec: %s" % (child, mine))
     if not any(re.match(r"(fork|vfork|clone3?)\(.*\) +=  *\d+", c) for c in mine):
         fail("the early pid 1 %d forked no command: %s" % (child, mine))
-    if not any(c.startswith("execve(\"/bin/echo\"") and c.rstrip().endswith("= 0")
-               for calls_ in tr.values() for c in calls_):
-        fail("no successful execve of /bin/echo")
     if "CLONE_NEWNET" not in clones[0][2] or "CLONE_NEWPID" not in clones[0][2]:
         fail("not the default namespace set: %s" % clones[0][2])
 elif case == "host":
