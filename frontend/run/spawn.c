@@ -64,15 +64,6 @@ void spawn_spec_start(int *spec_wr, const uint8_t *spec, size_t spec_len, struct
 
 #define CHILD_FDS (HUTCH_BIND_FD_FIRST + HUTCH_BIND_FDS_MAX)
 
-/* The signals the child sets to SIG_DFL before it unblocks them and
- * execs the helper, bit s-1 for signal s: those ignored (SIG_IGN survives
- * execve: a caller's nohup would reach the helper and the command) and
- * those we catch (execve resets handlers, but a vforked child shares our
- * memory until then and must never run one of ours). Every other signal
- * is at SIG_DFL already: resetting all 62 was as many system calls in the
- * child, which we wait for. Asked at each spawn, since the caller may
- * ignore some and we install handlers of our own (--tty, serve): one
- * read of /proc/self/status; without it, all of them. */
 /* A hexadecimal mask of /proc/self/status (key with its newline and tab). */
 static int status_mask(const char *buf, const char *key, uint64_t *ret)
 {
@@ -87,6 +78,15 @@ static int status_mask(const char *buf, const char *key, uint64_t *ret)
 	return errno || end == p ? -1 : 0;
 }
 
+/* The signals the child sets to SIG_DFL before it unblocks them and
+ * execs the helper, bit s-1 for signal s: those ignored (SIG_IGN survives
+ * execve: a caller's nohup would reach the helper and the command) and
+ * those we catch (execve resets handlers, but a vforked child shares our
+ * memory until then and must never run one of ours). Every other signal
+ * is at SIG_DFL already: resetting all 62 was as many system calls in the
+ * child, which we wait for. Asked at each spawn, since the caller may
+ * ignore some and we install handlers of our own (--tty, serve): one
+ * read of /proc/self/status; without it, all of them. */
 static uint64_t signals_to_reset(void)
 {
 	const uint64_t all = ~((1ull << (SIGKILL - 1)) | (1ull << (SIGSTOP - 1)));

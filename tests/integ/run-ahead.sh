@@ -5,7 +5,9 @@
 # the spec and that jail then running the command (default and strict);
 # a spec of another shape (network "host") discards the early pid 1 and
 # still runs; a refused policy, a policy violation and a SIGKILLed hutch
-# before the spec leave no process of the helper behind. The helper is a
+# before the spec leave no process of the helper behind; a signal the
+# caller ignores is not ignored in the jail (the spawn resets exactly the
+# ignored and caught ones, read from /proc/self/status). The helper is a
 # copy of our own at a path of this test's, so that /proc/PID/exe tells
 # its processes from any other test's.
 . "$(dirname "$0")/lib.sh"
@@ -192,6 +194,23 @@ elif case == "sigkill":
         print("caught helper %d with its early pid 1 %d on attempt %d" % (caught + (attempt,)))
         sys.exit(0)
     fail("never caught the early pid 1 before the spec in 10 runs")
+elif case == "ignored":
+    # A caller that ignores signals (nohup does SIGHUP): SIG_IGN survives
+    # execve, so the spawn resets what is ignored, and only that now;
+    # SIGALRM and SIGPWR are not among the signals pid 1 forwards, whose
+    # handlers would hide a miss.
+    signal.signal(signal.SIGALRM, signal.SIG_IGN)
+    signal.signal(signal.SIGPWR, signal.SIG_IGN)
+    p = subprocess.run([HUTCH, "run", "--json", "--", "/bin/grep", "^SigIgn:",
+                        "/proc/self/status"], stdout=subprocess.PIPE, timeout=60,
+                       restore_signals=False)
+    doc = json.loads(p.stdout)
+    if doc["status"] != "exited" or doc["exit_code"] != 0:
+        fail("run: %s" % doc)
+    ign = int(doc["stdout"]["text"].split()[1], 16)
+    bad = [n for n in (signal.SIGALRM, signal.SIGPWR) if ign & (1 << (n - 1))]
+    if bad:
+        fail("ignored in the jail: %s (SigIgn %x)" % (bad, ign))
 else:
     fail("unknown case " + case)
 PYEOF
@@ -222,5 +241,6 @@ fi
 t "a refused policy: 125 and policy_invalid, and no process of the helper left once hutch exits" refused
 t "a policy violation: 125, and no process of the helper left once hutch exits" violation
 t "hutch SIGKILLed while the early pid 1 waits for the spec: helper and pid 1 gone" sigkill
+t "signals the caller ignored are not ignored in the jail (the spawn resets them)" ignored
 
 tap_done
