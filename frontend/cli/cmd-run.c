@@ -32,6 +32,7 @@
 #include "jail/narrow.h"
 #include "jail/policy-cache.h"
 #include "jail/plan-json.h"
+#include "run/early.h"
 #include "run/execute.h"
 #include "run/jail-report.h"
 #include "run/probe.h"
@@ -269,7 +270,7 @@ int cmd_run(int argc, char **argv)
 	timings_mark(&j.tm, TIMING_REQUEST);
 	/* The helper's exec overlaps everything up to job_execute. */
 	if (!c.dry_run && !c.request_file)
-		j.early = exec_early_start();
+		j.early = exec_early_start(execute_helper_path());
 	timings_mark(&j.tm, TIMING_SPAWN);
 	if (job_read_request(&c, &j) < 0)
 		return run_fail_with(&c, &j.e, NULL);

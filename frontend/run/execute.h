@@ -67,15 +67,8 @@ void exec_finish_files(struct exec_run *x, struct collected *ret_files,
 void exec_free(struct exec_run *x);
 void exec_move(struct exec_run *x, const struct plan *plan, struct outcome *res);
 
-/* hutch-exec started before the plan is made (the CLI, first thing), so
- * its exec and libc start-up run on another core while the policy is
- * read: it waits for its spec. Only for the usual shape of a run (stdin
- * through a pipe, no cgroup to join at clone time); NULL otherwise, or on
- * any failure, and exec_start then spawns as ever. exec_start uses or
- * discards it; exec_early_discard kills and reaps one never used. */
+/* hutch-exec started before the plan is made: run/early.h. */
 struct exec_early;
-struct exec_early *exec_early_start(void);
-void exec_early_discard(struct exec_early *e);
 
 /* Where the helper is: $HUTCH_EXEC when the build allows a test override,
  * else the configured path. */
