@@ -313,7 +313,9 @@ pid_t fs_pool_take(const struct hutch_fs_request *rq, const int slot_fd[FS_SLOTS
 	    !can_build(&rq->shape))
 		return 0;
 	want_shape(&rq->shape);
-	fwd.slots &= ~((1u << FS_SLOT_CGROUP) | (1u << FS_SLOT_EXIT));
+	/* the template is ours to keep (fs_pool_keep_template): pid 1 had
+	 * its own since it was built, and refuses a job that brings one */
+	fwd.slots &= ~((1u << FS_SLOT_CGROUP) | (1u << FS_SLOT_EXIT) | (1u << FS_SLOT_TEMPLATE));
 	for (int i = 0; i < FS_SLOTS; i++)
 		if (fwd.slots & (1u << i))
 			fds[n++] = slot_fd[i];

@@ -22,6 +22,7 @@
 #include "fd-util.h"
 #include "hutch-abi.h"
 #include "status.h"
+#include "run/sig-status.h"
 #include "run/spawn.h"
 
 void jail_proc_close(struct jail_proc *jp)
@@ -64,20 +65,6 @@ void spawn_spec_start(int *spec_wr, const uint8_t *spec, size_t spec_len, struct
 
 #define CHILD_FDS (HUTCH_BIND_FD_FIRST + HUTCH_BIND_FDS_MAX)
 
-/* A hexadecimal mask of /proc/self/status (key with its newline and tab). */
-static int status_mask(const char *buf, const char *key, uint64_t *ret)
-{
-	const char *p = strstr(buf, key);
-	char *end;
-
-	if (!p)
-		return -1;
-	p += strlen(key);
-	errno = 0;
-	*ret = strtoull(p, &end, 16);
-	return errno || end == p ? -1 : 0;
-}
-
 /* The signals the child sets to SIG_DFL before it unblocks them and
  * execs the helper, bit s-1 for signal s: those ignored (SIG_IGN survives
  * execve: a caller's nohup would reach the helper and the command) and
@@ -89,18 +76,14 @@ static int status_mask(const char *buf, const char *key, uint64_t *ret)
  * read of /proc/self/status; without it, all of them. */
 static uint64_t signals_to_reset(void)
 {
-	const uint64_t all = ~((1ull << (SIGKILL - 1)) | (1ull << (SIGSTOP - 1)));
 	char buf[4096];
-	uint64_t ign, cgt;
 	_cleanup_close_ int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
 
 	if (n <= 0)
-		return all;
+		return sig_status_all();
 	buf[n] = '\0';
-	if (status_mask(buf, "\nSigIgn:\t", &ign) < 0 || status_mask(buf, "\nSigCgt:\t", &cgt) < 0)
-		return all;
-	return (ign | cgt) & all;
+	return sig_status_reset(buf);	/* a line cut short: all of them */
 }
 
 /* The child's half: fds into place, signals to defaults, exec. fds[i]

@@ -7,9 +7,11 @@
 # still runs; a refused policy, a policy violation and a SIGKILLed hutch
 # before the spec leave no process of the helper behind; a signal the
 # caller ignores is not ignored in the jail (the spawn resets exactly the
-# ignored and caught ones, read from /proc/self/status). The helper is a
-# copy of our own at a path of this test's, so that /proc/PID/exe tells
-# its processes from any other test's.
+# ignored and caught ones, read from /proc/self/status); id maps the
+# kernel refuses (unprivileged, another uid outside) leave no early pid 1
+# to outlive the helper (we are a subreaper: it would come to us). The
+# helper is a copy of our own at a path of this test's, so that
+# /proc/PID/exe tells its processes from any other test's.
 . "$(dirname "$0")/lib.sh"
 
 tap_tmpdir run-ahead
@@ -211,6 +213,37 @@ elif case == "ignored":
     bad = [n for n in (signal.SIGALRM, signal.SIGPWR) if ign & (1 << (n - 1))]
     if bad:
         fail("ignored in the jail: %s (SigIgn %x)" % (bad, ign))
+elif case == "idmaps":
+    # The id maps refused (another uid outside, unprivileged): the helper
+    # kills and reaps its early pid 1 before it exits, so that none is
+    # left to its parent-death signal. We are a subreaper: a pid 1 that
+    # outlived the helper would be handed to us, and be reaped here.
+    import ctypes
+    if ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) != 0:  # CHILD_SUBREAPER
+        fail("PR_SET_CHILD_SUBREAPER: errno %d" % ctypes.get_errno())
+    wrapper = os.path.join(TMP, "ahead.sh")
+    with open(wrapper, "w") as f:
+        f.write('#!/bin/sh\nexec "%s" --ahead "$@"\n' % HELPER)
+    os.chmod(wrapper, 0o755)
+    p = subprocess.run([os.path.join(os.environ["HUTCH_PROGS"], "spec-send"), "--helper",
+                        wrapper, "--uid-outside", "1", "--gid-outside", str(os.getgid()),
+                        "--default-layout", "--", "/bin/true"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60)
+    line = p.stdout.decode().strip().splitlines()[-1:]
+    if not line or "record=setup_failed stage=id_map item=1 errno=EPERM" not in line[0]:
+        fail("want the uid map refused: %r" % p.stdout[-300:])
+    orphans, end = [], time.monotonic() + 2
+    while time.monotonic() < end:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid:
+            orphans.append(pid)
+        else:
+            time.sleep(0.02)
+    if orphans:
+        fail("processes outlived the helper and came to us: %s" % orphans)
 else:
     fail("unknown case " + case)
 PYEOF
@@ -242,5 +275,14 @@ t "a refused policy: 125 and policy_invalid, and no process of the helper left o
 t "a policy violation: 125, and no process of the helper left once hutch exits" violation
 t "hutch SIGKILLed while the early pid 1 waits for the spec: helper and pid 1 gone" sigkill
 t "signals the caller ignored are not ignored in the jail (the spawn resets them)" ignored
+if is_root; then
+	skip "the id maps refused: the early pid 1 reaped by the helper before it exits" \
+		"root may map any uid"
+elif [ -x "${HUTCH_PROGS:-}/spec-send" ]; then
+	t "the id maps refused: the early pid 1 reaped by the helper before it exits" idmaps
+else
+	skip "the id maps refused: the early pid 1 reaped by the helper before it exits" \
+		"no HUTCH_PROGS/spec-send"
+fi
 
 tap_done

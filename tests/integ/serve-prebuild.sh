@@ -305,13 +305,34 @@ def fs_job(sock, spec, shape, prefix_id, template=None):
             os.close(fd)
     _, err, _, was_pooled = struct.unpack("<IiiI", rep)
     expect(err == 0, "the forkserver refused the job: errno %d" % err)
-    os.write(spec_w, spec)
+    try:
+        os.write(spec_w, spec)
+    except BrokenPipeError:
+        pass  # the jail refused before it read: its record says why
     os.close(spec_w)
     record = os.read(st_r, 16)
     os.close(st_r)
     ex = os.read(ex_r, 32)
     os.close(ex_r)
     return was_pooled, struct.unpack("<Ii", ex[:8])[1], record
+
+
+def forkserver():
+    """hutch-exec --forkserver --pool 1 on a socketpair (as nobody when we
+    are root: a root forkserver pools nothing): our end, its process."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    exe, kw = os.environ["HUTCH_EXEC"], {}
+    if os.geteuid() == 0:
+        exe = hutch_for_all()[1]["HUTCH_EXEC"]
+        kw = dict(user=NOBODY, group=NOBODY, extra_groups=[])
+    n = theirs.fileno()
+    move = "" if n == 3 else "3<&%d %d<&-" % (n, n)
+    fs = subprocess.Popen(["/bin/sh", "-c", 'exec "$0" --forkserver --pool 1 ' + move, exe],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          pass_fds=(theirs.fileno(),), **kw)
+    theirs.close()
+    ours.settimeout(T)
+    return ours, fs
 
 
 def case_prefix_fail_closed():
@@ -327,18 +348,7 @@ def case_prefix_fail_closed():
     other = spec_bytes(*flags, "--file", "/etc/motd", "tampered\n")
     expect(shape_of(tpl) == shape_of(other) == shape_of(same), "the specs differ in shape")
     pid = hashlib.sha256(tpl).digest()
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    exe, kw = os.environ["HUTCH_EXEC"], {}
-    if os.geteuid() == 0:
-        exe = hutch_for_all()[1]["HUTCH_EXEC"]
-        kw = dict(user=NOBODY, group=NOBODY, extra_groups=[])
-    n = theirs.fileno()
-    move = "" if n == 3 else "3<&%d %d<&-" % (n, n)
-    fs = subprocess.Popen(["/bin/sh", "-c", 'exec "$0" --forkserver --pool 1 ' + move, exe],
-                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                          pass_fds=(theirs.fileno(),), **kw)
-    theirs.close()
-    ours.settimeout(T)
+    ours, fs = forkserver()
 
     def one_pooled():
         kids = children(fs.pid)
@@ -369,6 +379,34 @@ def case_prefix_fail_closed():
         fs.wait(T)
 
 
+def case_template_resent():
+    """The template the forkserver keeps sent again with a job (a
+    frontend whose last template it did not keep sends it once more):
+    the job goes to the jail built from it, and runs. The memfd is the
+    forkserver's to keep, never part of the job's message to pid 1."""
+    import hashlib
+    flags = ("--flags", "pid,net,ipc,uts,cgroup")
+    tpl = spec_bytes(*flags, "--file", "/etc/motd", "template\n")
+    pid = hashlib.sha256(tpl).digest()
+    ours, fs = forkserver()
+
+    def one_pooled():
+        kids = children(fs.pid)
+        return len(kids) == 1 and len(children(kids[0])) == 1
+    try:
+        mfd = sealed(tpl)
+        p, status, rec = fs_job(ours, tpl, shape_of(tpl), pid, mfd)
+        expect(not p and status == 0, "the first job: %s %s %r" % (p, status, rec))
+        expect(wait_until(one_pooled, 10), "the pool never held its jail")
+        p, status, rec = fs_job(ours, tpl, shape_of(tpl), pid, mfd)
+        os.close(mfd)
+        expect(p and status == 0 and rec == b"", "the job with its template again: pooled %s "
+               "status %d record %r" % (p, status, rec))
+    finally:
+        ours.close()
+        fs.wait(T)
+
+
 import sys  # noqa: E402
 
 sys.exit(main(globals()))
@@ -388,7 +426,11 @@ fi
 if [ -x "${HUTCH_PROGS:-}/spec-send" ]; then
 	check "pid 1 refuses a job whose first mounts are not its template's (helper_exec, 71); control runs" \
 		tc prefix_fail_closed
+	check "a job that brings the kept template again runs in the jail built from it" \
+		tc template_resent
 else
 	skip "pid 1 refuses a job whose first mounts are not its template's" "no HUTCH_PROGS/spec-send"
+	skip "a job that brings the kept template again runs in the jail built from it" \
+		"no HUTCH_PROGS/spec-send"
 fi
 tap_serve_done
