@@ -199,7 +199,15 @@ int fs_pool_timeout(size_t jobs)
 	 * one in flight, back to back. With every processor busy, a fill
 	 * would take CPU from a jail being built and save none; then only
 	 * once requests have been quiet for a while (a session's worker
-	 * runs for long). */
+	 * runs for long). Measured and not taken (bench/serve.sh, pool 4,
+	 * as nobody, 2026-12-05): a fill held back 1, 2 or 3 ms past the
+	 * take while the pool still had a jail made the job's own steps
+	 * faster (pivot_root_us 279 -> 153: the fill's clone and mounts no
+	 * longer beside them) but not a run at one in flight (paired
+	 * medians 0.98x to 1.03x, identical builds 1.00x); held until no
+	 * job ran, the next job's spawn_us went 303 -> 900. At one in
+	 * flight the fill's kernel work lands on the run's path wherever
+	 * it goes. */
 	if (n_pool < pool_max && !stalled) {
 		if (jobs == 0 || jobs + building < cores || now >= last_ms + POOL_QUIET_MS)
 			return 0;	/* fill on the next idle turn */
