@@ -197,7 +197,8 @@ tap_serve_setup() {
 
 # tap_pycases DIR: write DIR/tapcase.py, what the cases.py of the serve*.sh
 # scripts share (they import it from their own directory): the server on
-# a socket or a socketpair, a client, waits, and the case runner.
+# a socket or a socketpair, a client, waits, and the case runner; and
+# DIR/fswire.py, the forkserver driven directly over its socket.
 tap_pycases() {
 	cat >"$1/tapcase.py" <<'PYEOF'
 # tapcase.py (written by lib.sh): one test case per run of a cases.py
@@ -318,6 +319,35 @@ def spawn(*opts, env=None):
     return HutchClient(ours, proc)
 
 
+def pool_server(*opts, as_root=False, cpus=None):
+    """hutch serve --fd over a socketpair, as nobody when we are root (a
+    root server pools nothing) unless as_root; on the processors cpus
+    only, if given (the forkserver counts those of its affinity)."""
+    ours, theirs = socket.socketpair()
+    hutch, env, kw = HUTCH, None, {}
+    if cpus is not None:
+        kw["preexec_fn"] = lambda: os.sched_setaffinity(0, cpus)
+    if os.geteuid() == 0 and not as_root:
+        hutch, env = hutch_for_all()
+        kw.update(user=65534, group=65534, extra_groups=[])
+    with open(LOG, "ab") as log:
+        proc = subprocess.Popen([hutch, "serve", "--log-level", "error", *opts, "--fd",
+                                 str(theirs.fileno())], pass_fds=(theirs.fileno(),),
+                                stdout=log, stderr=log, env=env, **kw)
+    theirs.close()
+    ours.settimeout(T)
+    return HutchClient(ours, proc)
+
+
+def children(pid):
+    """pid's children, from /proc; none once it is gone."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            return [int(x) for x in f.read().split()]
+    except OSError:
+        return []
+
+
 def serve_socket(path, *opts, env=None, nofile=None):
     """hutch serve --socket PATH (with RLIMIT_NOFILE nofile), once it
     answers there."""
@@ -411,5 +441,113 @@ def main(cases):
     except Exception:
         diag(traceback.format_exc())
     return 1
+PYEOF
+	cat >"$1/fswire.py" <<'PYEOF'
+# fswire.py (written by lib.sh): driving `hutch-exec --forkserver`
+# directly over its socket (shared/forkserver-wire.h), for the cases that
+# hand a pooled jail a spec other than its shape or template says.
+import array
+import fcntl
+import os
+import socket
+import struct
+import subprocess
+
+from tapcase import T, TMP, children, expect, hutch_for_all
+
+NOBODY = 65534
+FS_MAGIC = 0x68667334  # "hfs4"
+SLOTS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 7)  # stdio, spec, status, exit
+STAGE_HELPER_EXEC, EINVAL = 33, 22
+
+
+def spec_bytes(*opts):
+    """The wire bytes spec-send makes, caught by a helper that saves them."""
+    out = os.path.join(TMP, "spec-%d.bin" % len(os.listdir(TMP)))
+    catcher = out + ".sh"
+    with open(catcher, "w") as f:
+        f.write("#!/bin/sh\nexec /bin/cat <&3 >%s\n" % out)
+    os.chmod(catcher, 0o755)
+    subprocess.run([os.path.join(os.environ["HUTCH_PROGS"], "spec-send"), "--helper", catcher,
+                    "--default-layout", *opts, "--", "/bin/true"], capture_output=True,
+                   timeout=T)
+    with open(out, "rb") as f:
+        return f.read()
+
+
+def shape_of(spec):
+    """The spec's shape (HUTCH_FS_SHAPE_FLAGS: namespaces, lo; the ids;
+    the hostname), as the frontend reads it from the header."""
+    flags, ui, gi, uo, go = struct.unpack("<5I", spec[12:32])
+    n, = struct.unpack("<I", spec[104:108])  # after 5 rlimits and 4 user caps
+    return (flags & 0x3f, ui, gi, uo, go, spec[108:108 + n])
+
+
+def sealed(data):
+    """data in a memfd sealed as the frontend seals a template."""
+    fd = os.memfd_create("template", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    os.write(fd, data)
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_WRITE |
+                fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK)
+    return fd
+
+
+def fs_job(sock, spec, shape, prefix_id=b"", template=None):
+    """One job on the forkserver's socket, spec claimed to be of shape
+    (and of the template whose id is prefix_id, its sealed memfd sent
+    when given): (pooled, the wait status, the status record or b"")."""
+    null = os.open("/dev/null", os.O_RDWR)
+    spec_r, spec_w = os.pipe()
+    st_r, st_w = os.pipe()
+    ex_r, ex_w = os.pipe()
+    fds, slots = [null, null, null, spec_r, st_w, ex_w], SLOTS
+    if template is not None:
+        fds.append(template)
+        slots |= 1 << 8  # FS_SLOT_TEMPLATE
+    msg = struct.pack("<4I5I68s32sI", FS_MAGIC, slots, 0, 1, *shape, prefix_id, 0)
+    sock.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
+    for fd in (null, spec_r, st_w, ex_w):
+        os.close(fd)
+    rep, anc, _, _ = sock.recvmsg(16, socket.CMSG_SPACE(4))
+    for _, _, data in anc:
+        for fd in array.array("i", data[:4]):
+            os.close(fd)
+    _, err, _, pooled = struct.unpack("<IiiI", rep)
+    expect(err == 0, "the forkserver refused the job: errno %d" % err)
+    try:
+        os.write(spec_w, spec)
+    except BrokenPipeError:
+        pass  # the jail refused before it read: its record says why
+    os.close(spec_w)
+    record = os.read(st_r, 16)
+    os.close(st_r)
+    ex = os.read(ex_r, 32)
+    os.close(ex_r)
+    return pooled, struct.unpack("<Ii", ex[:8])[1], record
+
+
+def holds_one_jail(fs_pid):
+    """The forkserver holds one pooled jail: an outer process with its
+    pid 1."""
+    kids = children(fs_pid)
+    return len(kids) == 1 and len(children(kids[0])) == 1
+
+
+def forkserver():
+    """hutch-exec --forkserver --pool 1 on a socketpair (as nobody when we
+    are root: a root forkserver pools nothing): our end, its process."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    exe, kw = os.environ["HUTCH_EXEC"], {}
+    if os.geteuid() == 0:
+        exe = hutch_for_all()[1]["HUTCH_EXEC"]
+        kw = dict(user=NOBODY, group=NOBODY, extra_groups=[])
+    n = theirs.fileno()
+    move = "" if n == 3 else "3<&%d %d<&-" % (n, n)
+    fs = subprocess.Popen(["/bin/sh", "-c", 'exec "$0" --forkserver --pool 1 ' + move, exe],
+                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          pass_fds=(theirs.fileno(),), **kw)
+    theirs.close()
+    ours.settimeout(T)
+    return ours, fs
 PYEOF
 }

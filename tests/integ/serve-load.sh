@@ -27,20 +27,12 @@ import sys
 import threading
 import time
 
-from tapcase import (T, TMP, Fail, HutchClient, diag, expect, gone, main, now,
+from tapcase import (T, TMP, Fail, HutchClient, children, diag, expect, gone, main, now,
                      sanitized, serve_socket, stop, wait_until)
 
 CLIENTS, RUNS, IN_FLIGHT = 50, 20, 2
 RSS_TOLERANCE_KB = 1024  # a leak of 1 KiB a run (a request, a result), over 1000 runs
 
-
-
-def children(pid):
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return [int(x) for x in f.read().split()]
-    except OSError:
-        return []
 
 
 def cmdline(pid):

@@ -35,41 +35,23 @@ tap_serve_setup "hutch serve --pool"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one test case per invocation (argv[1]), run by tapcase.main;
 # every wait is bounded.
+import functools
 import os
 import signal
 import socket
 import subprocess
 import time
 
-from tapcase import (HUTCH, LOG, T, TMP, HutchClient, diag, expect, hutch_for_all, main, stop,
-                     wait_until)
+from fswire import EINVAL, STAGE_HELPER_EXEC, fs_job, holds_one_jail, shape_of, spec_bytes
+from fswire import forkserver as direct_forkserver
+from tapcase import (HUTCH, LOG, T, HutchClient, children, diag, expect, main, pool_server,
+                     stop, wait_until)
 
-NOBODY = 65534
 IDLE_S = 10  # HUTCH_FS_POOL_IDLE_MS
 # What a jail shows of what runs may leave behind (the processes counted
 # by a glob, which starts none of its own to be counted or not).
 STATE = ("ls -A /tmp /dev/shm .; echo env=${POOLMARK-unset}; ulimit -n; ulimit -s; "
          "set -- /proc/[0-9]*; echo $#; umask")
-
-
-def server(*opts, cpus=None):
-    """hutch serve --fd over a socketpair; as nobody when we are root
-    (a root server pools nothing); on the processors cpus only, if given
-    (the forkserver counts those of its affinity)."""
-    ours, theirs = socket.socketpair()
-    hutch, env, kw = HUTCH, None, {}
-    if cpus is not None:
-        kw["preexec_fn"] = lambda: os.sched_setaffinity(0, cpus)
-    if os.geteuid() == 0:
-        hutch, env = hutch_for_all()
-        kw.update(user=NOBODY, group=NOBODY, extra_groups=[])
-    with open(LOG, "ab") as log:
-        proc = subprocess.Popen([hutch, "serve", "--log-level", "error", *opts, "--fd",
-                                 str(theirs.fileno())], pass_fds=(theirs.fileno(),),
-                                stdout=log, stderr=log, env=env, **kw)
-    theirs.close()
-    ours.settimeout(T)
-    return HutchClient(ours, proc)
 
 
 def ppids():
@@ -83,10 +65,6 @@ def ppids():
             except OSError:
                 pass
     return out
-
-
-def children(pid):
-    return [p for p, pp in ppids().items() if pp == pid]
 
 
 def descendants(pid):
@@ -129,7 +107,7 @@ def took_pool(r):
 
 
 def case_pooled():
-    c = server("--pool", "2")
+    c = pool_server("--pool", "2")
     try:
         run(c, ["/bin/true"])
         for i in range(5):
@@ -148,7 +126,7 @@ def beside_a_job(cpus, n=8):
     back to back, no gap: how many of those took a pooled jail, and how
     many of those came after a run that took under 40 ms (so that the
     forkserver never had the 50 ms of quiet that refill on their own)."""
-    c = server("--pool", "1", cpus=cpus)
+    c = pool_server("--pool", "1", cpus=cpus)
     try:
         run(c, ["/bin/true"])
         expect(pooled(c, 1), "the pool never held its jail")
@@ -173,7 +151,7 @@ def case_refill_back_to_back():
     takes a pooled jail, refilled while it runs (hutch-exec(8),
     FORKSERVER: a fill while fewer jobs run than the forkserver's
     processors)."""
-    c = server("--pool", "1")
+    c = pool_server("--pool", "1")
     try:
         run(c, ["/bin/true"])
         expect(pooled(c, 1), "the pool never held its jail")
@@ -210,7 +188,7 @@ def case_refill_beside_job():
 
 
 def case_unpooled_control():
-    c = server("--pool", "0")
+    c = pool_server("--pool", "0")
     try:
         for i in range(3):
             r = run(c, ["/bin/true"])
@@ -223,7 +201,7 @@ def case_unpooled_control():
 
 
 def case_fresh():
-    c = server("--pool", "1")
+    c = pool_server("--pool", "1")
     try:
         first = run(c, ["/bin/sh", "-c", STATE])["stdout"]["text"]
         dirty = ("echo x >/tmp/pm; echo x >/dev/shm/pm; echo x >./pm; mkdir /tmp/pd; "
@@ -262,7 +240,7 @@ def marked(pid):
 
 
 def case_shape():
-    c = server("--pool", "2", "--policy", "network")
+    c = pool_server("--pool", "2", "--policy", "network")
     try:
         run(c, ["/bin/true"], network="loopback")
         expect(pooled(c, 2), "the pool never filled")
@@ -282,7 +260,7 @@ def case_shape():
 
 
 def case_bound_idle():
-    c = server("--pool", "3")
+    c = pool_server("--pool", "3")
     try:
         ids = [c.start({"version": 1, "argv": ["/bin/sleep", "0.2"]}) for _ in range(6)]
         fs = forkserver(c)
@@ -308,7 +286,7 @@ def case_bound_idle():
 
 
 def case_sigterm():
-    c = server("--pool", "4")
+    c = pool_server("--pool", "4")
     try:
         run(c, ["/bin/true"])
         expect(pooled(c, 4), "the pool never held 4 jails")
@@ -354,68 +332,10 @@ def case_refused():
                "%s: exit %d, %r" % (opts, p.returncode, p.stderr))
 
 
-FS_MAGIC = 0x68667334  # "hfs4", shared/forkserver-wire.h
-SLOTS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 7)  # stdio, spec, status, exit
-STAGE_HELPER_EXEC, SITE_POOL_SHAPE, EINVAL = 33, 3, 22
-
-
-def spec_bytes(*opts):
-    """The wire bytes spec-send makes, caught by a helper that saves them."""
-    out = os.path.join(TMP, "spec-%d.bin" % len(os.listdir(TMP)))
-    catcher = out + ".sh"
-    with open(catcher, "w") as f:
-        f.write("#!/bin/sh\nexec /bin/cat <&3 >%s\n" % out)
-    os.chmod(catcher, 0o755)
-    subprocess.run([os.path.join(os.environ["HUTCH_PROGS"], "spec-send"), "--helper", catcher,
-                    "--default-layout", *opts, "--", "/bin/true"], capture_output=True,
-                   timeout=T)
-    with open(out, "rb") as f:
-        return f.read()
-
-
-def fs_job(sock, spec, shape, prefix_id=b"", template=None):
-    """One job on the forkserver's socket, spec claimed to be of shape
-    (and of the template whose id is prefix_id, its sealed memfd sent
-    when given): (pooled, the wait status, the status record or b"")."""
-    import array
-    import struct
-    null = os.open("/dev/null", os.O_RDWR)
-    spec_r, spec_w = os.pipe()
-    st_r, st_w = os.pipe()
-    ex_r, ex_w = os.pipe()
-    fds = [null, null, null, spec_r, st_w, ex_w]
-    slots = SLOTS
-    if template is not None:
-        fds.append(template)
-        slots |= 1 << 8  # FS_SLOT_TEMPLATE
-    msg = struct.pack("<4I5I68s32sI", FS_MAGIC, slots, 0, 1, *shape, prefix_id, 0)
-    sock.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
-    for fd in (null, spec_r, st_w, ex_w):
-        os.close(fd)
-    rep, anc, _, _ = sock.recvmsg(16, socket.CMSG_SPACE(4))
-    for _, _, data in anc:
-        for fd in array.array("i", data[:4]):
-            os.close(fd)
-    _, err, _, pooled = struct.unpack("<IiiI", rep)
-    expect(err == 0, "the forkserver refused the job: errno %d" % err)
-    os.write(spec_w, spec)
-    os.close(spec_w)
-    record = os.read(st_r, 16)
-    os.close(st_r)
-    ex = os.read(ex_r, 32)
-    os.close(ex_r)
-    return pooled, struct.unpack("<Ii", ex[:8])[1], record
+SITE_POOL_SHAPE = 3  # shared/status.h
 
 
 spec_for = {}  # shape -> an honest spec of it
-
-
-def shape_of(spec):
-    import struct
-    flags, ui, gi, uo, go = struct.unpack("<5I", spec[12:32])
-    n, = struct.unpack("<I", spec[104:108])  # after 5 rlimits and 4 user caps
-    # HUTCH_FS_SHAPE_FLAGS: namespaces, lo; the hostname
-    return (flags & 0x3f, ui, gi, uo, go, spec[108:108 + n])
 
 
 def case_shape_fail_closed():
@@ -436,28 +356,13 @@ def case_shape_fail_closed():
     expect(shape_of(lo) != shape_of(nolo) and shape_of(named) != shape_of(nolo),
            "lo or the hostname is not in the shape")
     spec_for.update({shape_of(lo): lo, shape_of(nolo): nolo, shape_of(named): named})
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    exe, env, kw = os.environ["HUTCH_EXEC"], None, {}
-    if os.geteuid() == 0:
-        env = hutch_for_all()[1]
-        exe = env["HUTCH_EXEC"]
-        kw = dict(user=NOBODY, group=NOBODY, extra_groups=[])
-    # The socket as fd 3, as serve starts it (hutch-exec(8), FORKSERVER).
-    n = theirs.fileno()
-    move = "" if n == 3 else "3<&%d %d<&-" % (n, n)
-    fs = subprocess.Popen(["/bin/sh", "-c", 'exec "$0" --forkserver --pool 1 ' + move, exe],
-                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                          pass_fds=(theirs.fileno(),), **kw)
-    theirs.close()
-    ours.settimeout(T)
+    ours, fs = direct_forkserver()  # the socket as fd 3, as serve starts it
     try:
         pooled, status, rec = fs_job(ours, good, shape_of(good))
         expect(not pooled and status == 0 and rec == b"", "the first job: %s %s %r" %
                (pooled, status, rec))
 
-        def one_pooled():
-            kids = children(fs.pid)
-            return len(kids) == 1 and len(children(kids[0])) == 1
+        one_pooled = functools.partial(holds_one_jail, fs.pid)
         expect(wait_until(one_pooled, 10), "the pool never held its jail")
         pooled, status, rec = fs_job(ours, other, shape_of(good))
         expect(pooled, "the lying job did not go to the pooled jail")
@@ -523,7 +428,7 @@ def case_net_none():
     find lo down, no 127.0.0.1 route, and the connect fails; the
     control: pooled runs of network "loopback" find it up and the
     connect refused by nobody listening."""
-    c = server("--pool", "2")
+    c = pool_server("--pool", "2")
     took = set()
     try:
         run(c, ["/bin/true"])  # the shape: the policy's default, loopback
@@ -548,7 +453,7 @@ def case_timings_ahead():
     jail.timings: mount_private_us (the propagation made private ahead)
     and network_us (hostname and lo, ahead); a run that clones its jail
     (the first, and the control of --pool 0) shows both."""
-    c = server("--pool", "1")
+    c = pool_server("--pool", "1")
     try:
         t = run(c, ["/bin/true"])["jail"]["timings"]
         expect(t["clone_us"] > 0 and t["mount_private_us"] > 0 and
@@ -565,7 +470,7 @@ def case_timings_ahead():
     finally:
         c.close()
         stop(c.proc)
-    c = server("--pool", "0")
+    c = pool_server("--pool", "0")
     try:
         for _ in range(3):
             t = run(c, ["/bin/true"])["jail"]["timings"]
@@ -600,7 +505,7 @@ def case_dead_pid1():
     (--pool 1: the dead one was the only one), exit 0 and its output,
     never "exited" without having run; the dead jail is dropped. The
     control: the next run takes a fresh pooled jail and runs."""
-    c = server("--pool", "1")
+    c = pool_server("--pool", "1")
     try:
         run(c, ["/bin/true"])
         for stop_outer in (True, False):
@@ -634,7 +539,7 @@ def case_dead_outer():
     dies of SIGKILL with its jail; never "exited" without having run;
     and likewise with pid 1 alone killed, the outer process left running.
     The control: the next run takes a fresh pooled jail and runs."""
-    c = server("--pool", "1")
+    c = pool_server("--pool", "1")
     try:
         run(c, ["/bin/true"])
         for victim in ("outer", "pid1", "outer", "pid1"):
@@ -681,7 +586,7 @@ def case_reach():
     in the jail's pid namespace; EPERM where seccomp answers first). The
     controls: the probe reaches itself; the waiting jail lives on and the
     next run takes it."""
-    c = server("--pool", "2")
+    c = pool_server("--pool", "2")
     try:
         run(c, ["/bin/true"])
         expect(pooled(c, 2), "the pool never held its jails")
@@ -731,7 +636,7 @@ def case_same_as_unpooled():
     server gets (the first run, before the pool filled): /proc/self/status
     but for pids and memory, limits, descriptors and their flags, umask,
     cwd, environment, mounts, pid 1's credentials and signals."""
-    c = server("--pool", "1")
+    c = pool_server("--pool", "1")
     try:
         r = run(c, ["/bin/sh", "-c", PROC_STATE])
         expect(not took_pool(r), "the first run was pooled")

@@ -28,45 +28,19 @@ tap_serve_setup "hutch serve --pool, the policy's mounts built ahead"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one test case per invocation (argv[1]), run by tapcase.main;
 # every wait is bounded.
+import functools
 import os
 import shutil
-import socket
-import subprocess
 import tempfile
 
-from tapcase import HUTCH, LOG, T, TMP, HutchClient, diag, expect, hutch_for_all, main, stop, \
-    wait_until
+from fswire import (EINVAL, STAGE_HELPER_EXEC, forkserver, fs_job, holds_one_jail, sealed,
+                    shape_of, spec_bytes)
+from tapcase import T, children, diag, expect, main, pool_server, stop, wait_until
 
-NOBODY = 65534
 # What a jail shows of its filesystem: files, /etc, /dev, the mounts.
 # (/proc's link count is the processes', dates are when it was built.)
 VIEW = ("cat /etc/passwd /etc/group /etc/hosts; ls -A /; "
         "ls -lan --time-style=+ /etc /dev /tmp /work; cut -d' ' -f 4- /proc/self/mountinfo")
-
-
-def server(*opts, as_root=False):
-    """hutch serve --fd over a socketpair; as nobody when we are root (a
-    root server pools nothing) unless as_root."""
-    ours, theirs = socket.socketpair()
-    hutch, env, kw = HUTCH, None, {}
-    if os.geteuid() == 0 and not as_root:
-        hutch, env = hutch_for_all()
-        kw.update(user=NOBODY, group=NOBODY, extra_groups=[])
-    with open(LOG, "ab") as log:
-        proc = subprocess.Popen([hutch, "serve", "--log-level", "error", *opts, "--fd",
-                                 str(theirs.fileno())], pass_fds=(theirs.fileno(),),
-                                stdout=log, stderr=log, env=env, **kw)
-    theirs.close()
-    ours.settimeout(T)
-    return HutchClient(ours, proc)
-
-
-def children(pid):
-    try:
-        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
-            return [int(p) for p in f.read().split()]
-    except OSError:
-        return []
 
 
 def pooled(c, n):
@@ -111,7 +85,7 @@ def policy_prebuilt(r):
 
 
 def case_prefix_ahead():
-    c = server("--pool", "0")  # the control: every mount on the run's path
+    c = pool_server("--pool", "0")  # the control: every mount on the run's path
     try:
         r = run(c, ["/bin/sh", "-c", VIEW])
         expect(not took_pool(r) and built(r), "--pool 0: %s" % r["jail"]["timings"])
@@ -122,7 +96,7 @@ def case_prefix_ahead():
     finally:
         c.close()
         stop(c.proc)
-    c = server("--pool", "2")
+    c = pool_server("--pool", "2")
     try:
         run(c, ["/bin/true"])
         for i in range(3):
@@ -170,7 +144,7 @@ def case_own_parts():
     on its path), which sees the host's directory, not its own root."""
     ds = [host_dir("/var/tmp"), host_dir("/tmp")]
     try:
-        c = server("--pool", "1")
+        c = pool_server("--pool", "1")
         try:
             run(c, ["/bin/true"])
             for _ in range(2):
@@ -192,7 +166,7 @@ def case_own_parts():
 
 
 def case_other_template():
-    c = server("--pool", "2")
+    c = pool_server("--pool", "2")
     collect = dict(collect=["out.txt"])
     try:
         run(c, ["/bin/true"])
@@ -218,7 +192,7 @@ def case_other_template():
 
 
 def case_fresh():
-    c = server("--pool", "1")
+    c = pool_server("--pool", "1")
     look = "ls -A /tmp /work; echo; cat /tmp/m /work/m 2>&1"
     try:
         first = run(c, ["/bin/sh", "-c", look])["stdout"]["text"]
@@ -238,7 +212,7 @@ def case_fresh():
 
 
 def case_root_builds():
-    c = server("--pool", "2", as_root=True)
+    c = pool_server("--pool", "2", as_root=True)
     try:
         for _ in range(3):
             r = run(c, ["/bin/true"])
@@ -248,91 +222,7 @@ def case_root_builds():
         stop(c.proc)
 
 
-FS_MAGIC = 0x68667334  # "hfs4", shared/forkserver-wire.h
-SLOTS = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 7)  # stdio, spec, status, exit
-STAGE_HELPER_EXEC, SITE_POOL_PREFIX, EINVAL = 33, 6, 22
-
-
-def spec_bytes(*opts):
-    """The wire bytes spec-send makes, caught by a helper that saves them."""
-    out = os.path.join(TMP, "spec-%d.bin" % len(os.listdir(TMP)))
-    catcher = out + ".sh"
-    with open(catcher, "w") as f:
-        f.write("#!/bin/sh\nexec /bin/cat <&3 >%s\n" % out)
-    os.chmod(catcher, 0o755)
-    subprocess.run([os.path.join(os.environ["HUTCH_PROGS"], "spec-send"), "--helper", catcher,
-                    "--default-layout", *opts, "--", "/bin/true"], capture_output=True,
-                   timeout=T)
-    with open(out, "rb") as f:
-        return f.read()
-
-
-def shape_of(spec):
-    import struct
-    flags, ui, gi, uo, go = struct.unpack("<5I", spec[12:32])
-    n, = struct.unpack("<I", spec[104:108])  # after 5 rlimits and 4 user caps
-    return (flags & 0x3f, ui, gi, uo, go, spec[108:108 + n])
-
-
-def sealed(data):
-    import fcntl
-    fd = os.memfd_create("template", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
-    os.write(fd, data)
-    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_WRITE |
-                fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK)
-    return fd
-
-
-def fs_job(sock, spec, shape, prefix_id, template=None):
-    """One job on the forkserver's socket: (pooled, wait status, record)."""
-    import array
-    import struct
-    null = os.open("/dev/null", os.O_RDWR)
-    spec_r, spec_w = os.pipe()
-    st_r, st_w = os.pipe()
-    ex_r, ex_w = os.pipe()
-    fds, slots = [null, null, null, spec_r, st_w, ex_w], SLOTS
-    if template is not None:
-        fds.append(template)
-        slots |= 1 << 8  # FS_SLOT_TEMPLATE
-    msg = struct.pack("<4I5I68s32sI", FS_MAGIC, slots, 0, 1, *shape, prefix_id, 0)
-    sock.sendmsg([msg], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
-    for fd in (null, spec_r, st_w, ex_w):
-        os.close(fd)
-    rep, anc, _, _ = sock.recvmsg(16, socket.CMSG_SPACE(4))
-    for _, _, data in anc:
-        for fd in array.array("i", data[:4]):
-            os.close(fd)
-    _, err, _, was_pooled = struct.unpack("<IiiI", rep)
-    expect(err == 0, "the forkserver refused the job: errno %d" % err)
-    try:
-        os.write(spec_w, spec)
-    except BrokenPipeError:
-        pass  # the jail refused before it read: its record says why
-    os.close(spec_w)
-    record = os.read(st_r, 16)
-    os.close(st_r)
-    ex = os.read(ex_r, 32)
-    os.close(ex_r)
-    return was_pooled, struct.unpack("<Ii", ex[:8])[1], record
-
-
-def forkserver():
-    """hutch-exec --forkserver --pool 1 on a socketpair (as nobody when we
-    are root: a root forkserver pools nothing): our end, its process."""
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    exe, kw = os.environ["HUTCH_EXEC"], {}
-    if os.geteuid() == 0:
-        exe = hutch_for_all()[1]["HUTCH_EXEC"]
-        kw = dict(user=NOBODY, group=NOBODY, extra_groups=[])
-    n = theirs.fileno()
-    move = "" if n == 3 else "3<&%d %d<&-" % (n, n)
-    fs = subprocess.Popen(["/bin/sh", "-c", 'exec "$0" --forkserver --pool 1 ' + move, exe],
-                          stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                          pass_fds=(theirs.fileno(),), **kw)
-    theirs.close()
-    ours.settimeout(T)
-    return ours, fs
+SITE_POOL_PREFIX = 6  # shared/status.h
 
 
 def case_prefix_fail_closed():
@@ -350,9 +240,7 @@ def case_prefix_fail_closed():
     pid = hashlib.sha256(tpl).digest()
     ours, fs = forkserver()
 
-    def one_pooled():
-        kids = children(fs.pid)
-        return len(kids) == 1 and len(children(kids[0])) == 1
+    one_pooled = functools.partial(holds_one_jail, fs.pid)
     try:
         # an id never sent with its template: not pooled, and no fill
         p, status, rec = fs_job(ours, tpl, shape_of(tpl), b"\x01" * 32)
@@ -390,9 +278,7 @@ def case_template_resent():
     pid = hashlib.sha256(tpl).digest()
     ours, fs = forkserver()
 
-    def one_pooled():
-        kids = children(fs.pid)
-        return len(kids) == 1 and len(children(kids[0])) == 1
+    one_pooled = functools.partial(holds_one_jail, fs.pid)
     try:
         mfd = sealed(tpl)
         p, status, rec = fs_job(ours, tpl, shape_of(tpl), pid, mfd)
