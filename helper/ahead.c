@@ -129,7 +129,6 @@ _Noreturn void helper_run_ahead(int argc, char **argv)
 	struct spec sp;
 	uint32_t len;
 	uint8_t *buf;
-	int r;
 
 	/* Root without an owner to make it as (or a bad one): the usual
 	 * order, the clone once the spec names it. */
@@ -147,9 +146,7 @@ _Noreturn void helper_run_ahead(int argc, char **argv)
 	fail_kill_first(child);	/* every refusal from here takes it first */
 	spec_read_bytes(&buf, &len);
 	go.spec_in_ns = timings_now();
-	r = spec_decode(buf, len, &sp);
-	if (r < 0)
-		fail_code(HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, SITE_SPEC_DECODE_BODY, -r);
+	spec_decode_or_fail(buf, len, &sp);
 	if (ahead_fits(&sp)) {
 		seccomp_check_spec(&sp);	/* no filter, no jail: before the release */
 		fail_kill_first(0);	/* release kills it itself: no second kill */

@@ -105,9 +105,12 @@ void fail_kill_first(pid_t child);
 void self_check(void);
 
 /* spec-read.c (phase 1): read and strictly decode the spec from HUTCH_SPEC_FD;
- * spec_read_bytes, the read alone (the whole spec, EOF after it; malloc'd). */
+ * spec_read_bytes, the read alone (the whole spec, EOF after it; malloc'd);
+ * spec_decode_or_fail, the decode alone (bad_spec record on failure; *ret_sp
+ * points into buf, which must stay). */
 void spec_read(struct spec *ret_sp);
 void spec_read_bytes(uint8_t **ret_buf, uint32_t *ret_total);
+void spec_decode_or_fail(const uint8_t *buf, uint32_t total, struct spec *ret_sp);
 
 /* landlock.c: phase 1 creates the ruleset (or -1); phase 2 adds the jail's
  * rules after pivot_root and enforces it after no_new_privs. */

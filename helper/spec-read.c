@@ -39,15 +39,20 @@ void spec_read_bytes(uint8_t **ret_buf, uint32_t *ret_total)
 	*ret_total = total;
 }
 
+void spec_decode_or_fail(const uint8_t *buf, uint32_t total, struct spec *ret_sp)
+{
+	int r = spec_decode(buf, total, ret_sp);
+
+	if (r < 0)
+		fail_code(HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, SITE_SPEC_DECODE_BODY, -r);
+}
+
 void spec_read(struct spec *ret_sp)
 {
 	uint32_t total;
 	uint8_t *buf;
-	int r;
 
 	spec_read_bytes(&buf, &total);
-	r = spec_decode(buf, total, ret_sp);
-	if (r < 0)
-		fail_code(HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, SITE_SPEC_DECODE_BODY, -r);
+	spec_decode_or_fail(buf, total, ret_sp);
 	/* buf stays: *ret_sp points into it until exec. */
 }
