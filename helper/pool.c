@@ -60,6 +60,16 @@ static void pool_ahead(const struct hutch_fs_shape *shape)
 		bring_up_loopback();
 }
 
+/* Whether sp was cloned as shape says: its namespaces and lo, ids and
+ * hostname (forkserver-wire.h). The template and each job are held to it. */
+static bool spec_has_shape(const struct spec *sp, const struct hutch_fs_shape *shape)
+{
+	return (sp->flags & HUTCH_FS_SHAPE_FLAGS) == shape->flags &&
+	       sp->uid_inside == shape->uid_inside && sp->gid_inside == shape->gid_inside &&
+	       sp->uid_outside == shape->uid_outside && sp->gid_outside == shape->gid_outside &&
+	       strcmp(sp->hostname, shape->hostname) == 0;
+}
+
 /* n bytes at off of the template, all of them, or false. */
 static bool pread_all(int fd, void *buf, size_t n, off_t off)
 {
@@ -93,10 +103,7 @@ static const struct spec *pool_template(const struct hutch_fs_shape *shape)
 	    spec_decode(buf, total, &tpl) < 0)
 		_exit(HUTCH_EXIT_SETUP);
 	close(POOL_TEMPLATE_FD);
-	if ((tpl.flags & HUTCH_FS_SHAPE_FLAGS) != shape->flags ||
-	    tpl.uid_inside != shape->uid_inside || tpl.gid_inside != shape->gid_inside ||
-	    tpl.uid_outside != shape->uid_outside || tpl.gid_outside != shape->gid_outside ||
-	    strcmp(tpl.hostname, shape->hostname) != 0)
+	if (!spec_has_shape(&tpl, shape))
 		_exit(HUTCH_EXIT_SETUP);
 	for (uint32_t i = 0; i < tpl.n_mounts; i++)
 		if (!spec_mount_prebuildable(&tpl.mounts[i]))
@@ -236,10 +243,7 @@ void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape)
 {
 	/* lo included: a spec of network "none" in a jail whose lo is up
 	 * would reach whatever listens on it */
-	if ((sp->flags & HUTCH_FS_SHAPE_FLAGS) != shape->flags ||
-	    sp->uid_inside != shape->uid_inside || sp->gid_inside != shape->gid_inside ||
-	    sp->uid_outside != shape->uid_outside || sp->gid_outside != shape->gid_outside ||
-	    strcmp(sp->hostname, shape->hostname) != 0)
+	if (!spec_has_shape(sp, shape))
 		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_SHAPE, EINVAL);
 	/* An idmapped bind is cloned by the outer process before the clone,
 	 * with privileges a pooled jail's never had. */
