@@ -84,10 +84,8 @@ void job_fds_place_keeping(const int slot_fd[FS_SLOTS], const int *bind_fds, uin
 	/* keep_fd, when there is one, is below end (HUTCH_MIRROR_FD); the
 	 * kept high ones were taken before move_high looked for free
 	 * numbers, so no copy of ours is among them. */
-	if (n_high && (sys_close_range((unsigned)end, JOB_KEEP_FD_FIRST - 1, 0) < 0 ||
-		       sys_close_range(JOB_KEEP_FD_FIRST + n_high, ~0U, 0) < 0))
-		fds_fail(HUTCH_STATUS_FD, errno);
-	if (!n_high && sys_close_range((unsigned)end, ~0U, 0) < 0)
+	if (sys_close_range((unsigned)end, n_high ? JOB_KEEP_FD_FIRST - 1 : ~0U, 0) < 0 ||
+	    (n_high && sys_close_range(JOB_KEEP_FD_FIRST + n_high, ~0U, 0) < 0))
 		fds_fail(HUTCH_STATUS_FD, errno);
 }
 
