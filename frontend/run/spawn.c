@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <linux/sched.h>
 #include <sched.h>
 #include <stdint.h>
@@ -22,7 +21,6 @@
 #include "fd-util.h"
 #include "hutch-abi.h"
 #include "status.h"
-#include "run/sig-status.h"
 #include "run/spawn.h"
 
 void jail_proc_close(struct jail_proc *jp)
@@ -65,31 +63,10 @@ void spawn_spec_start(int *spec_wr, const uint8_t *spec, size_t spec_len, struct
 
 #define CHILD_FDS (HUTCH_BIND_FD_FIRST + HUTCH_BIND_FDS_MAX)
 
-/* The signals the child sets to SIG_DFL before it unblocks them and
- * execs the helper, bit s-1 for signal s: those ignored (SIG_IGN survives
- * execve: a caller's nohup would reach the helper and the command) and
- * those we catch (execve resets handlers, but a vforked child shares our
- * memory until then and must never run one of ours). Every other signal
- * is at SIG_DFL already: resetting all 62 was as many system calls in the
- * child, which we wait for. Asked at each spawn, since the caller may
- * ignore some and we install handlers of our own (--tty, serve): one
- * read of /proc/self/status; without it, all of them. */
-static uint64_t signals_to_reset(void)
-{
-	char buf[4096];
-	_cleanup_close_ int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-
-	if (n <= 0)
-		return sig_status_all();
-	buf[n] = '\0';
-	return sig_status_reset(buf);	/* a line cut short: all of them */
-}
-
 /* The child's half: fds into place, signals to defaults, exec. fds[i]
  * becomes fd i (-1: none); the helper's fixed ones, then bind sources. */
 static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[CHILD_FDS],
-				 int status_wr, char *const argv[], uint64_t reset) /* as-safe */
+				 int status_wr, char *const argv[]) /* as-safe */
 {
 	static char *const envp[] = { NULL };
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
@@ -113,10 +90,10 @@ static _Noreturn void child_exec(const char *helper_path, pid_t parent, int fds[
 	setpgid(0, 0);
 	/* Handlers to defaults before unblocking: a vforked child shares our
 	 * memory and must never run one of our handlers; and no SIG_IGN may
-	 * reach the helper (signals_to_reset says which, SIGKILL and SIGSTOP
-	 * never among them). */
-	for (int s = 1; s < NSIG && s <= 64; s++)
-		if (reset & (1ull << (s - 1)))
+	 * reach the helper. All of them: knowing which are set costs a read
+	 * of /proc/self/status, about what the 62 calls cost. */
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
 			sigaction(s, &dfl, NULL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -184,14 +161,13 @@ struct child_args {
 	int *fds;
 	int status_wr;
 	char *const *argv;
-	uint64_t reset;
 };
 
 static int child_start(void *p) /* as-safe */
 {
 	const struct child_args *a = p;
 
-	child_exec(a->helper_path, a->parent, a->fds, a->status_wr, a->argv, a->reset);
+	child_exec(a->helper_path, a->parent, a->fds, a->status_wr, a->argv);
 }
 
 /* No cgroup to join: the child borrows our memory until its execve
@@ -302,8 +278,7 @@ static int spawn(const char *helper_path, const uint8_t *spec, size_t spec_len,
 		argv[2] = owner;
 	}
 
-	struct child_args args = { helper_path, parent, fds, sp.status[1], argv,
-				   signals_to_reset() };
+	struct child_args args = { helper_path, parent, fds, sp.status[1], argv };
 
 	pid = io->cgroup_fd < 0 && SPAWN_VFORK ? vfork_helper(&args, &ret->pidfd)
 					       : clone_helper(io->cgroup_fd, &ret->pidfd);
@@ -312,7 +287,7 @@ static int spawn(const char *helper_path, const uint8_t *spec, size_t spec_len,
 		return pid;
 	}
 	if (pid == 0)
-		child_exec(helper_path, parent, fds, sp.status[1], argv, args.reset);
+		child_exec(helper_path, parent, fds, sp.status[1], argv);
 
 	ret->pid = pid;
 	ret->exit_rd = -1;
