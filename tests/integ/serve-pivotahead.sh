@@ -105,9 +105,9 @@ def whole_ahead(r):
 
 
 def pivoted(r):
-    """pivot_root on its path (and its root made there)."""
-    t = r["jail"]["timings"]
-    return t["pivot_root_us"] > 0 and t["root_us"] > 0
+    """pivot_root on its path (root_us may round to 0 where the prefix
+    was built ahead)."""
+    return r["jail"]["timings"]["pivot_root_us"] > 0
 
 
 def stopped(c):
