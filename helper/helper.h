@@ -23,8 +23,9 @@
 _Noreturn void helper_run_one(void);
 /* Also main.c, the one-shot helper's parts, for ahead.c: helper_start
  * (status pipe sealed, signals held, self check); helper_prepare, phase 1
- * once the spec is read (ret_ruleset_fd NULL: no Landlock ruleset made, a
- * whole-built pooled jail has its own); helper_clone_and_run, from the outer steps
+ * once the spec is read (ret_ruleset_fd NULL: no Landlock ruleset made
+ * nor cap_last_cap read, a whole-built pooled jail did both before its
+ * job); helper_clone_and_run, from the outer steps
  * before the clone to outer_wait; helper_outer_run, the outer process
  * once pid 1 runs; helper_run_released, an early pid 1 once released. */
 void helper_start(void);

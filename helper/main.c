@@ -150,8 +150,11 @@ void helper_prepare(struct spec *sp, int *ret_ruleset_fd)
 	seccomp_check_spec(sp);		/* no filter, no jail: before any namespace */
 	if (!spec_uses_control(sp) && !timings_enabled())
 		close(HUTCH_CONTROL_FD);	/* before any open can reuse the number */
-	if (ret_ruleset_fd)
-		*ret_ruleset_fd = landlock_prepare(sp);
+	/* NULL: a pooled jail built whole made its ruleset and read
+	 * cap_last_cap before its job (pool.c pool_whole) */
+	if (!ret_ruleset_fd)
+		return;
+	*ret_ruleset_fd = landlock_prepare(sp);
 	privileges_prepare();
 }
 
