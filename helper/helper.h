@@ -18,15 +18,15 @@
  * helper_run_pooled, pid 1 of a pooled jail once its job's descriptors
  * are in place; jail_init, pid 1's steps from the mounts to the exec,
  * which both run (ahead: what a pooled jail's pid 1 did before its job,
- * pool.c, whose steps it skips; NULL for none); make_mirror_pipe, pid 1's pipe to the outer process
- * at HUTCH_MIRROR_FD, its read end in *ret_rd. */
+ * pool.c, whose steps it skips; NULL for none); make_mirror_pipe, pid 1's
+ * pipe to the outer process at HUTCH_MIRROR_FD, its read end in *ret_rd. */
 _Noreturn void helper_run_one(void);
 /* Also main.c, the one-shot helper's parts, for ahead.c: helper_start
  * (status pipe sealed, signals held, self check); helper_prepare, phase 1
  * once the spec is read (ret_ruleset_fd NULL: no Landlock ruleset made
  * nor cap_last_cap read, a whole-built pooled jail did both before its
- * job); helper_clone_and_run, from the outer steps
- * before the clone to outer_wait; helper_outer_run, the outer process
+ * job); helper_clone_and_run, from the outer steps before the clone to
+ * outer_wait; helper_outer_run, the outer process
  * once pid 1 runs; helper_run_released, an early pid 1 once released. */
 void helper_start(void);
 void helper_prepare(struct spec *sp, int *ret_ruleset_fd);
