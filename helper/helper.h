@@ -17,14 +17,16 @@
 /* main.c: the one-shot helper, from fds 3-6 as hutch-exec(8) says;
  * helper_run_pooled, pid 1 of a pooled jail once its job's descriptors
  * are in place; jail_init, pid 1's steps from the mounts to the exec,
- * which both run (ahead: the shape whose steps a pooled jail's pid 1 did
- * before its job, pool.c; NULL for none); make_mirror_pipe, pid 1's pipe to the outer process
- * at HUTCH_MIRROR_FD, its read end in *ret_rd. */
+ * which both run (ahead: what a pooled jail's pid 1 did before its job,
+ * pool.c, whose steps it skips; NULL for none); make_mirror_pipe, pid 1's
+ * pipe to the outer process at HUTCH_MIRROR_FD, its read end in *ret_rd. */
 _Noreturn void helper_run_one(void);
 /* Also main.c, the one-shot helper's parts, for ahead.c: helper_start
  * (status pipe sealed, signals held, self check); helper_prepare, phase 1
- * once the spec is read; helper_clone_and_run, from the outer steps
- * before the clone to outer_wait; helper_outer_run, the outer process
+ * once the spec is read (ret_ruleset_fd NULL: no Landlock ruleset made
+ * nor cap_last_cap read, a whole-built pooled jail did both before its
+ * job); helper_clone_and_run, from the outer steps before the clone to
+ * outer_wait; helper_outer_run, the outer process
  * once pid 1 runs; helper_run_released, an early pid 1 once released. */
 void helper_start(void);
 void helper_prepare(struct spec *sp, int *ret_ruleset_fd);
@@ -40,9 +42,18 @@ _Noreturn void helper_run_released(uint64_t clone_ns, uint64_t spec_in_ns,
 _Noreturn void helper_run_ahead(int argc, char **argv);
 bool ahead_fits(const struct spec *sp);
 void ahead_check_spec(const struct spec *sp);
-_Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape, const struct spec *tpl);
-_Noreturn void jail_init(const struct spec *sp, int ruleset_fd,
-			 const struct hutch_fs_shape *ahead);
+/* What a pooled jail's pid 1 did before its job (pool.c): its shape's
+ * steps; with a template (tpl, else NULL), the template's mounts; with a
+ * whole one (whole), also the rest of the root and the template's
+ * Landlock rules in ruleset_fd (-1: no Landlock). */
+struct pool_built {
+	const struct hutch_fs_shape *shape;
+	const struct spec *tpl;
+	bool whole;
+	int ruleset_fd;
+};
+_Noreturn void helper_run_pooled(const struct pool_built *built);
+_Noreturn void jail_init(const struct spec *sp, int ruleset_fd, const struct pool_built *ahead);
 void make_mirror_pipe(int *ret_rd);
 
 /* forkserver.c: `hutch-exec --forkserver [--pool N]`, one helper_run_one
@@ -64,8 +75,9 @@ struct pool_outer_msg {
 };
 void pool_check_spec(const struct spec *sp, const struct hutch_fs_shape *shape);
 /* pool_check_prefix: the job's flags, ids, hostname and first mounts are
- * the template's the jail built (tpl NULL: none was), or fail. */
-void pool_check_prefix(const struct spec *sp, const struct spec *tpl);
+ * the template's the jail built (built->tpl NULL: none was), all of its
+ * mounts and no more when the jail was built whole, or fail. */
+void pool_check_prefix(const struct spec *sp, const struct pool_built *built);
 
 /* job-fds.c: a forkserver message's descriptors by slot (pooled: the
  * message a pooled jail gets, without cgroup and exit pipe); 0 or
@@ -164,6 +176,9 @@ void kill_child(pid_t child);
  * caller, inotify's to the spec's user caps; items by enum
  * hutch_user_count (status.h). */
 void user_counts_open(void);	/* while the host's /proc is here: before pivot_root */
+/* Those opened moved to first + their item (build_whole's kept numbers,
+ * each taken already: dup3 replaces it). */
+void user_counts_keep(int first);
 void limit_user_counts(const struct spec *sp);	/* after them, before the privileges go */
 
 /* rootfs.c (phase 2, pid 1): root_private, what the mounts need that only
@@ -182,6 +197,14 @@ void build_root(const struct spec *sp);
  * adds only the job's others. */
 void build_prefix(const struct spec *tpl);
 #define PREFIX_KEEP_FDS 1	/* what build_prefix keeps at JOB_KEEP_FD_FIRST and up */
+/* build_whole: a whole template's (HUTCH_SPEC_TEMPLATE_WHOLE) root, all
+ * of build_root done before the job, pivot_root included; kept for the
+ * job: the user count files and the number of the Landlock ruleset
+ * (pool.c makes it, with the template's rules). */
+void build_whole(const struct spec *tpl);
+#define WHOLE_RULESET_FD JOB_KEEP_FD_FIRST
+#define WHOLE_COUNT_FD_FIRST (JOB_KEEP_FD_FIRST + 1)
+#define WHOLE_KEEP_FDS (1 + HUTCH_USER_COUNT_MAX)
 int mount_new_fs(const char *type, const struct spec *sp, const struct spec_mount *m, uint32_t i);
 
 /* overlay.c (phase 2, pid 1, from build_root): a copy-on-write mount of

@@ -70,11 +70,12 @@ static int close_other_fds(void)
 
 /* pid 1 of the jail: everything from the mounts to the seccomp filter.
  * A pooled jail's pid 1 did its shape's steps before its job (pool.c),
- * and the spec has that shape (pool_check_spec): their steps' times
- * stay 0 in this run's record. */
-_Noreturn void jail_init(const struct spec *sp, int ruleset_fd,
-			 const struct hutch_fs_shape *ahead)
+ * and the spec has that shape (pool_check_spec); one built whole also
+ * the root and the Landlock rules, of a template the spec equals
+ * (pool_check_prefix): their steps' times stay 0 in this run's record. */
+_Noreturn void jail_init(const struct spec *sp, int ruleset_fd, const struct pool_built *ahead)
 {
+	bool whole = ahead && ahead->whole;
 	pid_t target;
 
 	if (!ahead) {
@@ -82,15 +83,17 @@ _Noreturn void jail_init(const struct spec *sp, int ruleset_fd,
 		root_private(sp->uid_inside, sp->gid_inside);
 		timing_step(HUTCH_STEP_MOUNT_PRIVATE);
 	}
-	build_root(sp);			/* mounts need CAP_SYS_ADMIN in our userns */
+	if (!whole)
+		build_root(sp);		/* mounts need CAP_SYS_ADMIN in our userns */
 	if (!ahead)
 		set_hostname(sp->flags, sp->hostname);
-	if (loopback_wanted(sp->flags) && !(ahead && loopback_wanted(ahead->flags)))
+	if (loopback_wanted(sp->flags) && !(ahead && loopback_wanted(ahead->shape->flags)))
 		bring_up_loopback();
 	if (sp->flags & HUTCH_SPEC_NET_PROXY)
 		proxy_listen();		/* on the lo just brought up */
 	timing_step(HUTCH_STEP_NETWORK);
-	landlock_add_rules(ruleset_fd, sp);	/* by path, so after pivot_root */
+	if (!whole)
+		landlock_add_rules(ruleset_fd, sp);	/* by path, so after pivot_root */
 	timing_step(HUTCH_STEP_LANDLOCK);
 	apply_rlimits(sp);		/* after the mounts, which need open files */
 	limit_user_counts(sp);		/* after the mounts, which count as namespaces */
@@ -147,6 +150,10 @@ void helper_prepare(struct spec *sp, int *ret_ruleset_fd)
 	seccomp_check_spec(sp);		/* no filter, no jail: before any namespace */
 	if (!spec_uses_control(sp) && !timings_enabled())
 		close(HUTCH_CONTROL_FD);	/* before any open can reuse the number */
+	/* NULL: a pooled jail built whole made its ruleset and read
+	 * cap_last_cap before its job (pool.c pool_whole) */
+	if (!ret_ruleset_fd)
+		return;
 	*ret_ruleset_fd = landlock_prepare(sp);
 	privileges_prepare();
 }
@@ -234,24 +241,27 @@ _Noreturn void helper_run_released(uint64_t clone_ns, uint64_t spec_in_ns,
 /* pid 1 of a pooled jail (pool.c), its job's descriptors in place: the
  * same phase 1, the spec checked against the shape we were cloned with
  * and whose steps we did ahead (pool_pid1), and against the template
- * whose mounts we built ahead (tpl, or NULL; build_root adds the rest),
- * then the same jail as the
- * one-shot helper's pid 1 builds. The outer
+ * whose mounts we built ahead (built->tpl, or NULL; build_root adds the
+ * rest, or nothing is left when built->whole), then the same jail as the
+ * one-shot helper's pid 1 builds. A whole-built jail makes no ruleset
+ * for the job: its own, with the template's rules, is the job's once the
+ * job is the template. The outer
  * steps before the clone have nothing to do for a spec of a pooled
  * shape: bind_fd_prepare clones only as root, and a root server pools
  * nothing; idmapped binds are refused by pool_check_spec. */
-_Noreturn void helper_run_pooled(const struct hutch_fs_shape *shape, const struct spec *tpl)
+_Noreturn void helper_run_pooled(const struct pool_built *built)
 {
 	struct spec sp;
-	int ruleset_fd;
+	int ruleset_fd = built->ruleset_fd;
 
 	seal_status_fd();
-	read_and_prepare(&sp, &ruleset_fd);
-	pool_check_spec(&sp, shape);	/* fail closed: another shape, another jail */
-	pool_check_prefix(&sp, tpl);	/* and mounts built for another job */
+	spec_read(&sp);			/* bounded, versioned, counts checked */
+	helper_prepare(&sp, built->whole ? NULL : &ruleset_fd);
+	pool_check_spec(&sp, built->shape);	/* fail closed: another shape, another jail */
+	pool_check_prefix(&sp, built);	/* and mounts (and rules) built for another job */
 	bind_fd_prepare_none(&sp);	/* every bind by descriptor resolved by us */
 	timing_step(HUTCH_STEP_PREPARE);
-	jail_init(&sp, ruleset_fd, shape);
+	jail_init(&sp, ruleset_fd, built);
 }
 
 int main(int argc, char **argv)

@@ -8,7 +8,9 @@
  * the jail user's fs ids, the root's propagation private, the hostname,
  * lo up when the shape has it; and, when the forkserver gave it the
  * shape's template (forkserver-wire.h), the policy's mounts into the
- * staged root (rootfs.c build_prefix). Then both processes wait and do
+ * staged root (rootfs.c build_prefix), or, for a whole template (a
+ * request with no mounts of its own), the whole root pivoted into and
+ * the template's Landlock rules (pool_whole). Then both processes wait and do
  * nothing else, each on its own socket, pid 1 with the forwarded
  * signals held.
  * A job comes as one message with its descriptors straight to pid 1 (no
@@ -111,21 +113,53 @@ static const struct spec *pool_template(const struct hutch_fs_shape *shape)
 	return &tpl;	/* buf stays: tpl points into it, and the mounts into tpl */
 }
 
-/* pid 1: the shape's steps, the template's mounts if we have one, wait
- * for the job, its descriptors into place, then the jail. */
+/* A whole template (HUTCH_SPEC_TEMPLATE_WHOLE: the frontend's job adds
+ * no mount of its own): the root finished and pivoted (rootfs.c
+ * build_whole) and the Landlock ruleset made with the template's rules,
+ * at WHOLE_RULESET_FD (-1: no Landlock). A job that is the template in
+ * every mount and flag (pool_check_prefix) only enforces it; its own
+ * parts (limits, counts, privileges, filter, argv) are all made at the
+ * job. The rules are by path, so after pivot_root, as jail_init adds
+ * them. */
+static int pool_whole(const struct spec *tpl)
+{
+	int fd;
+
+	privileges_prepare();	/* cap_last_cap while the host's /proc is here */
+	build_whole(tpl);
+	fd = landlock_prepare(tpl);
+	if (fd < 0)
+		return -1;
+	if (dup3(fd, WHOLE_RULESET_FD, O_CLOEXEC) < 0)
+		_exit(HUTCH_EXIT_SETUP);
+	close(fd);
+	landlock_add_rules(WHOLE_RULESET_FD, tpl);
+	return WHOLE_RULESET_FD;
+}
+
+/* pid 1: the shape's steps, the template's mounts if we have one (and
+ * the rest of the root and the rules, if it is whole), wait for the
+ * job, its descriptors into place, then the jail. */
 static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape, bool has_template)
 {
+	struct pool_built built = { .shape = shape, .ruleset_fd = -1 };
 	struct hutch_fs_request rq;
 	int fds[FDPASS_MAX], slot_fd[FS_SLOTS];
-	const struct spec *tpl = NULL;
 	const int *bind;
 	size_t n_fds = FDPASS_MAX;
+	unsigned n_keep = 0;
 	ssize_t n;
 
 	pool_ahead(shape);
+	/* rootfs.c, landlock.c: a failure is exit 71 alone */
 	if (has_template) {
-		tpl = pool_template(shape);
-		build_prefix(tpl);	/* rootfs.c: a failure is exit 71 alone */
+		built.tpl = pool_template(shape);
+		built.whole = built.tpl->flags & HUTCH_SPEC_TEMPLATE_WHOLE;
+		if (built.whole)
+			built.ruleset_fd = pool_whole(built.tpl);
+		else
+			build_prefix(built.tpl);
+		n_keep = built.whole ? WHOLE_KEEP_FDS : PREFIX_KEEP_FDS;
 	}
 	do
 		n = fdpass_recv_msg(sock, &rq, sizeof(rq), fds, &n_fds);
@@ -134,10 +168,9 @@ static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape, bo
 		_exit(0);	/* torn down before any job: nothing to say */
 	if (job_fds_split(&rq, n, fds, n_fds, true, slot_fd, &bind) < 0)
 		_exit(HUTCH_EXIT_SETUP);	/* the outer process checked it: cannot be */
-	/* the prefix's descriptors stay (rootfs.c) */
-	job_fds_place_keeping(slot_fd, bind, rq.n_bind, HUTCH_MIRROR_FD,
-			      tpl ? PREFIX_KEEP_FDS : 0);
-	helper_run_pooled(shape, tpl);
+	/* the prefix's or whole root's descriptors stay (rootfs.c) */
+	job_fds_place_keeping(slot_fd, bind, rq.n_bind, HUTCH_MIRROR_FD, n_keep);
+	helper_run_pooled(&built);
 }
 
 /* The outer process: the job's status pipe, kept (reaper.c writes pid
@@ -223,14 +256,18 @@ _Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *
 	outer_wait(child);
 }
 
-void pool_check_prefix(const struct spec *sp, const struct spec *tpl)
+void pool_check_prefix(const struct spec *sp, const struct pool_built *built)
 {
+	const struct spec *tpl = built->tpl;
+
 	/* Field by field (shared/spec-compare.c): the mounts in our root
 	 * are the template's, so a job that differs in any would run in a
-	 * root it did not ask for. */
+	 * root it did not ask for; a whole-built root is sealed and its
+	 * Landlock rules are the template's, so the job must be the
+	 * template in every mount and flag, with none of its own. */
 	if (!tpl)
 		return;
-	if (!spec_prefix_equal(sp, tpl, tpl->n_mounts))
+	if (built->whole ? !spec_whole_equal(sp, tpl) : !spec_prefix_equal(sp, tpl, tpl->n_mounts))
 		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PREFIX, EINVAL);
 	/* The staged root covers STAGING_DIR: a source there would be
 	 * cloned from our root, not the host (the frontend sends a spec

@@ -7,6 +7,8 @@
  *      component with O_NOFOLLOW (runc CVE-2021-30465: a symlink swapped in
  *      on the way cannot redirect a mount), then the spec's mounts in order;
  *   4. the root made read-only, pivot_root into it, the old root detached.
+ * A pooled jail's pid 1 does 2-3 for its template's mounts before its
+ * job (build_prefix), or all of it for a whole template (build_whole).
  * Async-signal-safe; descriptors only, no allocation. */
 #include "config.h"
 
@@ -405,6 +407,7 @@ void root_private(uint32_t uid_inside, uint32_t gid_inside)
  * its root already holds, and the root. */
 static uint32_t staged_k;
 static int staged_root_fd = -1;
+static bool root_pivoted;	/* build_whole: the root is finished and ours */
 
 /* The sources of the bind and overlay mounts in [from, to), cloned. */
 static void clone_sources(const struct spec *sp, uint32_t from, uint32_t to)
@@ -470,23 +473,19 @@ void build_prefix(const struct spec *tpl)
 	staged_k = tpl->n_mounts;
 }
 
-/* After root_private (and build_prefix, in a pooled jail whose job
- * begins with its template's mounts: helper_run_pooled checked them). */
-void build_root(const struct spec *sp)
+/* build_root's tail, with root_fd's tmpfs holding sp's mounts up to
+ * from: the rest of them and the masks, the read-only tmpfs mounts and
+ * the root sealed, the user count files opened, pivot_root; root_fd
+ * closed. The job's (build_root), or a whole template's, ahead of any
+ * job (build_whole). */
+static void finish_root(int root_fd, const struct spec *sp, uint32_t from)
 {
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
-	int root_fd;
-
-	if (staged_k > sp->n_mounts)	/* helper_run_pooled compared them: cannot be */
-		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PREFIX, EINVAL);
-	clone_sources(sp, staged_k, sp->n_mounts);
-	root_fd = staged_root_fd >= 0 ? staged_root_fd : root_tmpfs();
-	timing_step(HUTCH_STEP_ROOT);
 
 	/* The mask files go in the root tmpfs's own top directory, which
 	 * no mount covers (no target is "/"), prefix or not. */
 	masks_prepare(root_fd, sp);
-	mount_range(root_fd, sp, staged_k, sp->n_mounts);
+	mount_range(root_fd, sp, from, sp->n_mounts);
 	masks_done(root_fd, sp);
 
 	seal_tmpfs(root_fd, sp);
@@ -506,4 +505,47 @@ void build_root(const struct spec *sp)
 		fail(STAGE_PIVOT_ROOT, SITE_PIVOT_ROOT_CHDIR, errno);
 	close(root_fd);
 	timing_step(HUTCH_STEP_PIVOT_ROOT);
+}
+
+/* After root_private (and build_prefix, in a pooled jail whose job
+ * begins with its template's mounts: helper_run_pooled checked them). */
+void build_root(const struct spec *sp)
+{
+	int root_fd;
+
+	/* helper_run_pooled compared them, and a whole-built root is
+	 * never built again (jail_init): cannot be */
+	if (staged_k > sp->n_mounts || root_pivoted)
+		fail(STAGE_HELPER_EXEC, SITE_HELPER_EXEC_POOL_PREFIX, EINVAL);
+	clone_sources(sp, staged_k, sp->n_mounts);
+	root_fd = staged_root_fd >= 0 ? staged_root_fd : root_tmpfs();
+	timing_step(HUTCH_STEP_ROOT);
+	finish_root(root_fd, sp, staged_k);
+}
+
+/* A pooled jail's pid 1 with a whole template (HUTCH_SPEC_TEMPLATE_WHOLE),
+ * before its job: build_prefix, then build_root's tail for the template,
+ * so that its job, which must be the template in every mount
+ * (spec_whole_equal), finds its root pivoted. Kept for it
+ * (job_fds_place_keeping): the user count files (limit_user_counts
+ * writes them at the job) from WHOLE_COUNT_FD_FIRST on, and
+ * WHOLE_RULESET_FD, /dev/null until pool.c puts the Landlock ruleset
+ * there. Each number taken first, so that nothing opened on the way
+ * lands on one to be closed by the dup3 onto it. */
+void build_whole(const struct spec *tpl)
+{
+	_Static_assert(WHOLE_RULESET_FD == JOB_KEEP_FD_FIRST, "the root's number, reused");
+	_Static_assert(WHOLE_COUNT_FD_FIRST + HUTCH_USER_COUNT_MAX ==
+			       JOB_KEEP_FD_FIRST + WHOLE_KEEP_FDS,
+		       "the ruleset and the counts");
+	for (int fd = WHOLE_COUNT_FD_FIRST; fd < JOB_KEEP_FD_FIRST + WHOLE_KEEP_FDS; fd++)
+		if (dup3(0, fd, O_CLOEXEC) < 0)
+			fail(STAGE_USER_COUNTS, 0, errno);
+	build_prefix(tpl);
+	finish_root(staged_root_fd, tpl, tpl->n_mounts);	/* closes it */
+	staged_root_fd = -1;
+	root_pivoted = true;
+	user_counts_keep(WHOLE_COUNT_FD_FIRST);
+	if (dup3(0, WHOLE_RULESET_FD, O_CLOEXEC) < 0)
+		fail(STAGE_LANDLOCK_CREATE, SITE_LANDLOCK_CREATE_RULESET, errno);
 }

@@ -45,6 +45,10 @@ void spec_decode_or_fail(const uint8_t *buf, uint32_t total, struct spec *ret_sp
 
 	if (r < 0)
 		fail_code(HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, SITE_SPEC_DECODE_BODY, -r);
+	/* A template's marker (pool.c reads templates with spec_decode
+	 * alone): a job that claims it could pass for the template. */
+	if (ret_sp->flags & HUTCH_SPEC_TEMPLATE_WHOLE)
+		fail_code(HUTCH_BAD_SPEC, STAGE_SPEC_DECODE, SITE_SPEC_DECODE_BODY, EBADMSG);
 }
 
 void spec_read(struct spec *ret_sp)

@@ -68,6 +68,18 @@ void user_counts_open(void)
 	}
 }
 
+void user_counts_keep(int first)
+{
+	for (int i = 0; i < HUTCH_USER_COUNT_MAX; i++) {
+		if (count_fd[i] < 0 || count_fd[i] == first + i)
+			continue;
+		if (dup3(count_fd[i], first + i, O_CLOEXEC) < 0)
+			fail(STAGE_USER_COUNTS, (uint32_t)i, errno);
+		close(count_fd[i]);
+		count_fd[i] = first + i;
+	}
+}
+
 void limit_user_counts(const struct spec *sp)
 {
 	for (int i = 0; i < HUTCH_USER_COUNT_MAX; i++) {

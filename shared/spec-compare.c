@@ -24,11 +24,12 @@ static bool mount_equal(const struct spec_mount *a, const struct spec_mount *b)
 	       (a->data_len == 0 || memcmp(a->data, b->data, a->data_len) == 0);
 }
 
-bool spec_prefix_equal(const struct spec *a, const struct spec *b, uint32_t k)
+/* Everything of spec_prefix_equal's but the flags. */
+static bool ids_and_mounts_equal(const struct spec *a, const struct spec *b, uint32_t k)
 {
-	if (a->flags != b->flags || a->uid_inside != b->uid_inside ||
-	    a->gid_inside != b->gid_inside || a->uid_outside != b->uid_outside ||
-	    a->gid_outside != b->gid_outside || !str_equal(a->hostname, b->hostname))
+	if (a->uid_inside != b->uid_inside || a->gid_inside != b->gid_inside ||
+	    a->uid_outside != b->uid_outside || a->gid_outside != b->gid_outside ||
+	    !str_equal(a->hostname, b->hostname))
 		return false;
 	if (a->n_mounts < k || b->n_mounts < k)
 		return false;
@@ -36,6 +37,24 @@ bool spec_prefix_equal(const struct spec *a, const struct spec *b, uint32_t k)
 		if (!mount_equal(&a->mounts[i], &b->mounts[i]))
 			return false;
 	return true;
+}
+
+bool spec_prefix_equal(const struct spec *a, const struct spec *b, uint32_t k)
+{
+	return a->flags == b->flags && ids_and_mounts_equal(a, b, k);
+}
+
+bool spec_whole_equal(const struct spec *job, const struct spec *tpl)
+{
+	/* The marker is the template's alone: a job carrying it, or a
+	 * template without it (built as a prefix only), is no match. The
+	 * other flags hold the Landlock ones (landlock_prepare). */
+	if ((job->flags & HUTCH_SPEC_TEMPLATE_WHOLE) || !(tpl->flags & HUTCH_SPEC_TEMPLATE_WHOLE) ||
+	    (job->flags | HUTCH_SPEC_TEMPLATE_WHOLE) != tpl->flags)
+		return false;
+	/* Every mount, none more: the root is sealed and pivoted, and the
+	 * rules were added for each of the template's (landlock_add_rules) */
+	return job->n_mounts == tpl->n_mounts && ids_and_mounts_equal(job, tpl, tpl->n_mounts);
 }
 
 bool spec_mount_prebuildable(const struct spec_mount *m)

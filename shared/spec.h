@@ -46,7 +46,11 @@ enum {
 	HUTCH_SPEC_SECCOMP_NOTIFY = 1u << 10,	/* send its listener on HUTCH_CONTROL_FD */
 	HUTCH_SPEC_TTY = 1u << 11,		/* a pty of the jail's devpts is 0-2 (--tty) */
 	HUTCH_SPEC_NET_PROXY = 1u << 12,	/* listen in the netns, send it (HUTCH_CONTROL_PROXY) */
-	HUTCH_SPEC_FLAGS_ALL = (1u << 13) - 1,
+	/* A pooled jail's template only, never a job's (hutch-exec refuses
+	 * it there): the whole root and its Landlock rules are built ahead
+	 * (hutch-exec(8), "The template"); in the bytes, so in the digest. */
+	HUTCH_SPEC_TEMPLATE_WHOLE = 1u << 13,
+	HUTCH_SPEC_FLAGS_ALL = (1u << 14) - 1,
 };
 
 /* Limits the helper sets; HUTCH_RLIM_INFINITY leaves one unlimited.

@@ -22,7 +22,13 @@
  * n_prefix mounts and the filter (the codec wants one with the seccomp
  * flag, and it is the policy's); argv, env, cwd, limits and counts are
  * the request's and fixed placeholders here, so that every request of
- * one policy has one template. */
+ * one policy has one template. When those are all of sp's mounts (the
+ * request adds none of its own), the template is whole: marked so, a
+ * pooled jail builds the whole root and the Landlock rules (which read
+ * the flags and each mount) from it, and only a job equal to it in every
+ * mount takes that jail (hutch-exec(8), "The template"). The marker is
+ * in the bytes, so in the digest: a request with mounts of its own, whose
+ * template is its prefix alone, never picks a jail built whole. */
 static int template_encode(const struct spec *sp, uint32_t n_prefix, uint8_t **ret_buf,
 			   size_t *ret_len)
 {
@@ -30,6 +36,8 @@ static int template_encode(const struct spec *sp, uint32_t n_prefix, uint8_t **r
 	struct spec t = *sp;
 
 	t.n_mounts = n_prefix;
+	if (n_prefix == sp->n_mounts)
+		t.flags |= HUTCH_SPEC_TEMPLATE_WHOLE;
 	t.argc = 1;
 	t.argv = argv;
 	t.envc = 0;

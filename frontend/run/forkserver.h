@@ -94,7 +94,8 @@ void forkserver_ticket_wait(struct forkserver *fs, struct fs_ticket *t);
 void forkserver_ticket_drop(struct forkserver *fs, struct fs_ticket *t);
 
 /* forkserver-template.c: the template of sp's first n_prefix mounts
- * (forkserver-wire.h). *ret_id: its SHA-256, all zero when there is none
+ * (forkserver-wire.h), whole (HUTCH_SPEC_TEMPLATE_WHOLE) when those are
+ * all of sp's. *ret_id: its SHA-256, all zero when there is none
  * (sp NULL, n_prefix 0). When it is not last's, *ret_fd is a sealed
  * memfd of it to send and *ret_new its bytes (the caller's: kept with
  * forkserver_template_keep once sent, else freed); else *ret_fd is -1.

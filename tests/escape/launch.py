@@ -104,9 +104,25 @@ def like_execve():
             pass  # the listing's own descriptor, gone already
 
 
-def main():
-    with open("/work/probes", "rb") as f:
+def probe_image():
+    """/work/probes, or (via_serve.py, HUTCH_ESCAPE_WHOLE=1: no input
+    file, so no mount of the run's own) standard input, which is then
+    /dev/null again, as the probe has it otherwise."""
+    try:
+        with open("/work/probes", "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        pass
+    with os.fdopen(os.dup(0), "rb") as f:
         img = f.read()
+    null = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    return img
+
+
+def main():
+    img = probe_image()
     base, entry, phdr, phnum, interp = load(img)
     start, at_base = entry, 0
     if interp:

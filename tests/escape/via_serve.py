@@ -14,6 +14,12 @@
 # a prebuilt pooled jail. A probe with a bind from under /tmp, where the
 # new root is staged, gets a pooled jail without the prefix built (the
 # frontend sends such a request no template); it must still be pooled.
+# With HUTCH_ESCAPE_WHOLE=1 the probe's program comes on the request's
+# standard input instead of as an input file (launch.py reads it from
+# there), so that a probe with no binds, masks or collected files of its
+# own adds no mount at all: its template is whole and, pooled, it must
+# run in a jail whose whole root, pivot_root and Landlock rules were
+# built ahead (pivot_root_us 0; hutch-exec(8), "The template").
 #
 #   python3 via_serve.py --hutch HUTCH --serve-args ARGS run [OPTIONS] -- ARGV...
 import base64
@@ -49,6 +55,7 @@ def duration_ms(text):
 
 
 STAGED = []  # the sources of binds, to tell whether a prefix is built ahead
+WHOLE = os.environ.get("HUTCH_ESCAPE_WHOLE") == "1"
 
 
 def bind(req, fds, spec, mode):
@@ -84,7 +91,10 @@ def translate(args):
             name, _, path = v.partition("=")
             with open(path, "rb") as f:
                 data = base64.b64encode(f.read()).decode()
-            req.setdefault("files", []).append({"name": name, "base64": data})
+            if WHOLE and name == "probes":
+                req["stdin"] = {"base64": data}
+            else:
+                req.setdefault("files", []).append({"name": name, "base64": data})
         elif o == "--rw":
             bind(req, fds, v, "rw")
         elif o == "--overlay":
@@ -181,6 +191,10 @@ def main(argv):
     staged = any(p == "/" or p == "/tmp" or p.startswith("/tmp/") for p in STAGED)
     if pooling and not staged and (t.get("binds_file_us") != 0 or t.get("proc_us") != 0):
         die("the run's pooled jail had not built its policy's mounts ahead (%s)" %
+            json.dumps(t).replace("{", "("))
+    own = req.get("files") or req.get("mounts") or req.get("hide") or req.get("collect")
+    if pooling and WHOLE and not own and t.get("pivot_root_us") != 0:
+        die("no mounts of its own, yet its pooled jail was not built whole (%s)" %
             json.dumps(t).replace("{", "("))
     json.dump(doc, sys.stdout)
     sys.stdout.write("\n")

@@ -146,7 +146,10 @@ def case_own_parts():
     try:
         c = pool_server("--pool", "1")
         try:
-            run(c, ["/bin/true"])
+            # its own template: one of no mounts of its own is whole
+            # (serve-pivotahead.sh), and would send this one's first
+            # run unpooled
+            own_run(c, ds[0])
             for _ in range(2):
                 expect(pooled(c, 1), "the pool never held its jail")
                 r = own_run(c, ds[0])

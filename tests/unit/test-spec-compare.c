@@ -4,7 +4,10 @@
  * (flags, each id, the hostname) or in any one field of a mount inside
  * the prefix (kind, flags, mode, size, inodes, source, target, data bytes
  * and length) disagrees; a change past the prefix does not matter; a
- * spec with fewer mounts than the prefix disagrees. */
+ * spec with fewer mounts than the prefix disagrees. spec_whole_equal, the
+ * check of a job against a whole template (its root and Landlock rules
+ * built ahead): the template's marker, every flag Landlock reads, the
+ * count of mounts, and each field of every mount. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -183,7 +186,117 @@ static void test_staged_sources(void)
 	CU_ASSERT_FALSE(spec_own_sources_staged(&p.a, 2));
 }
 
+/* p.b as a whole template made from p.a (forkserver-template.c). */
+static void whole_init(struct pair *p)
+{
+	pair_init(p);
+	p->a.flags |= HUTCH_SPEC_LANDLOCK | HUTCH_SPEC_LANDLOCK_NET;
+	p->b.flags = p->a.flags | HUTCH_SPEC_TEMPLATE_WHOLE;
+}
+
+static void test_whole_equal(void)
+{
+	struct pair p;
+
+	whole_init(&p);
+	CU_ASSERT_TRUE(spec_whole_equal(&p.a, &p.b));
+	/* the job's own parts: not in the template */
+	p.a.cwd = "/work";
+	p.a.rlimit[HUTCH_RLIM_NOFILE] = 9;
+	p.a.user_cap[HUTCH_UCAP_SIGPENDING] = 3;
+	CU_ASSERT_TRUE(spec_whole_equal(&p.a, &p.b));
+	/* the marker: the template's alone */
+	whole_init(&p);
+	p.b.flags &= ~HUTCH_SPEC_TEMPLATE_WHOLE;	/* a prefix template */
+	CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+	whole_init(&p);
+	p.a.flags |= HUTCH_SPEC_TEMPLATE_WHOLE;	/* a job claiming it */
+	CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+	/* a whole template is no prefix template of its job either */
+	whole_init(&p);
+	CU_ASSERT_FALSE(spec_prefix_equal(&p.a, &p.b, N_MOUNTS));
+}
+
+/* What landlock_prepare reads: each Landlock flag, either way; and the
+ * other flags and header fields as spec_prefix_equal has them. */
+static void test_whole_flags(void)
+{
+	static const uint32_t bits[] = { HUTCH_SPEC_LANDLOCK, HUTCH_SPEC_LANDLOCK_REQUIRED,
+					 HUTCH_SPEC_LANDLOCK_NET, HUTCH_SPEC_NET_LOOPBACK,
+					 HUTCH_SPEC_NS_NET, HUTCH_SPEC_TTY };
+
+	for (size_t i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+		struct pair p;
+
+		whole_init(&p);
+		p.a.flags ^= bits[i];
+		CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+		whole_init(&p);
+		p.b.flags ^= bits[i];
+		CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+	}
+	{
+		struct pair p;
+
+		whole_init(&p);
+		p.a.uid_inside++;
+		CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+		whole_init(&p);
+		p.b.gid_outside++;
+		CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+		whole_init(&p);
+		p.host_b[0] = 'H';
+		CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+	}
+}
+
+/* What landlock_add_rules and the root read: the count of mounts (a job
+ * with one of its own more, or one fewer) and each field of each. */
+static void test_whole_mounts(void)
+{
+	struct pair p;
+
+	whole_init(&p);
+	p.a.n_mounts = N_MOUNTS - 1;
+	CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+	whole_init(&p);
+	p.b.n_mounts = N_MOUNTS - 1;	/* the job has one past the template */
+	CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+	for (uint32_t i = 0; i < N_MOUNTS; i++) {
+		whole_init(&p);
+		p.mb[i].kind = HUTCH_MOUNT_DIR;
+		CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+		whole_init(&p);
+		p.mb[i].flags ^= HUTCH_MF_RW;
+		CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+		whole_init(&p);
+		p.mb[i].flags ^= HUTCH_MF_EXEC;
+		CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+		whole_init(&p);
+		p.mb[i].mode ^= 02;
+		CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+		whole_init(&p);
+		p.mb[i].size_bytes++;
+		CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+		whole_init(&p);
+		p.mb[i].inodes++;
+		CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+		whole_init(&p);
+		p.mb[i].source = "/opt";
+		CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+		whole_init(&p);
+		p.mb[i].target = "/srv";
+		CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+	}
+	whole_init(&p);
+	p.data_b[0] = 'R';
+	CU_ASSERT_FALSE(spec_whole_equal(&p.a, &p.b));
+}
+
 static const struct unit_case cases[] = {
+	{ "whole: equal, the marker the template's alone", test_whole_equal },
+	{ "whole: each Landlock flag and header field differs", test_whole_flags },
+	{ "whole: the count and each mount field differ", test_whole_mounts },
 	{ "sources where the root is staged", test_staged_sources },
 	{ "equal specs agree", test_equal },
 	{ "each header field differs", test_header_fields },
