@@ -286,6 +286,9 @@ void timings_send(void);
 /* reaper.c: the outer process mirrors pid 1; pid 1 reaps and mirrors the
  * target. Both forward signals. */
 _Noreturn void outer_wait(int child_pid);
+/* A pooled jail's outer process: fd reads pid 1's records from before
+ * its job, which outer_wait passes on to the job (pool.c). */
+void outer_relay_early(int fd);
 _Noreturn void reaper_run(int target_pid);
 void parent_death_guard(void);
 void signals_hold(void);		/* first thing: forwarded signals wait */

@@ -20,8 +20,10 @@
  * outer process, which keeps it (forkserver-pool.c:hand_over). One
  * pooled jail takes one job and is gone with it: nothing is reused.
  *
- * Until the job, the status descriptor is /dev/null, so a failure is
- * exit 71 alone and the forkserver drops the jail. EOF on its socket
+ * Until the job, pid 1's status descriptor is a pipe to the outer
+ * process, which passes a record on it to a job handed over while pid 1
+ * was still building (reaper.c outer_wait); the forkserver drops the
+ * jail. EOF on its socket
  * (the pool torn down, the forkserver gone) ends either process, pid 1
  * also with its parent. Only async-signal-safe calls, no allocation
  * (but pid 1 decoding its template, its phase 1, before any job). */
@@ -48,8 +50,8 @@
 #define POOL_TEMPLATE_FD (JOB_FDS_HIGH + 2)	/* pid 1's until it read it */
 
 /* What jail_init does first, for the shape (its ahead argument): a
- * failure is exit 71 alone (no status pipe yet), a jail the forkserver
- * drops. A job whose spec has another shape is refused after this, by
+ * failure is a record to the outer process (no job's status pipe yet)
+ * and exit 71, a jail the forkserver drops. A job whose spec has another shape is refused after this, by
  * pool_check_spec: lo is never up for a spec that did not ask for it. */
 static void pool_ahead(const struct hutch_fs_shape *shape)
 {
@@ -126,8 +128,11 @@ static int pool_whole(const struct spec *tpl)
 	int fd;
 
 	privileges_prepare();	/* cap_last_cap while the host's /proc is here */
-	build_whole(tpl);
+	/* first: a kernel without the Landlock a template requires refuses
+	 * it before any mount is made. Its number is a low one, which no
+	 * step of build_whole dup3()s onto. */
 	fd = landlock_prepare(tpl);
+	build_whole(tpl);
 	if (fd < 0)
 		return -1;
 	if (dup3(fd, WHOLE_RULESET_FD, O_CLOEXEC) < 0)
@@ -151,7 +156,8 @@ static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape, bo
 	ssize_t n;
 
 	pool_ahead(shape);
-	/* rootfs.c, landlock.c: a failure is exit 71 alone */
+	/* rootfs.c, landlock.c: a failure is a record to the outer process
+	 * (pool_child_run) and exit 71 */
 	if (has_template) {
 		built.tpl = pool_template(shape);
 		built.whole = built.tpl->flags & HUTCH_SPEC_TEMPLATE_WHOLE;
@@ -202,8 +208,9 @@ static void pool_handoff(pid_t child)
 }
 
 /* Our descriptors: 0-2 are the forkserver's /dev/null; so are the
- * spec, status and control numbers until a job comes, so that nothing
- * we open lands there; the two sockets at POOL_SOCK_FD and POOL_PID1_FD,
+ * spec, status and control numbers until a job comes (pid 1's status:
+ * until pool_child_run puts its pipe there), so that nothing we open
+ * lands there; the two sockets at POOL_SOCK_FD and POOL_PID1_FD,
  * the template (if any) at POOL_TEMPLATE_FD; nothing else. Each first
  * above all three numbers, so that no dup3 closes another's source. */
 static void pool_fds(int sock, int sock1, int template_fd)
@@ -232,19 +239,36 @@ _Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *
 		.uid_outside = shape->uid_outside,
 		.gid_outside = shape->gid_outside,
 	};
-	int mirror_rd;
+	int mirror_rd, early[2];
 	pid_t child;
 
 	pool_fds(sock, sock1, template_fd);
 	signals_hold();			/* pid 1 inherits them held */
 	make_mirror_pipe(&mirror_rd);
+	/* pid 1's status descriptor until its job: a pipe to us, so that a
+	 * record of a failure while it builds reaches a job handed to it
+	 * meanwhile (outer_wait passes it on) */
+	if (pipe2(early, O_CLOEXEC) < 0)
+		_exit(HUTCH_EXIT_SETUP);
 	child = clone_into_namespaces(&sp);
 	if (child == 0) {
 		close(mirror_rd);
 		close(POOL_SOCK_FD);	/* the outer process's business */
+		if (dup3(early[1], HUTCH_STATUS_FD, O_CLOEXEC) < 0)
+			_exit(HUTCH_EXIT_SETUP);
+		close(early[0]);
+		close(early[1]);
 		pool_pid1(POOL_PID1_FD, shape, template_fd >= 0);
 	}
-	close(POOL_PID1_FD);	/* pid 1's alone: its death refuses a job */
+	close(early[1]);
+	/* on the number of pid 1's socket, which is pid 1's alone: its death
+	 * refuses a job */
+	if (dup3(early[0], POOL_PID1_FD, O_CLOEXEC) < 0) {
+		kill_child(child);
+		_exit(HUTCH_EXIT_SETUP);
+	}
+	close(early[0]);
+	outer_relay_early(POOL_PID1_FD);
 	if (template_fd >= 0)
 		close(POOL_TEMPLATE_FD);
 	if (dup2(mirror_rd, HUTCH_MIRROR_FD) < 0) {

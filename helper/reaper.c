@@ -117,6 +117,25 @@ static _Noreturn void mirror(int status)
 	fail(STAGE_JAIL_INIT, SITE_JAIL_INIT_REAP, (status >> 8) & 0xff);
 }
 
+/* A pooled jail's outer process (pool.c): the read end of what pid 1
+ * used as its status descriptor before its job, -1 for none. */
+static int early_rd = -1;
+
+void outer_relay_early(int fd)
+{
+	early_rd = fd;
+}
+
+/* pid 1 exited 71: a record it wrote before it had its job, if any, is
+ * the job's (pid 1 is gone, so the read ends at once). */
+static void relay_early(void)
+{
+	struct hutch_status st;
+
+	if (early_rd >= 0 && fd_read_exact(early_rd, &st, sizeof(st)) == 0)
+		(void)fd_write_all(HUTCH_STATUS_FD, &st, sizeof(st));
+}
+
 _Noreturn void outer_wait(int child_pid)
 {
 	int status = 0, target_status;
@@ -130,8 +149,10 @@ _Noreturn void outer_wait(int child_pid)
 		fail(STAGE_JAIL_INIT, SITE_JAIL_INIT_WAITPID, errno);
 	if (fd_read_exact(HUTCH_MIRROR_FD, &target_status, sizeof(target_status)) == 0)
 		mirror(target_status);
-	if (WIFEXITED(status) && WEXITSTATUS(status) == HUTCH_EXIT_SETUP)
+	if (WIFEXITED(status) && WEXITSTATUS(status) == HUTCH_EXIT_SETUP) {
+		relay_early();
 		_exit(HUTCH_EXIT_SETUP); /* pid 1 wrote its own record */
+	}
 	fail_code(HUTCH_HELPER_CRASHED, STAGE_JAIL_INIT, SITE_JAIL_INIT_WAIT,
 		  WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }

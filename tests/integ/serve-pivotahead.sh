@@ -33,6 +33,7 @@ export LL_OFF="$tmp/ll-off.json"
 cat >"$tmp/cases.py" <<'EOF'
 # cases.py: one test case per invocation (argv[1]), run by tapcase.main;
 # every wait is bounded.
+import errno
 import functools
 import hashlib
 import os
@@ -42,7 +43,7 @@ import tempfile
 
 from fswire import (EINVAL, STAGE_HELPER_EXEC, forkserver, fs_job, holds_one_jail, sealed,
                     shape_of, spec_bytes)
-from tapcase import T, children, diag, expect, main, pool_server, stop, wait_until
+from tapcase import Fail, T, children, diag, expect, main, pool_server, stop, wait_until
 
 # What a jail shows of its filesystem: files, /etc, /dev, the mounts.
 VIEW = ("cat /etc/passwd /etc/group /etc/hosts; ls -A /; "
@@ -256,6 +257,7 @@ def case_root_builds():
 
 
 SITE_POOL_PREFIX = 6  # shared/status.h
+STAGE_MOUNT_TARGET = 14
 STAGE_SPEC_DECODE, HUTCH_BAD_SPEC, EBADMSG = 3, 5, 74
 FLAGS = 1 | 2 | 4 | 8 | 16 | 64 | 256  # pid net ipc uts cgroup landlock landlock-net
 WHOLE, LANDLOCK_NET = 1 << 13, 1 << 8
@@ -317,6 +319,43 @@ def case_whole_fail_closed():
         fs.wait(T)
 
 
+def case_build_fails_after_take():
+    """A job handed to a pooled jail whose pid 1 is still building its
+    template gets pid 1's own record when that build fails (pool.c: pid
+    1's status descriptor until its job is a pipe its outer process
+    passes on). The template: the default layout, 190 tmpfs mounts (a
+    build of some milliseconds) and last a tmpfs on a file. The first
+    job, the default layout alone, runs unpooled and leaves the fill
+    building; the second is sent at once and must get the record
+    (mount_target, ENOTDIR), never a bare 71."""
+    many = [a for i in range(190) for a in ("--tmpfs", "/t%d" % i, "65536")]
+    tpl = spec_bytes("--flags", str(FLAGS), *many, "--file", "/f", "x\n", "--tmpfs", "/f/t",
+                     "65536")
+    first = spec_bytes("--flags", str(FLAGS))
+    pid = hashlib.sha256(tpl).digest()
+    for attempt in range(5):
+        ours, fs = forkserver()
+        try:
+            mfd = sealed(tpl)
+            p, status, rec = fs_job(ours, first, shape_of(tpl), pid, mfd)
+            os.close(mfd)
+            expect(not p and status == 0, "the first job: %s %s %r" % (p, status, rec))
+            p, status, rec = fs_job(ours, tpl, shape_of(tpl), pid)
+        finally:
+            ours.close()
+            fs.wait(T)
+        if not p:
+            diag("attempt %d: the build had ended before the job came" % attempt)
+            continue
+        expect(os.WIFEXITED(status) and os.WEXITSTATUS(status) == 71 and len(rec) == 16,
+               "status %d record %r: pid 1's record lost" % (status, rec))
+        _, code, stage, item, err = struct.unpack("<IHHIi", rec)
+        expect((code, stage, err) == (1, STAGE_MOUNT_TARGET, errno.ENOTDIR),
+               "record code %d stage %d item %d errno %d" % (code, stage, item, err))
+        return
+    raise Fail("the job never came while a jail was being built")
+
+
 import sys  # noqa: E402
 
 sys.exit(main(globals()))
@@ -338,5 +377,11 @@ if [ -x "${HUTCH_PROGS:-}/spec-send" ]; then
 		tc whole_fail_closed
 else
 	skip "a whole-built jail refuses a job that differs from its template" "no HUTCH_PROGS/spec-send"
+fi
+if [ -x "${HUTCH_PROGS:-}/spec-send" ]; then
+	check "a job handed to a jail still being built gets pid 1's record when the build fails" \
+		tc build_fails_after_take
+else
+	skip "a job handed to a jail still being built gets pid 1's record" "no HUTCH_PROGS/spec-send"
 fi
 tap_serve_done
