@@ -23,20 +23,21 @@
  * flag, and it is the policy's); argv, env, cwd, limits and counts are
  * the request's and fixed placeholders here, so that every request of
  * one policy has one template. When those are all of sp's mounts (the
- * request adds none of its own), the template is whole: marked so, a
+ * request adds none of its own) and the caller says so (whole:
+ * FS_WHOLE_AFTER), the template is whole: marked so, a
  * pooled jail builds the whole root and the Landlock rules (which read
  * the flags and each mount) from it, and only a job equal to it in every
  * mount takes that jail (hutch-exec(8), "The template"). The marker is
  * in the bytes, so in the digest: a request with mounts of its own, whose
  * template is its prefix alone, never picks a jail built whole. */
-static int template_encode(const struct spec *sp, uint32_t n_prefix, uint8_t **ret_buf,
-			   size_t *ret_len)
+static int template_encode(const struct spec *sp, uint32_t n_prefix, bool whole,
+			   uint8_t **ret_buf, size_t *ret_len)
 {
 	static char *argv[] = { "/", NULL }, *envp[] = { NULL };
 	struct spec t = *sp;
 
 	t.n_mounts = n_prefix;
-	if (n_prefix == sp->n_mounts)
+	if (whole && n_prefix == sp->n_mounts)
 		t.flags |= HUTCH_SPEC_TEMPLATE_WHOLE;
 	t.argc = 1;
 	t.argv = argv;
@@ -65,8 +66,8 @@ static int template_memfd(const uint8_t *buf, size_t len)
 }
 
 int forkserver_template(const struct fs_template *last, const struct spec *sp,
-			uint32_t n_prefix, uint8_t ret_id[32], struct fs_template *ret_new,
-			int *ret_fd)
+			uint32_t n_prefix, bool whole, uint8_t ret_id[32],
+			struct fs_template *ret_new, int *ret_fd)
 {
 	_cleanup_free_ uint8_t *buf = NULL;
 	struct sha256_ctx ctx;
@@ -77,7 +78,7 @@ int forkserver_template(const struct fs_template *last, const struct spec *sp,
 	*ret_fd = -1;
 	if (!sp || n_prefix == 0 || n_prefix > sp->n_mounts)
 		return 0;
-	if ((r = template_encode(sp, n_prefix, &buf, &len)) < 0)
+	if ((r = template_encode(sp, n_prefix, whole, &buf, &len)) < 0)
 		return r;
 	/* The same bytes as last time: the same id, and the forkserver
 	 * has them. Hashing is the expensive part; a compare is not. */

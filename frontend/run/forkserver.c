@@ -364,12 +364,18 @@ static void pool_template(struct forkserver *fs, const struct spawn_stdio *io,
 			  struct hutch_fs_request *rq, struct fs_template *ret_new, int *ret_fd)
 {
 	*ret_fd = -1;
-	/* a source where the root is staged: no template (spec-compare.h) */
-	if (!rq->poolable || !io->prefix_spec ||
-	    spec_own_sources_staged(io->prefix_spec, io->n_prefix))
+	if (!rq->poolable || !io->prefix_spec)
 		return;
-	if (forkserver_template(&fs->tmpl, io->prefix_spec, io->n_prefix, rq->shape.prefix_id,
-				ret_new, ret_fd) < 0)
+	if (io->n_prefix != io->prefix_spec->n_mounts)
+		fs->whole_streak = 0;
+	else if (fs->whole_streak < FS_WHOLE_AFTER)
+		fs->whole_streak++;
+	/* a source where the root is staged: no template (spec-compare.h) */
+	if (spec_own_sources_staged(io->prefix_spec, io->n_prefix))
+		return;
+	if (forkserver_template(&fs->tmpl, io->prefix_spec, io->n_prefix,
+				fs->whole_streak >= FS_WHOLE_AFTER, rq->shape.prefix_id, ret_new,
+				ret_fd) < 0)
 		memset(rq->shape.prefix_id, 0, sizeof(rq->shape.prefix_id));
 }
 

@@ -53,7 +53,16 @@ struct forkserver {
 	struct evwatch *ev;	/* sock on a loop (forkserver_attach) */
 	struct evtimer *timer;	/* the oldest request's deadline */
 	struct fs_template tmpl;	/* the template it was sent last */
+	unsigned whole_streak;	/* poolable requests in a row with no mount of their own */
 };
+
+/* A request with no mount of its own gets a whole template (hutch-exec(8),
+ * "The template") once this many poolable requests in a row, itself
+ * included, had none: a jail built whole serves no request with a mount
+ * of its own, a prefix one serves both, so a server whose requests mix
+ * the two keeps the prefix template instead of rebuilding its pool at
+ * every change. */
+#define FS_WHOLE_AFTER 8
 
 /* Start helper as a forkserver; it dies with us (PDEATHSIG) and exits
  * when sock closes. With pool > 0 (at most HUTCH_FS_POOL_MAX), it keeps
@@ -95,14 +104,14 @@ void forkserver_ticket_drop(struct forkserver *fs, struct fs_ticket *t);
 
 /* forkserver-template.c: the template of sp's first n_prefix mounts
  * (forkserver-wire.h), whole (HUTCH_SPEC_TEMPLATE_WHOLE) when those are
- * all of sp's. *ret_id: its SHA-256, all zero when there is none
+ * all of sp's and whole is true (FS_WHOLE_AFTER). *ret_id: its SHA-256, all zero when there is none
  * (sp NULL, n_prefix 0). When it is not last's, *ret_fd is a sealed
  * memfd of it to send and *ret_new its bytes (the caller's: kept with
  * forkserver_template_keep once sent, else freed); else *ret_fd is -1.
  * 0 or -errno (then no template: the request pools as without). */
 int forkserver_template(const struct fs_template *last, const struct spec *sp,
-			uint32_t n_prefix, uint8_t ret_id[32], struct fs_template *ret_new,
-			int *ret_fd);
+			uint32_t n_prefix, bool whole, uint8_t ret_id[32],
+			struct fs_template *ret_new, int *ret_fd);
 /* sent replaces last (whose bytes are freed); sent is emptied. */
 void forkserver_template_keep(struct fs_template *last, struct fs_template *sent);
 

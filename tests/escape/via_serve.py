@@ -17,7 +17,8 @@
 # With HUTCH_ESCAPE_WHOLE=1 the probe's program comes on the request's
 # standard input instead of as an input file (launch.py reads it from
 # there), so that a probe with no binds, masks or collected files of its
-# own adds no mount at all: its template is whole and, pooled, it must
+# own adds no mount at all: after 8 such warm-up runs its template is
+# whole and, pooled, it must
 # run in a jail whose whole root, pivot_root and Landlock rules were
 # built ahead (pivot_root_us 0; hutch-exec(8), "The template").
 #
@@ -56,6 +57,7 @@ def duration_ms(text):
 
 STAGED = []  # the sources of binds, to tell whether a prefix is built ahead
 WHOLE = os.environ.get("HUTCH_ESCAPE_WHOLE") == "1"
+WHOLE_AFTER = 8
 
 
 def bind(req, fds, spec, mode):
@@ -165,8 +167,13 @@ def main(argv):
         serve_args = serve_args + ["--allow-path-binds"]
     c = server(hutch, policy, serve_args)
     if pooling:
-        # the probe's own shape and template: the same request but argv
-        warm = c.wait_final(c.start(dict(req, argv=["/bin/true"]), fds))
+        # the probe's own shape and template: the same request but argv;
+        # for a whole template, as many in a row as the frontend wants
+        # before it sends one (frontend/run/forkserver.h FS_WHOLE_AFTER)
+        for _ in range(WHOLE_AFTER if WHOLE else 1):
+            warm = c.wait_final(c.start(dict(req, argv=["/bin/true"]), fds))
+            if "exit" not in warm:
+                break
         if "failed" in warm:
             pooling = False  # refused before any jail: so is the probe, below
         elif "exit" not in warm:

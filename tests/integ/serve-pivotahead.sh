@@ -1,7 +1,8 @@
 #!/bin/sh
 # serve-pivotahead.sh: `hutch serve --pool N` with the whole root built
 # ahead (hutch-exec(8), FORKSERVER, "The template"): a request that adds
-# no mounts of its own gets a whole template, and a pooled jail built
+# no mounts of its own, the 8th such in a row or later, gets a whole
+# template, and a pooled jail built
 # from it did every mount, the root read-only, pivot_root and the
 # Landlock rules before the request came. A pooled run of such a request
 # shows pivot_root_us, root_us and every mount step 0 (an unpooled run of
@@ -12,13 +13,17 @@
 # under network "none"), which a policy without Landlock, the control,
 # does not refuse. A request with its own input file and bind right after
 # runs and sees them, in a jail of the prefix alone (pivot_root on its
-# path). Nothing a pooled run writes is seen by the next. pid 1 of a jail
+# path). Requests with and without mounts of their own in turn all take
+# pooled jails of the prefix: the pool is not rebuilt at each change.
+# Nothing a pooled run writes is seen by the next. pid 1 of a jail
 # built from a whole template, driven through the forkserver directly,
 # runs the template's own spec and refuses (helper_exec, the pool's
 # prefix, EINVAL, exit 71) a job that differs in one mount's bytes, in a
 # Landlock flag, or that adds a mount of its own; a job carrying the
-# template's marker is refused as a bad spec, pooled or not. A root
-# server pools nothing and builds every root on the run's path.
+# template's marker is refused as a bad spec, pooled or not; a job
+# handed to a jail still being built gets pid 1's record when the build
+# fails. A root server pools nothing and builds every root on the run's
+# path.
 . "$(dirname "$0")/lib.sh"
 
 tap_tmpdir serve-pivotahead
@@ -121,6 +126,16 @@ def stopped(c):
     stop(c.proc)
 
 
+WHOLE_AFTER = 8  # frontend/run/forkserver.h FS_WHOLE_AFTER
+
+
+def go_whole(c, **kw):
+    """WHOLE_AFTER runs in a row with no mount of their own: from the
+    last of them on, such a request's template is whole."""
+    for _ in range(WHOLE_AFTER):
+        run(c, ["/bin/true"], **kw)
+
+
 # The counts the frontend sizes from what the caller uses at the time
 # (hutch(1), "Per-user counts"): a pool's waiting jails use some.
 SIZED = ("max_inotify_instances:", "max_inotify_watches:", "Max pending signals",
@@ -163,7 +178,7 @@ def case_whole_ahead():
         stopped(c)
     c = pool_server("--pool", "2")
     try:
-        run(c, ["/bin/true"], **NONE)
+        go_whole(c, **NONE)
         for i in range(3):
             expect(pooled(c, 2), "the pool never held 2 jails")
             r = run(c, ["/bin/sh", "-c", LOOK], **NONE)
@@ -208,7 +223,7 @@ def case_own_after_whole():
     try:
         c = pool_server("--pool", "1")
         try:
-            run(c, ["/bin/true"])
+            go_whole(c)
             expect(pooled(c, 1), "the pool never held its jail")
             r = run(c, ["/bin/true"])
             expect(took_pool(r) and whole_ahead(r), "not whole: %s" % r["jail"]["timings"])
@@ -225,10 +240,39 @@ def case_own_after_whole():
         shutil.rmtree(d)
 
 
+def case_mixed():
+    """Requests with and without mounts of their own, one after the
+    other: every one takes a pooled jail of the prefix (a whole
+    template only after WHOLE_AFTER in a row with none), so the pool is
+    not rebuilt at each change; then WHOLE_AFTER without: whole."""
+    d = host_dir("/var/tmp")
+    try:
+        c = pool_server("--pool", "1")
+        try:
+            run(c, ["/bin/true"])
+            for i in range(3):
+                for kind in ("none of its own", "its own"):
+                    expect(pooled(c, 1), "the pool never held its jail")
+                    r = run(c, ["/bin/true"]) if kind == "none of its own" else own_run(c, d)
+                    t = r["jail"]["timings"]
+                    expect(took_pool(r) and pivoted(r) and t["binds_file_us"] == 0,
+                           "round %d, %s: not a pooled prefix jail: %s" % (i, kind, t))
+            go_whole(c)
+            expect(pooled(c, 1), "the pool never held its jail")
+            r = run(c, ["/bin/true"])
+            expect(took_pool(r) and whole_ahead(r), "not whole after %d in a row: %s" %
+                   (WHOLE_AFTER, r["jail"]["timings"]))
+        finally:
+            stopped(c)
+    finally:
+        shutil.rmtree(d)
+
+
 def case_fresh():
     c = pool_server("--pool", "1")
     look = "ls -A /tmp /work /dev/shm/; echo; cat /tmp/m /work/m 2>&1"
     try:
+        go_whole(c)
         first = run(c, ["/bin/sh", "-c", look])["stdout"]["text"]
         expect(pooled(c, 1), "the pool never held its jail")
         r = run(c, ["/bin/sh", "-c", "echo x >/tmp/m; echo x >/work/m; mkdir /tmp/d; " + look])
@@ -366,6 +410,8 @@ check "a pooled run with no mounts of its own: root, pivot_root and mounts 0 us;
 check "a request with its own file and bind right after a whole one runs and sees them (pivot_root on its path)" \
 	tc own_after_whole
 check "nothing a pooled run writes in /tmp or the work dir is seen by the next" tc fresh
+check "requests with and without mounts of their own in turn: each a pooled prefix jail, no rebuild; whole after 8 in a row" \
+	tc mixed
 if is_root; then
 	check "a root server pools nothing: every run pivots on its path, Landlock refuses the same" \
 		tc root_builds
