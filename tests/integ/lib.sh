@@ -348,6 +348,75 @@ def children(pid):
         return []
 
 
+def pooled(c, n):
+    """Wait until c's forkserver holds n pooled jails, each an outer
+    process with its pid 1."""
+    kids = wait_until(lambda: children(c.proc.pid), 10)
+    expect(kids and len(kids) == 1, "the server's children: %s" % kids)
+
+    def full():
+        k = children(kids[0])
+        return len(k) == n and all(len(children(p)) == 1 for p in k)
+    return wait_until(full, 10)
+
+
+def run(c, argv, fds=(), **req):
+    """A run of argv through c that must exit: its result document."""
+    r = c.run(dict({"version": 1, "argv": argv}, **req), fds=fds)
+    expect(r.get("status") == "exited", "run %s: %s" % (argv, r))
+    return r
+
+
+def took_pool(r):
+    """The run took a pooled jail: no clone, no id maps on its path."""
+    t = r["jail"]["timings"]
+    return t["clone_us"] == 0 and t["id_maps_us"] == 0
+
+
+def host_dir(parent):
+    """A directory under parent any user can read, with data.txt."""
+    import tempfile
+    d = tempfile.mkdtemp(prefix="hutch-pool-", dir=parent)
+    os.chmod(d, 0o755)
+    with open(os.path.join(d, "data.txt"), "w") as f:
+        f.write("from %s\n" % d)
+    os.chmod(os.path.join(d, "data.txt"), 0o644)
+    return d
+
+
+def own_run(c, d):
+    """A run through c with mounts of its own: an input file and d bound
+    (its descriptor passed); it must see both."""
+    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        r = run(c, ["/bin/sh", "-c", "cat /work/in.txt /work/d/data.txt"], fds=[fd],
+                files=[{"name": "in.txt", "text": "its own\n"}],
+                mounts=[{"source_fd": 0, "target": "/work/d", "mode": "ro"}])
+    finally:
+        os.close(fd)
+    expect(r["stdout"]["text"] == "its own\nfrom %s\n" % d,
+           "stdout %r stderr %r" % (r["stdout"]["text"], r["stderr"]["text"]))
+    return r
+
+
+def fresh_after_dirty(c, look, ahead, what):
+    """Through c (--pool 1): a run that writes /tmp/m, /work/m and
+    /tmp/d, then two more, each in a pooled jail for which ahead(result)
+    holds (what: its name), must see what a first run saw (look's
+    output): nothing a run leaves reaches the next."""
+    first = run(c, ["/bin/sh", "-c", look])["stdout"]["text"]
+    expect(pooled(c, 1), "the pool never held its jail")
+    r = run(c, ["/bin/sh", "-c", "echo x >/tmp/m; echo x >/work/m; mkdir /tmp/d; " + look])
+    expect(took_pool(r) and ahead(r), "the dirty run: %s" % r["jail"]["timings"])
+    expect("x\nx\n" in r["stdout"]["text"], "the dirty run sees nothing: %r" % r["stdout"])
+    for _ in range(2):
+        expect(pooled(c, 1), "the pool never held its jail")
+        r = run(c, ["/bin/sh", "-c", look])
+        expect(took_pool(r) and ahead(r), "not %s: %s" % (what, r["jail"]["timings"]))
+        expect(r["stdout"]["text"] == first,
+               "the next run sees %r, a first run %r" % (r["stdout"]["text"], first))
+
+
 def serve_socket(path, *opts, env=None, nofile=None):
     """hutch serve --socket PATH (with RLIMIT_NOFILE nofile), once it
     answers there."""

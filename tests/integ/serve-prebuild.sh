@@ -31,39 +31,16 @@ cat >"$tmp/cases.py" <<'EOF'
 import functools
 import os
 import shutil
-import tempfile
 
 from fswire import (EINVAL, STAGE_HELPER_EXEC, forkserver, fs_job, holds_one_jail, sealed,
                     shape_of, spec_bytes)
-from tapcase import T, children, diag, expect, main, pool_server, stop, wait_until
+from tapcase import (T, diag, expect, fresh_after_dirty, host_dir, main, own_run, pool_server,
+                     pooled, run, stop, took_pool, wait_until)
 
 # What a jail shows of its filesystem: files, /etc, /dev, the mounts.
 # (/proc's link count is the processes', dates are when it was built.)
 VIEW = ("cat /etc/passwd /etc/group /etc/hosts; ls -A /; "
         "ls -lan --time-style=+ /etc /dev /tmp /work; cut -d' ' -f 4- /proc/self/mountinfo")
-
-
-def pooled(c, n):
-    """Wait until the forkserver holds n pooled jails, each an outer
-    process with its pid 1."""
-    kids = wait_until(lambda: children(c.proc.pid), 10)
-    expect(kids and len(kids) == 1, "the server's children: %s" % kids)
-
-    def full():
-        k = children(kids[0])
-        return len(k) == n and all(len(children(p)) == 1 for p in k)
-    return wait_until(full, 10)
-
-
-def run(c, argv, fds=(), **req):
-    r = c.run(dict({"version": 1, "argv": argv}, **req), fds=fds)
-    expect(r.get("status") == "exited", "run %s: %s" % (argv, r))
-    return r
-
-
-def took_pool(r):
-    t = r["jail"]["timings"]
-    return t["clone_us"] == 0 and t["id_maps_us"] == 0
 
 
 def prebuilt(r):
@@ -112,28 +89,6 @@ def case_prefix_ahead():
     finally:
         c.close()
         stop(c.proc)
-
-
-def own_run(c, d):
-    fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    try:
-        r = run(c, ["/bin/sh", "-c", "cat /work/in.txt /work/d/data.txt"], fds=[fd],
-                files=[{"name": "in.txt", "text": "its own\n"}],
-                mounts=[{"source_fd": 0, "target": "/work/d", "mode": "ro"}])
-    finally:
-        os.close(fd)
-    expect(r["stdout"]["text"] == "its own\nfrom %s\n" % d,
-           "stdout %r stderr %r" % (r["stdout"]["text"], r["stderr"]["text"]))
-    return r
-
-
-def host_dir(parent):
-    d = tempfile.mkdtemp(prefix="hutch-prebuild-", dir=parent)
-    os.chmod(d, 0o755)
-    with open(os.path.join(d, "data.txt"), "w") as f:
-        f.write("from %s\n" % d)
-    os.chmod(os.path.join(d, "data.txt"), 0o644)
-    return d
 
 
 def case_own_parts():
@@ -198,17 +153,7 @@ def case_fresh():
     c = pool_server("--pool", "1")
     look = "ls -A /tmp /work; echo; cat /tmp/m /work/m 2>&1"
     try:
-        first = run(c, ["/bin/sh", "-c", look])["stdout"]["text"]
-        expect(pooled(c, 1), "the pool never held its jail")
-        r = run(c, ["/bin/sh", "-c", "echo x >/tmp/m; echo x >/work/m; mkdir /tmp/d; " + look])
-        expect(took_pool(r) and prebuilt(r), "the dirty run: %s" % r["jail"]["timings"])
-        expect("x\nx\n" in r["stdout"]["text"], "the dirty run sees nothing: %r" % r["stdout"])
-        for _ in range(2):
-            expect(pooled(c, 1), "the pool never held its jail")
-            r = run(c, ["/bin/sh", "-c", look])
-            expect(took_pool(r) and prebuilt(r), "not prebuilt: %s" % r["jail"]["timings"])
-            expect(r["stdout"]["text"] == first,
-                   "the next run sees %r, a first run %r" % (r["stdout"]["text"], first))
+        fresh_after_dirty(c, look, prebuilt, "prebuilt")
     finally:
         c.close()
         stop(c.proc)
