@@ -53,7 +53,8 @@ struct pool_built {
 	int ruleset_fd;
 };
 _Noreturn void helper_run_pooled(const struct pool_built *built);
-_Noreturn void jail_init(const struct spec *sp, int ruleset_fd, const struct pool_built *ahead);
+_Noreturn void jail_init(const struct spec *sp, int ruleset_fd,
+			 const struct pool_built *ahead);
 void make_mirror_pipe(int *ret_rd);
 
 /* forkserver.c: `hutch-exec --forkserver [--pool N]`, one helper_run_one

@@ -73,7 +73,8 @@ static int close_other_fds(void)
  * and the spec has that shape (pool_check_spec); one built whole also
  * the root and the Landlock rules, of a template the spec equals
  * (pool_check_prefix): their steps' times stay 0 in this run's record. */
-_Noreturn void jail_init(const struct spec *sp, int ruleset_fd, const struct pool_built *ahead)
+_Noreturn void jail_init(const struct spec *sp, int ruleset_fd,
+			 const struct pool_built *ahead)
 {
 	bool whole = ahead && ahead->whole;
 	pid_t target;

@@ -10,8 +10,8 @@
  * shape's template (forkserver-wire.h), the policy's mounts into the
  * staged root (rootfs.c build_prefix), or, for a whole template (a
  * request with no mounts of its own), the whole root pivoted into and
- * the template's Landlock rules (pool_whole). Then both processes wait and do
- * nothing else, each on its own socket, pid 1 with the forwarded
+ * the template's Landlock rules (pool_whole). Then both processes wait
+ * and do nothing else, each on its own socket, pid 1 with the forwarded
  * signals held.
  * A job comes as one message with its descriptors straight to pid 1 (no
  * process in between to wake), which reads the spec, refuses one of
@@ -51,8 +51,9 @@
 
 /* What jail_init does first, for the shape (its ahead argument): a
  * failure is a record to the outer process (no job's status pipe yet)
- * and exit 71, a jail the forkserver drops. A job whose spec has another shape is refused after this, by
- * pool_check_spec: lo is never up for a spec that did not ask for it. */
+ * and exit 71, a jail the forkserver drops. A job whose spec has
+ * another shape is refused after this, by pool_check_spec: lo is never
+ * up for a spec that did not ask for it. */
 static void pool_ahead(const struct hutch_fs_shape *shape)
 {
 	parent_death_guard();	/* the outer process may already be gone */

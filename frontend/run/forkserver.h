@@ -104,10 +104,11 @@ void forkserver_ticket_drop(struct forkserver *fs, struct fs_ticket *t);
 
 /* forkserver-template.c: the template of sp's first n_prefix mounts
  * (forkserver-wire.h), whole (HUTCH_SPEC_TEMPLATE_WHOLE) when those are
- * all of sp's and whole is true (FS_WHOLE_AFTER). *ret_id: its SHA-256, all zero when there is none
- * (sp NULL, n_prefix 0). When it is not last's, *ret_fd is a sealed
- * memfd of it to send and *ret_new its bytes (the caller's: kept with
- * forkserver_template_keep once sent, else freed); else *ret_fd is -1.
+ * all of sp's and whole is true (FS_WHOLE_AFTER). *ret_id: its SHA-256,
+ * all zero when there is none (sp NULL, n_prefix 0). When it is not
+ * last's, *ret_fd is a sealed memfd of it to send and *ret_new its bytes
+ * (the caller's: kept with forkserver_template_keep once sent, else
+ * freed); else *ret_fd is -1.
  * 0 or -errno (then no template: the request pools as without). */
 int forkserver_template(const struct fs_template *last, const struct spec *sp,
 			uint32_t n_prefix, bool whole, uint8_t ret_id[32],
