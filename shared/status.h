@@ -196,7 +196,7 @@ enum site_helper_exec {
 	SITE_HELPER_EXEC_FDS,		/* forkserver: the job's descriptors into place */
 	SITE_HELPER_EXEC_POOL_SHAPE,	/* a pooled jail: the spec's namespaces or ids differ */
 	SITE_HELPER_EXEC_POOL_PREPARED,	/* a pooled jail: the spec needs work before the clone */
-	SITE_HELPER_EXEC_POOL_PASS,	/* a pooled jail: the job passed on to its pid 1 */
+	SITE_HELPER_EXEC_POOL_PASS,	/* a pooled jail: its outer process gone when given the job */
 	SITE_HELPER_EXEC_POOL_PREFIX,	/* a pooled jail: the job's prefix is not the one built */
 	SITE_HELPER_EXEC_MAX
 };
