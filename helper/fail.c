@@ -17,6 +17,18 @@ void fail_kill_first(pid_t child)
 	kill_first = child;
 }
 
+/* A pooled jail's outer process before its job (pool.c): its record goes
+ * to sink, which does not return. Only for the process that set it: a
+ * pid 1 cloned meanwhile inherits the pointer and must not use it. */
+static void (*fail_sink)(const struct hutch_status *st);
+static pid_t fail_sink_pid;
+
+void fail_redirect(void (*sink)(const struct hutch_status *st))
+{
+	fail_sink = sink;
+	fail_sink_pid = sink ? getpid() : 0;
+}
+
 _Noreturn void fail_to(int status_fd, enum hutch_status_code code, enum hutch_stage stage,
 		       uint32_t item, int err)
 {
@@ -31,6 +43,8 @@ _Noreturn void fail_to(int status_fd, enum hutch_status_code code, enum hutch_st
 
 	if (kill_first > 0)
 		kill_child(kill_first);
+	if (fail_sink && getpid() == fail_sink_pid)
+		fail_sink(&st);
 	n = write(status_fd, &st, sizeof(st));
 
 	(void)n; /* frontend gone? exit 71 alone still says "refused" */

@@ -113,6 +113,9 @@ _Noreturn void fail_code(enum hutch_status_code code, enum hutch_stage stage, ui
 /* A child of ours that any fail() kills and reaps first (0: none): an
  * early pid 1 until its release (ahead.c). */
 void fail_kill_first(pid_t child);
+/* From here on, this process's records go to sink instead (NULL: back
+ * to the status descriptor); sink must not return (pool.c). */
+void fail_redirect(void (*sink)(const struct hutch_status *st));
 
 /* self-check.c: setuid, setgid or file capabilities on us: refuse. */
 void self_check(void);

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "fd-pass.h"
+#include "fd-util.h"
 #include "forkserver-wire.h"
 #include "helper.h"
 #include "hutch-abi.h"
@@ -208,6 +209,31 @@ static void pool_handoff(pid_t child)
 	close(POOL_SOCK_FD);
 }
 
+/* The outer process failed before its job (fail.c sends its record
+ * here; its status descriptor is still /dev/null). The forkserver may
+ * have handed a job meanwhile to a pid 1 that took it and is now dying
+ * with us, and that job must get the record, not our bare 71 (which
+ * would pass for its command's). So, as a jail whose pid 1 died: every
+ * descriptor but our socket closed (an unreleased pid 1 sees EOF on its
+ * sync pipe and ends; its socket then refuses any job), and a job that
+ * still comes gets the record; EOF (the jail dropped) ends us. */
+static void outer_failed(const struct hutch_status *st)
+{
+	struct pool_outer_msg m;
+	int fd = -1;
+	size_t n_fds = 1;
+	ssize_t n;
+
+	(void)sys_close_range(0, POOL_SOCK_FD - 1, 0);
+	(void)sys_close_range(POOL_SOCK_FD + 1, ~0U, 0);
+	do
+		n = fdpass_recv_msg(POOL_SOCK_FD, &m, sizeof(m), &fd, &n_fds);
+	while (n == -EINTR);
+	if (n == (ssize_t)sizeof(m) && m.magic == HUTCH_FS_MAGIC && n_fds == 1)
+		(void)fd_write_all(fd, st, sizeof(*st));
+	_exit(HUTCH_EXIT_SETUP);
+}
+
 /* Our descriptors: 0-2 are the forkserver's /dev/null; so are the
  * spec, status and control numbers until a job comes (pid 1's status:
  * until pool_child_run puts its pipe there), so that nothing we open
@@ -245,6 +271,7 @@ _Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *
 
 	pool_fds(sock, sock1, template_fd);
 	signals_hold();			/* pid 1 inherits them held */
+	fail_redirect(outer_failed);	/* until the job's status pipe is ours */
 	make_mirror_pipe(&mirror_rd);
 	/* pid 1's status descriptor until its job: a pipe to us, so that a
 	 * record of a failure while it builds reaches a job handed to it
@@ -270,6 +297,7 @@ _Noreturn void pool_child_run(int sock, int sock1, const struct hutch_fs_shape *
 	}
 	close(early[0]);
 	outer_relay_early(POOL_PID1_FD);
+	fail_redirect(NULL);	/* released: a failure from here kills pid 1 first */
 	if (template_fd >= 0)
 		close(POOL_TEMPLATE_FD);
 	if (dup2(mirror_rd, HUTCH_MIRROR_FD) < 0) {
