@@ -29,25 +29,38 @@ void fail_redirect(void (*sink)(const struct hutch_status *st))
 	fail_sink_pid = sink ? getpid() : 0;
 }
 
-_Noreturn void fail_to(int status_fd, enum hutch_status_code code, enum hutch_stage stage,
-		       uint32_t item, int err)
+static struct hutch_status record(enum hutch_status_code code, enum hutch_stage stage,
+				  uint32_t item, int err)
 {
-	struct hutch_status st = {
+	return (struct hutch_status){
 		.magic = HUTCH_STATUS_MAGIC,
 		.code = (uint16_t)code,
 		.stage = (uint16_t)stage,
 		.item = item,
 		.err = err,
 	};
-	ssize_t n;
+}
 
+void record_to(int status_fd, enum hutch_status_code code, enum hutch_stage stage,
+	       uint32_t item, int err)
+{
+	struct hutch_status st = record(code, stage, item, err);
+	ssize_t n = write(status_fd, &st, sizeof(st));
+
+	(void)n; /* frontend gone? its exit status still says "refused" */
+}
+
+_Noreturn void fail_to(int status_fd, enum hutch_status_code code, enum hutch_stage stage,
+		       uint32_t item, int err)
+{
 	if (kill_first > 0)
 		kill_child(kill_first);
-	if (fail_sink && getpid() == fail_sink_pid)
-		fail_sink(&st);
-	n = write(status_fd, &st, sizeof(st));
+	if (fail_sink && getpid() == fail_sink_pid) {
+		struct hutch_status st = record(code, stage, item, err);
 
-	(void)n; /* frontend gone? exit 71 alone still says "refused" */
+		fail_sink(&st);
+	}
+	record_to(status_fd, code, stage, item, err);
 	_exit(HUTCH_EXIT_SETUP);
 }
 

@@ -36,7 +36,6 @@
 #include <unistd.h>
 
 #include "fd-pass.h"
-#include "fd-util.h"
 #include "forkserver-pool.h"
 #include "helper.h"
 #include "hutch-abi.h"
@@ -303,13 +302,6 @@ static bool hand_over(struct pooled *p, const struct hutch_fs_request *fwd, cons
 		      size_t n, int status_fd)
 {
 	struct pool_outer_msg m = { .magic = HUTCH_FS_MAGIC };
-	struct hutch_status gone = {
-		.magic = HUTCH_STATUS_MAGIC,
-		.code = HUTCH_HELPER_CRASHED,
-		.stage = STAGE_HELPER_EXEC,
-		.item = SITE_HELPER_EXEC_POOL_PASS,
-		.err = EPIPE,
-	};
 
 	if (fdpass_send_msg(p->sock1, fwd, sizeof(*fwd), fds, n) < 0)
 		return false;
@@ -318,7 +310,8 @@ static bool hand_over(struct pooled *p, const struct hutch_fs_request *fwd, cons
 	 * and no one is left to write the job's record. Without one, the
 	 * outer's exit status would pass for the command's. */
 	if (fdpass_send_msg(p->sock, &m, sizeof(m), &status_fd, 1) < 0)
-		(void)fd_write_all(status_fd, &gone, sizeof(gone));
+		record_to(status_fd, HUTCH_HELPER_CRASHED, STAGE_HELPER_EXEC,
+			  SITE_HELPER_EXEC_POOL_PASS, EPIPE);
 	return true;
 }
 

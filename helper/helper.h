@@ -113,6 +113,10 @@ _Noreturn void fail_code(enum hutch_status_code code, enum hutch_stage stage, ui
 /* A child of ours that any fail() kills and reaps first (0: none): an
  * early pid 1 until its release (ahead.c). */
 void fail_kill_first(pid_t child);
+/* The record fail_to writes, without the exit: for a job whose own
+ * process cannot write it any more (forkserver-pool.c). */
+void record_to(int status_fd, enum hutch_status_code code, enum hutch_stage stage,
+	       uint32_t item, int err);
 /* From here on, this process's records go to sink instead (NULL: back
  * to the status descriptor); sink must not return (pool.c). */
 void fail_redirect(void (*sink)(const struct hutch_status *st));

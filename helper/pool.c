@@ -189,7 +189,10 @@ static _Noreturn void pool_pid1(int sock, const struct hutch_fs_shape *shape, bo
  * 1 dead is never handed to us (forkserver-pool.c:hand_over). So a jail
  * whose pid 1 died waits, a zombie and us, until it is taken or torn
  * down. */
-static void pool_handoff(pid_t child)
+/* The job's status pipe from the forkserver's message on our socket:
+ * its descriptor; -1 at EOF (the jail dropped: *ret_eof) or for anything
+ * else. */
+static int recv_job_status(bool *ret_eof)
 {
 	struct pool_outer_msg m;
 	int fd = -1;
@@ -199,10 +202,20 @@ static void pool_handoff(pid_t child)
 	do
 		n = fdpass_recv_msg(POOL_SOCK_FD, &m, sizeof(m), &fd, &n_fds);
 	while (n == -EINTR);
-	if (n <= 0 || n != (ssize_t)sizeof(m) || m.magic != HUTCH_FS_MAGIC ||
-	    n_fds != 1 || dup2(fd, HUTCH_STATUS_FD) < 0) {
+	*ret_eof = n == 0;
+	if (n != (ssize_t)sizeof(m) || m.magic != HUTCH_FS_MAGIC || n_fds != 1 || fd < 0)
+		return -1;
+	return fd;
+}
+
+static void pool_handoff(pid_t child)
+{
+	bool eof;
+	int fd = recv_job_status(&eof);
+
+	if (fd < 0 || dup2(fd, HUTCH_STATUS_FD) < 0) {
 		kill_child(child);
-		_exit(n == 0 ? 0 : HUTCH_EXIT_SETUP);
+		_exit(eof ? 0 : HUTCH_EXIT_SETUP);
 	}
 	if (fd != HUTCH_STATUS_FD)
 		close(fd);
@@ -219,17 +232,13 @@ static void pool_handoff(pid_t child)
  * still comes gets the record; EOF (the jail dropped) ends us. */
 static void outer_failed(const struct hutch_status *st)
 {
-	struct pool_outer_msg m;
-	int fd = -1;
-	size_t n_fds = 1;
-	ssize_t n;
+	bool eof;
+	int fd;
 
 	(void)sys_close_range(0, POOL_SOCK_FD - 1, 0);
 	(void)sys_close_range(POOL_SOCK_FD + 1, ~0U, 0);
-	do
-		n = fdpass_recv_msg(POOL_SOCK_FD, &m, sizeof(m), &fd, &n_fds);
-	while (n == -EINTR);
-	if (n == (ssize_t)sizeof(m) && m.magic == HUTCH_FS_MAGIC && n_fds == 1)
+	fd = recv_job_status(&eof);
+	if (fd >= 0)
 		(void)fd_write_all(fd, st, sizeof(*st));
 	_exit(HUTCH_EXIT_SETUP);
 }
